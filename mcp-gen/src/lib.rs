@@ -1,0 +1,88 @@
+//! Rust types from JSON Schema, faithful enough for protocol messages.
+//!
+//! ```
+//! let schema = serde_json::json!({
+//!     "$defs": {
+//!         "Shape": {
+//!             "anyOf": [{ "$ref": "#/$defs/Circle" }, { "$ref": "#/$defs/Square" }]
+//!         },
+//!         "Circle": {
+//!             "type": "object",
+//!             "properties": { "kind": { "const": "circle" }, "radius": { "type": "number" } },
+//!             "required": ["kind", "radius"]
+//!         },
+//!         "Square": {
+//!             "type": "object",
+//!             "properties": { "kind": { "const": "square" }, "side": { "type": "number" } },
+//!             "required": ["kind", "side"]
+//!         }
+//!     }
+//! });
+//! let code = mcp_gen::Settings::new().generate(&schema)?;
+//! assert!(code.contains("pub enum Shape"));
+//! assert!(code.contains("pub struct Circle"));
+//! # Ok::<(), mcp_gen::Error>(())
+//! ```
+//!
+//! # What the generated code does
+//! - **Unions** (`anyOf`, `oneOf`) become enums. Decoding picks the member
+//!   by the fields that tell members apart: a constant tag such as `method`
+//!   or `type`, required keys, the kinds of values, and, among the members
+//!   still standing, the one that declares the most of the keys present. It
+//!   never takes the first member that happens to parse.
+//! - **Constants** become unit structs that accept and emit exactly their
+//!   value, so a struct with `"method": {"const": "tools/call"}` refuses any
+//!   other method on its own, and writes the method back out.
+//! - **Open objects** (no `additionalProperties`, or `true`, or `{}`) keep
+//!   unknown keys in a flattened map; nothing is lost on a round trip.
+//!   `additionalProperties: false` becomes `deny_unknown_fields`.
+//! - `allOf` (and `$ref` with sibling keywords) is merged into one struct;
+//!   `type` arrays and `null` members make unions or `Option`s; `integer` is
+//!   `i64` and `number` is `serde_json::Number` (so `1` stays `1`); identical
+//!   inline types are generated once; recursive types are boxed where needed;
+//!   names that are not Rust identifiers are renamed with `serde(rename)`.
+//!
+//! The output depends only on `serde` (with `derive`) and `serde_json`.
+//! Include each generated file in a module of its own: it carries a private
+//! support module.
+//!
+//! # From build.rs
+//! ```no_run
+//! // build.rs
+//! fn main() -> Result<(), mcp_gen::Error> {
+//!     let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").unwrap()).join("types.rs");
+//!     mcp_gen::Settings::new().compile("schema.json", out)?;
+//!     Ok(())
+//! }
+//! ```
+//! and in the crate: `mod types { include!(concat!(env!("OUT_DIR"), "/types.rs")); }`.
+//! [`compile_schema`] is the one-call form.
+
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod boxing;
+mod compile;
+mod error;
+mod ir;
+mod lower;
+mod naming;
+mod render;
+mod settings;
+
+pub use compile::{compile_schema, write_if_changed};
+pub use error::Error;
+pub use settings::Settings;
+
+impl Settings {
+    /// Generates Rust source for every definition of `schema` (and for the
+    /// root, when it describes a value). Pure: no file or environment access.
+    ///
+    /// # Errors
+    /// When the schema holds something that cannot become Rust; the error
+    /// names the JSON pointer of the node.
+    pub fn generate(&self, schema: &serde_json::Value) -> Result<String, Error> {
+        let defs = lower::lower(schema, self)?;
+        render::render(&defs, self)
+    }
+}
