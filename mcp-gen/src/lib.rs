@@ -55,7 +55,10 @@
 //!     Ok(())
 //! }
 //! ```
-//! and in the crate: `mod types { include!(concat!(env!("OUT_DIR"), "/types.rs")); }`.
+//! and in the crate: `mod types { include!(concat!(env!("OUT_DIR"), "/types.rs")); }`
+//! (in a binary, with `#[allow(dead_code)]` on the module for the items it
+//! does not use). `examples/gen-build` in the repository is a complete crate
+//! doing this.
 //! [`compile_schema`] is the one-call form.
 
 #![deny(missing_docs)]
