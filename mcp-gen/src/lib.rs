@@ -39,7 +39,7 @@
 //! - `allOf` (and `$ref` with sibling keywords) is merged into one struct;
 //!   `type` arrays and `null` members make unions or `Option`s; `integer` is
 //!   `i64` and `number` is `serde_json::Number` (so `1` stays `1`); identical
-//!   inline types are generated once; recursive types are boxed where needed;
+//!   inline enums and constants are generated once; recursive types are boxed where needed;
 //!   names that are not Rust identifiers are renamed with `serde(rename)`.
 //!
 //! The output depends only on `serde` (with `derive`) and `serde_json`.

@@ -4,8 +4,9 @@
 //! merged into one object, `anyOf`/`oneOf` unions (nested inline unions and
 //! `type` arrays are flattened into one list of members; `null` members make
 //! the type nullable), `enum` and `const`, open and closed objects, maps,
-//! arrays, and recursion. Inline composite types are hoisted into named items
-//! and deduplicated by their structure.
+//! arrays, and recursion. Inline composite types are hoisted into items named
+//! after where they sit (`{Parent}{Property}`); identical inline string enums
+//! and identical constants are generated once.
 
 use std::collections::{HashMap, HashSet};
 
@@ -545,7 +546,7 @@ impl<'a> Lowerer<'a> {
             _ => match string_values(&non_null) {
                 Some(values) => self.hoist_enum(values, schema, pointer, hint)?,
                 None => {
-                    let key = format!("union:{}", canonical(schema));
+                    let key = format!("union:{pointer}");
                     let candidate =
                         naming::type_name(&format!("{}{}", hint.parent, naming::camel(hint.prop)));
                     self.hoist(key, candidate, schema, pointer, |this, name| {
@@ -579,7 +580,7 @@ impl<'a> Lowerer<'a> {
             let Some(value) = const_value(value) else {
                 return Ok(if value.is_null() { Ty::Unit } else { Ty::Any });
             };
-            let key = format!("const:{}:{}", hint.prop, canonical(&const_json(&value)));
+            let key = format!("const:{}:{}", hint.prop, const_json(&value));
             let candidate = naming::type_name(&format!(
                 "{}{}",
                 naming::camel(hint.prop),
@@ -672,7 +673,7 @@ impl<'a> Lowerer<'a> {
             };
             return Ok(Ty::Map(Box::new(value)));
         }
-        let key = format!("struct:{}", canonical(schema));
+        let key = format!("struct:{pointer}");
         let candidate = naming::type_name(&format!("{}{}", hint.parent, naming::camel(hint.prop)));
         let obj = obj.clone();
         self.hoist(key, candidate, schema, pointer, |this, name| {
@@ -1190,36 +1191,6 @@ fn owning_def(pointer: &str) -> Option<String> {
             .map(|t| t.replace("~1", "/").replace("~0", "~")),
         _ => None,
     }
-}
-
-/// A schema's structure without its annotations, as a stable string: equal
-/// strings mean the same Rust type.
-fn canonical(schema: &Value) -> String {
-    fn strip(value: &Value) -> Value {
-        match value {
-            Value::Object(obj) => Value::Object(
-                obj.iter()
-                    .filter(|(k, _)| !ANNOTATIONS.contains(&k.as_str()))
-                    .map(|(k, v)| {
-                        let v = match k.as_str() {
-                            "const" | "enum" => v.clone(),
-                            "properties" | "$defs" | "definitions" => match v {
-                                Value::Object(m) => Value::Object(
-                                    m.iter().map(|(p, s)| (p.clone(), strip(s))).collect(),
-                                ),
-                                other => other.clone(),
-                            },
-                            _ => strip(v),
-                        };
-                        (k.clone(), v)
-                    })
-                    .collect(),
-            ),
-            Value::Array(items) => Value::Array(items.iter().map(strip).collect()),
-            other => other.clone(),
-        }
-    }
-    strip(schema).to_string()
 }
 
 /// Counts the properties that use each inline string enum, so an enum shared

@@ -163,7 +163,7 @@ impl Ctx<'_> {
         };
         Ok(quote! {
             #docs
-            #[derive(Clone, Debug, #default PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+            #[derive(Clone, Debug, #default PartialEq, Eq, ::serde::Serialize, ::serde::Deserialize)]
             #deny
             pub struct #name {
                 #(#fields)*
@@ -450,7 +450,7 @@ fn union(raw_name: &str, name: &Ident, docs: TokenStream, u: &Union) -> Result<T
     };
     Ok(quote! {
         #docs
-        #[derive(Clone, Debug, PartialEq, ::serde::Serialize)]
+        #[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
         #[serde(untagged)]
         #[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
         pub enum #name { #(#decls)* }

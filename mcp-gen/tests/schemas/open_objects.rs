@@ -3,7 +3,7 @@
 /// Generated from `/$defs/Anything`.
 pub type Anything = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
 /// Generated from `/$defs/Closed`.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Serialize, ::serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Closed {
     /// Wire name `name`.
@@ -11,7 +11,7 @@ pub struct Closed {
     pub name: ::core::option::Option<::std::string::String>,
 }
 /// Generated from `/$defs/Open`.
-#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct Open {
     /// Wire name `name`.
     pub name: ::std::string::String,
@@ -25,7 +25,7 @@ pub type Scores = ::std::collections::BTreeMap<
     ::serde_json::Number,
 >;
 /// Generated from `/$defs/Typed`.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct Typed {
     /// Wire name `total`.
     #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]

@@ -3,7 +3,7 @@
 /// A command, told apart by its `op`.
 ///
 /// Generated from `/$defs/Command`.
-#[derive(Clone, Debug, PartialEq, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
 #[serde(untagged)]
 #[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
 pub enum Command {
@@ -86,7 +86,7 @@ impl ::core::convert::From<ResizeCommand> for Command {
     }
 }
 /// Generated from `/$defs/ResizeCommand`.
-#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ResizeCommand {
     /// Wire name `height`.
     pub height: i64,
@@ -121,7 +121,7 @@ impl<'de> ::serde::Deserialize<'de> for OpResize {
     }
 }
 /// Generated from `/$defs/StartCommand`.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct StartCommand {
     /// Wire name `delayMs`.
     #[serde(
@@ -159,7 +159,7 @@ impl<'de> ::serde::Deserialize<'de> for OpStart {
     }
 }
 /// Generated from `/$defs/StopCommand`.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct StopCommand {
     /// Wire name `force`.
     #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
