@@ -416,6 +416,12 @@ fn union(raw_name: &str, name: &Ident, docs: TokenStream, u: &Union) -> Result<T
             });
         }
     }
+    // Scalar unions (ids, tokens) are map keys: give them Hash too.
+    let hash = u
+        .variants
+        .iter()
+        .all(|v| matches!(v.ty, Ty::Str | Ty::Int | Ty::Bool))
+        .then(|| quote!(Hash,));
     let (decode, shapes_const) = match tag_dispatch(raw_name, u)? {
         Some(direct) => (direct, None),
         None => (
@@ -450,7 +456,7 @@ fn union(raw_name: &str, name: &Ident, docs: TokenStream, u: &Union) -> Result<T
     };
     Ok(quote! {
         #docs
-        #[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
+        #[derive(Clone, Debug, PartialEq, Eq, #hash ::serde::Serialize)]
         #[serde(untagged)]
         #[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
         pub enum #name { #(#decls)* }

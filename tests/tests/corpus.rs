@@ -30,23 +30,100 @@ macro_rules! by_name {
 }
 
 fn round_trip_named(name: &str, json: &Value) -> Option<Result<Value, String>> {
-    by_name!(name, json, [
-    AudioContent, BlobResourceContents, BooleanSchema, CallToolRequest, CallToolRequestParams, CallToolResult,
-    CallToolResultResponse, CancelledNotification, CancelledNotificationParams, ClientCapabilities, CompleteRequest, CompleteRequestParams,
-    CompleteResult, CompleteResultResponse, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult, DiscoverRequest,
-    DiscoverResult, DiscoverResultResponse, ElicitRequest, ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult,
-    EmbeddedResource, GetPromptRequest, GetPromptRequestParams, GetPromptResult, GetPromptResultResponse, HeaderMismatchError,
-    ImageContent, InputRequests, InputRequiredResult, InputResponses, InternalError, InvalidParamsError,
-    ListPromptsRequest, ListPromptsResult, ListPromptsResultResponse, ListResourceTemplatesRequest, ListResourceTemplatesResult, ListResourceTemplatesResultResponse,
-    ListResourcesRequest, ListResourcesResult, ListResourcesResultResponse, ListRootsRequest, ListRootsResult, ListToolsRequest,
-    ListToolsResult, ListToolsResultResponse, LoggingMessageNotification, LoggingMessageNotificationParams, MethodNotFoundError, MissingRequiredClientCapabilityError,
-    ModelPreferences, NumberSchema, PaginatedRequestParams, ParseError, ProgressNotification, ProgressNotificationParams,
-    PromptListChangedNotification, ReadResourceRequest, ReadResourceResult, ReadResourceResultResponse, Resource, ResourceLink,
-    ResourceListChangedNotification, ResourceUpdatedNotification, ResourceUpdatedNotificationParams, Root, SamplingMessage, ServerCapabilities,
-    StringSchema, SubscriptionsAcknowledgedNotification, SubscriptionsListenRequest, SubscriptionsListenResult, SubscriptionsListenResultResponse, TextContent,
-    TextResourceContents, TitledMultiSelectEnumSchema, TitledSingleSelectEnumSchema, Tool, ToolListChangedNotification, ToolResultContent,
-    ToolUseContent, UnsupportedProtocolVersionError, UntitledMultiSelectEnumSchema, UntitledSingleSelectEnumSchema,
-    ])
+    by_name!(
+        name,
+        json,
+        [
+            AudioContent,
+            BlobResourceContents,
+            BooleanSchema,
+            CallToolRequest,
+            CallToolRequestParams,
+            CallToolResult,
+            CallToolResultResponse,
+            CancelledNotification,
+            CancelledNotificationParams,
+            ClientCapabilities,
+            CompleteRequest,
+            CompleteRequestParams,
+            CompleteResult,
+            CompleteResultResponse,
+            CreateMessageRequest,
+            CreateMessageRequestParams,
+            CreateMessageResult,
+            DiscoverRequest,
+            DiscoverResult,
+            DiscoverResultResponse,
+            ElicitRequest,
+            ElicitRequestFormParams,
+            ElicitRequestURLParams,
+            ElicitResult,
+            EmbeddedResource,
+            GetPromptRequest,
+            GetPromptRequestParams,
+            GetPromptResult,
+            GetPromptResultResponse,
+            HeaderMismatchError,
+            ImageContent,
+            InputRequests,
+            InputRequiredResult,
+            InputResponses,
+            InternalError,
+            InvalidParamsError,
+            ListPromptsRequest,
+            ListPromptsResult,
+            ListPromptsResultResponse,
+            ListResourceTemplatesRequest,
+            ListResourceTemplatesResult,
+            ListResourceTemplatesResultResponse,
+            ListResourcesRequest,
+            ListResourcesResult,
+            ListResourcesResultResponse,
+            ListRootsRequest,
+            ListRootsResult,
+            ListToolsRequest,
+            ListToolsResult,
+            ListToolsResultResponse,
+            LoggingMessageNotification,
+            LoggingMessageNotificationParams,
+            MethodNotFoundError,
+            MissingRequiredClientCapabilityError,
+            ModelPreferences,
+            NumberSchema,
+            PaginatedRequestParams,
+            ParseError,
+            ProgressNotification,
+            ProgressNotificationParams,
+            PromptListChangedNotification,
+            ReadResourceRequest,
+            ReadResourceResult,
+            ReadResourceResultResponse,
+            Resource,
+            ResourceLink,
+            ResourceListChangedNotification,
+            ResourceUpdatedNotification,
+            ResourceUpdatedNotificationParams,
+            Root,
+            SamplingMessage,
+            ServerCapabilities,
+            StringSchema,
+            SubscriptionsAcknowledgedNotification,
+            SubscriptionsListenRequest,
+            SubscriptionsListenResult,
+            SubscriptionsListenResultResponse,
+            TextContent,
+            TextResourceContents,
+            TitledMultiSelectEnumSchema,
+            TitledSingleSelectEnumSchema,
+            Tool,
+            ToolListChangedNotification,
+            ToolResultContent,
+            ToolUseContent,
+            UnsupportedProtocolVersionError,
+            UntitledMultiSelectEnumSchema,
+            UntitledSingleSelectEnumSchema,
+        ]
+    )
 }
 
 /// Decodes `json` through the union `union`: the member's schema name and
@@ -65,16 +142,32 @@ macro_rules! through_union {
 }
 
 fn decode_union(union: &str, json: &Value) -> Option<Result<(&'static str, Value), String>> {
-    through_union!(union, json, [
-    ClientRequest, ContentBlock, ElicitRequestParams, EnumSchema, InputRequest, InputResponse,
-    JSONRPCMessage, JSONRPCResponse, MultiSelectEnumSchema, PrimitiveSchemaDefinition, SamplingMessageContentBlock, ServerNotification,
-    ServerResult, SingleSelectEnumSchema,
-    ])
+    through_union!(
+        union,
+        json,
+        [
+            ClientRequest,
+            ContentBlock,
+            ElicitRequestParams,
+            EnumSchema,
+            InputRequest,
+            InputResponse,
+            JSONRPCMessage,
+            JSONRPCResponse,
+            MultiSelectEnumSchema,
+            PrimitiveSchemaDefinition,
+            SamplingMessageContentBlock,
+            ServerNotification,
+            ServerResult,
+            SingleSelectEnumSchema,
+        ]
+    )
 }
 
 fn schema() -> Value {
     let path = spec::spec_dir().join(spec::SCHEMA_2026);
-    serde_json::from_str(&std::fs::read_to_string(&path).expect("schema readable")).expect("schema is JSON")
+    serde_json::from_str(&std::fs::read_to_string(&path).expect("schema readable"))
+        .expect("schema is JSON")
 }
 
 fn load(path: &std::path::Path) -> Value {
@@ -91,29 +184,46 @@ fn every_example_round_trips_through_its_type_and_validates() {
     for (name, path) in &examples {
         let json = load(path);
         let Some(result) = round_trip_named(name, &json) else {
-            failures.push(format!("{}: no type `{name}` is listed in this test", path.display()));
+            failures.push(format!(
+                "{}: no type `{name}` is listed in this test",
+                path.display()
+            ));
             continue;
         };
         match result {
             Ok(out) if out == json => {}
-            Ok(out) => failures.push(format!("{}: round trip changed the value\n  in:  {json}\n  out: {out}", path.display())),
+            Ok(out) => failures.push(format!(
+                "{}: round trip changed the value\n  in:  {json}\n  out: {out}",
+                path.display()
+            )),
             Err(e) => failures.push(format!("{}: {e}", path.display())),
         }
         let mut root = schema.clone();
         root["$ref"] = Value::String(format!("#/$defs/{name}"));
         let validator = jsonschema::draft202012::new(&root).expect("the schema compiles");
         if let Err(error) = validator.validate(&json) {
-            failures.push(format!("{}: does not validate as {name}: {error}", path.display()));
+            failures.push(format!(
+                "{}: does not validate as {name}: {error}",
+                path.display()
+            ));
         }
     }
-    assert!(failures.is_empty(), "{} of {} examples failed:\n{}", failures.len(), examples.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} examples failed:\n{}",
+        failures.len(),
+        examples.len(),
+        failures.join("\n")
+    );
 }
 
 /// The unions of the schema: `anyOf` definitions and their `$ref` members.
 fn unions(schema: &Value) -> BTreeMap<String, Vec<String>> {
     let mut out = BTreeMap::new();
     for (name, def) in schema["$defs"].as_object().expect("$defs") {
-        let Some(members) = def.get("anyOf").and_then(Value::as_array) else { continue };
+        let Some(members) = def.get("anyOf").and_then(Value::as_array) else {
+            continue;
+        };
         let refs: Vec<String> = members
             .iter()
             .filter_map(|m| m.get("$ref").and_then(Value::as_str))
@@ -127,7 +237,12 @@ fn unions(schema: &Value) -> BTreeMap<String, Vec<String>> {
 }
 
 /// The member of `union` through which `ty` is reached, if any.
-fn member_for<'u>(unions: &'u BTreeMap<String, Vec<String>>, union: &str, ty: &str, depth: usize) -> Option<&'u str> {
+fn member_for<'u>(
+    unions: &'u BTreeMap<String, Vec<String>>,
+    union: &str,
+    ty: &str,
+    depth: usize,
+) -> Option<&'u str> {
     if depth > 8 {
         return None;
     }
@@ -144,7 +259,9 @@ fn every_union_picks_the_right_member() {
     for (name, path) in spec::examples_2026() {
         let json = load(&path);
         for union in unions.keys() {
-            let Some(expected) = member_for(&unions, union, &name, 0) else { continue };
+            let Some(expected) = member_for(&unions, union, &name, 0) else {
+                continue;
+            };
             if union == "JSONValue" {
                 continue; // a serde_json::Value, not an enum: see the schema note in mcp-types
             }
@@ -153,10 +270,16 @@ fn every_union_picks_the_right_member() {
                 None => failures.push(format!("{union} is not listed in this test")),
                 Some(Ok((got, out))) => {
                     if got != expected {
-                        failures.push(format!("{} through {union}: landed on {got}, expected {expected}", path.display()));
+                        failures.push(format!(
+                            "{} through {union}: landed on {got}, expected {expected}",
+                            path.display()
+                        ));
                     }
                     if out != json {
-                        failures.push(format!("{} through {union}: round trip changed the value", path.display()));
+                        failures.push(format!(
+                            "{} through {union}: round trip changed the value",
+                            path.display()
+                        ));
                     }
                 }
                 Some(Err(e)) => failures.push(format!("{} through {union}: {e}", path.display())),
@@ -164,7 +287,12 @@ fn every_union_picks_the_right_member() {
         }
     }
     assert_eq!(cases, 73, "the corpus should give 73 union cases");
-    assert!(failures.is_empty(), "{} of {cases} union cases failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {cases} union cases failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 /// Whole JSON-RPC messages among the examples classify as the right kind of
@@ -189,7 +317,12 @@ fn whole_messages_classify_by_kind() {
         let message: v::JSONRPCMessage = serde_json::from_value(json.clone())
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert_eq!(message.type_name(), expected, "{} ({name})", path.display());
-        assert_eq!(serde_json::to_value(&message).expect("encodes"), json, "{}", path.display());
+        assert_eq!(
+            serde_json::to_value(&message).expect("encodes"),
+            json,
+            "{}",
+            path.display()
+        );
         checked += 1;
     }
     assert_eq!(checked, 32, "the corpus holds 32 whole JSON-RPC messages");

@@ -27,7 +27,7 @@ fn check(revision: &str) {
             .lines()
             .zip(fresh.lines())
             .position(|(a, b)| a != b)
-            .map_or_else(|| current.lines().count().min(fresh.lines().count()), |i| i)
+            .unwrap_or_else(|| current.lines().count().min(fresh.lines().count()))
             + 1;
         panic!(
             "mcp-types/src/generated/{module}.rs is stale (first difference at line {line}); regenerate with\n  \

@@ -5059,7 +5059,7 @@ pub struct ProgressNotificationParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /// See [`ProgressToken`](https://modelcontextprotocol.io/specification/2025-11-25/schema#progresstoken) in the schema reference.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, ::serde::Serialize)]
 #[serde(untagged)]
 #[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
 pub enum ProgressToken {
@@ -5509,7 +5509,7 @@ pub struct Request {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /// See [`RequestId`](https://modelcontextprotocol.io/specification/2025-11-25/schema#requestid) in the schema reference.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, ::serde::Serialize)]
 #[serde(untagged)]
 #[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
 pub enum RequestId {

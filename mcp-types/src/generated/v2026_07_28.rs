@@ -5000,7 +5000,7 @@ pub struct ProgressNotificationParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /// See [`ProgressToken`](https://modelcontextprotocol.io/specification/2026-07-28/schema#progresstoken) in the schema reference.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, ::serde::Serialize)]
 #[serde(untagged)]
 #[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
 pub enum ProgressToken {
@@ -5588,7 +5588,7 @@ pub struct Request {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /// See [`RequestId`](https://modelcontextprotocol.io/specification/2026-07-28/schema#requestid) in the schema reference.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, ::serde::Serialize)]
 #[serde(untagged)]
 #[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
 pub enum RequestId {
