@@ -40,6 +40,10 @@ const ANNOTATIONS: &[&str] = &[
 /// How deep `$ref`/`allOf` chains may go before the schema is called cyclic.
 const MAX_DEPTH: usize = 64;
 
+/// How many pointer segments deep inline schemas may nest; deeper input is
+/// refused instead of exhausting the stack.
+const MAX_NESTING: usize = 96;
+
 /// Where a name comes from: the item being generated and the property in it.
 #[derive(Clone, Copy)]
 struct Hint<'h> {
@@ -71,7 +75,7 @@ pub(crate) fn lower(root: &Value, settings: &Settings) -> Result<Vec<Def>> {
         dedup: HashMap::new(),
         enum_uses: HashMap::new(),
     };
-    count_enum_uses(root, &mut lowerer.enum_uses);
+    count_enum_uses(root, &mut lowerer.enum_uses, 0);
 
     let mut entries = Vec::new();
     for container in ["$defs", "definitions"] {
@@ -520,6 +524,12 @@ impl<'a> Lowerer<'a> {
     /// Lowers a schema used inside another one to a type expression,
     /// hoisting composite types into named items.
     fn lower_ty(&mut self, schema: &Value, pointer: &str, hint: Hint<'_>) -> Result<Ty> {
+        if pointer.matches('/').count() > MAX_NESTING {
+            return Err(Error::Unsupported {
+                pointer: pointer.to_owned(),
+                what: format!("schemas nested more than {MAX_NESTING} levels deep"),
+            });
+        }
         let Some(obj) = as_schema(schema, pointer)? else {
             return Ok(Ty::Any);
         };
@@ -1195,7 +1205,10 @@ fn owning_def(pointer: &str) -> Option<String> {
 
 /// Counts the properties that use each inline string enum, so an enum shared
 /// by several properties is named after the property alone.
-fn count_enum_uses(value: &Value, counts: &mut HashMap<String, usize>) {
+fn count_enum_uses(value: &Value, counts: &mut HashMap<String, usize>, depth: usize) {
+    if depth > MAX_NESTING {
+        return;
+    }
     match value {
         Value::Object(obj) => {
             for (key, v) in obj {
@@ -1213,11 +1226,13 @@ fn count_enum_uses(value: &Value, counts: &mut HashMap<String, usize>) {
                     }
                 }
                 if key != "const" && key != "enum" {
-                    count_enum_uses(v, counts);
+                    count_enum_uses(v, counts, depth + 1);
                 }
             }
         }
-        Value::Array(items) => items.iter().for_each(|v| count_enum_uses(v, counts)),
+        Value::Array(items) => items
+            .iter()
+            .for_each(|v| count_enum_uses(v, counts, depth + 1)),
         _ => {}
     }
 }
