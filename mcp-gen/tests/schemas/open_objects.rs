@@ -3,15 +3,60 @@
 /// Generated from `/$defs/Anything`.
 pub type Anything = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
 /// Generated from `/$defs/Closed`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Serialize, ::serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Serialize)]
 pub struct Closed {
     /// Wire name `name`.
-    #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub name: ::core::option::Option<::std::string::String>,
 }
+impl<'de> ::serde::Deserialize<'de> for Closed {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
+        struct __Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for __Visitor {
+            type Value = Closed;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("a `Closed` object")
+            }
+            fn visit_map<__A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: __A,
+            ) -> ::core::result::Result<Closed, __A::Error> {
+                let mut __f0: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "name" => {
+                            if __f0.is_some() {
+                                return ::core::result::Result::Err(
+                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
+                                );
+                            }
+                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        other => {
+                            return ::core::result::Result::Err(
+                                <__A::Error as ::serde::de::Error>::unknown_field(
+                                    other,
+                                    &["name"],
+                                ),
+                            );
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Closed { name: __f0 })
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
+    }
+}
 /// Generated from `/$defs/Open`.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
 pub struct Open {
     /// Wire name `name`.
     pub name: ::std::string::String,
@@ -19,20 +64,123 @@ pub struct Open {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl<'de> ::serde::Deserialize<'de> for Open {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
+        struct __Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for __Visitor {
+            type Value = Open;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("a `Open` object")
+            }
+            fn visit_map<__A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: __A,
+            ) -> ::core::result::Result<Open, __A::Error> {
+                let mut __f0: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut __extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                >>::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "name" => {
+                            if __f0.is_some() {
+                                return ::core::result::Result::Err(
+                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
+                                );
+                            }
+                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            __extra.insert(key.into_owned(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Open {
+                    name: match __f0 {
+                        ::core::option::Option::Some(value) => value,
+                        ::core::option::Option::None => {
+                            return ::core::result::Result::Err(
+                                <__A::Error as ::serde::de::Error>::missing_field("name"),
+                            );
+                        }
+                    },
+                    extra: __extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
+    }
+}
 /// Generated from `/$defs/Scores`.
 pub type Scores = ::std::collections::BTreeMap<
     ::std::string::String,
     ::serde_json::Number,
 >;
 /// Generated from `/$defs/Typed`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Serialize)]
 pub struct Typed {
     /// Wire name `total`.
-    #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub total: ::core::option::Option<i64>,
     /// Properties the schema does not name, kept so that a round trip loses nothing.
     #[serde(flatten)]
     pub extra: ::std::collections::BTreeMap<::std::string::String, i64>,
+}
+impl<'de> ::serde::Deserialize<'de> for Typed {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
+        struct __Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for __Visitor {
+            type Value = Typed;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("a `Typed` object")
+            }
+            fn visit_map<__A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: __A,
+            ) -> ::core::result::Result<Typed, __A::Error> {
+                let mut __f0: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut __extra = <::std::collections::BTreeMap<
+                    ::std::string::String,
+                    i64,
+                >>::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "total" => {
+                            if __f0.is_some() {
+                                return ::core::result::Result::Err(
+                                    <__A::Error as ::serde::de::Error>::duplicate_field("total"),
+                                );
+                            }
+                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            __extra.insert(key.into_owned(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Typed {
+                    total: __f0,
+                    extra: __extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
+    }
 }
 #[doc(hidden)]
 #[allow(dead_code)]
@@ -141,11 +289,51 @@ mod __private {
     ) -> Result<(), D::Error> {
         d.deserialize_bool(Expect { field, value })
     }
-    /// For optional nullable fields: present (even as `null`) is `Some`.
-    pub(super) fn some<'de, T: ::serde::Deserialize<'de>, D: Deserializer<'de>>(
-        d: D,
-    ) -> Result<Option<T>, D::Error> {
-        T::deserialize(d).map(Some)
+    /// An object key, borrowed from the input when it can be.
+    pub(super) enum Key<'de> {
+        Borrowed(&'de str),
+        Owned(::std::string::String),
+    }
+    impl Key<'_> {
+        pub(super) fn as_str(&self) -> &str {
+            match self {
+                Key::Borrowed(s) => s,
+                Key::Owned(s) => s,
+            }
+        }
+        pub(super) fn into_owned(self) -> ::std::string::String {
+            match self {
+                Key::Borrowed(s) => s.to_owned(),
+                Key::Owned(s) => s,
+            }
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Key<'de> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct KeyVisitor;
+            impl<'de> Visitor<'de> for KeyVisitor {
+                type Value = Key<'de>;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("an object key")
+                }
+                fn visit_borrowed_str<E: Error>(
+                    self,
+                    v: &'de str,
+                ) -> Result<Key<'de>, E> {
+                    Ok(Key::Borrowed(v))
+                }
+                fn visit_str<E: Error>(self, v: &str) -> Result<Key<'de>, E> {
+                    Ok(Key::Owned(v.to_owned()))
+                }
+                fn visit_string<E: Error>(
+                    self,
+                    v: ::std::string::String,
+                ) -> Result<Key<'de>, E> {
+                    Ok(Key::Owned(v))
+                }
+            }
+            d.deserialize_str(KeyVisitor)
+        }
     }
     pub(super) enum Const {
         Str(&'static str),

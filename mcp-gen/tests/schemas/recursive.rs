@@ -107,22 +107,111 @@ impl ::core::convert::From<Node> for Detail {
     }
 }
 /// Generated from `/$defs/Node`.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
 pub struct Node {
     /// Wire name `children`.
-    #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub children: ::core::option::Option<::std::vec::Vec<Node>>,
     /// Wire name `detail`.
-    #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub detail: ::core::option::Option<::std::boxed::Box<Detail>>,
     /// Wire name `label`.
     pub label: ::std::string::String,
     /// Wire name `next`.
-    #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub next: ::core::option::Option<::std::boxed::Box<Node>>,
     /// Properties the schema does not name, kept so that a round trip loses nothing.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl<'de> ::serde::Deserialize<'de> for Node {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
+        struct __Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for __Visitor {
+            type Value = Node;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("a `Node` object")
+            }
+            fn visit_map<__A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: __A,
+            ) -> ::core::result::Result<Node, __A::Error> {
+                let mut __f0: ::core::option::Option<::std::vec::Vec<Node>> = ::core::option::Option::None;
+                let mut __f1: ::core::option::Option<::std::boxed::Box<Detail>> = ::core::option::Option::None;
+                let mut __f2: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut __f3: ::core::option::Option<::std::boxed::Box<Node>> = ::core::option::Option::None;
+                let mut __extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                >>::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "children" => {
+                            if __f0.is_some() {
+                                return ::core::result::Result::Err(
+                                    <__A::Error as ::serde::de::Error>::duplicate_field(
+                                        "children",
+                                    ),
+                                );
+                            }
+                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "detail" => {
+                            if __f1.is_some() {
+                                return ::core::result::Result::Err(
+                                    <__A::Error as ::serde::de::Error>::duplicate_field(
+                                        "detail",
+                                    ),
+                                );
+                            }
+                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "label" => {
+                            if __f2.is_some() {
+                                return ::core::result::Result::Err(
+                                    <__A::Error as ::serde::de::Error>::duplicate_field("label"),
+                                );
+                            }
+                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "next" => {
+                            if __f3.is_some() {
+                                return ::core::result::Result::Err(
+                                    <__A::Error as ::serde::de::Error>::duplicate_field("next"),
+                                );
+                            }
+                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            __extra.insert(key.into_owned(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Node {
+                    children: __f0,
+                    detail: __f1,
+                    label: match __f2 {
+                        ::core::option::Option::Some(value) => value,
+                        ::core::option::Option::None => {
+                            return ::core::result::Result::Err(
+                                <__A::Error as ::serde::de::Error>::missing_field("label"),
+                            );
+                        }
+                    },
+                    next: __f3,
+                    extra: __extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
+    }
 }
 #[doc(hidden)]
 #[allow(dead_code)]
@@ -231,11 +320,51 @@ mod __private {
     ) -> Result<(), D::Error> {
         d.deserialize_bool(Expect { field, value })
     }
-    /// For optional nullable fields: present (even as `null`) is `Some`.
-    pub(super) fn some<'de, T: ::serde::Deserialize<'de>, D: Deserializer<'de>>(
-        d: D,
-    ) -> Result<Option<T>, D::Error> {
-        T::deserialize(d).map(Some)
+    /// An object key, borrowed from the input when it can be.
+    pub(super) enum Key<'de> {
+        Borrowed(&'de str),
+        Owned(::std::string::String),
+    }
+    impl Key<'_> {
+        pub(super) fn as_str(&self) -> &str {
+            match self {
+                Key::Borrowed(s) => s,
+                Key::Owned(s) => s,
+            }
+        }
+        pub(super) fn into_owned(self) -> ::std::string::String {
+            match self {
+                Key::Borrowed(s) => s.to_owned(),
+                Key::Owned(s) => s,
+            }
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Key<'de> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct KeyVisitor;
+            impl<'de> Visitor<'de> for KeyVisitor {
+                type Value = Key<'de>;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("an object key")
+                }
+                fn visit_borrowed_str<E: Error>(
+                    self,
+                    v: &'de str,
+                ) -> Result<Key<'de>, E> {
+                    Ok(Key::Borrowed(v))
+                }
+                fn visit_str<E: Error>(self, v: &str) -> Result<Key<'de>, E> {
+                    Ok(Key::Owned(v.to_owned()))
+                }
+                fn visit_string<E: Error>(
+                    self,
+                    v: ::std::string::String,
+                ) -> Result<Key<'de>, E> {
+                    Ok(Key::Owned(v))
+                }
+            }
+            d.deserialize_str(KeyVisitor)
+        }
     }
     pub(super) enum Const {
         Str(&'static str),

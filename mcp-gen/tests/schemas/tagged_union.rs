@@ -86,7 +86,7 @@ impl ::core::convert::From<ResizeCommand> for Command {
     }
 }
 /// Generated from `/$defs/ResizeCommand`.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
 pub struct ResizeCommand {
     /// Wire name `height`.
     pub height: i64,
@@ -97,6 +97,97 @@ pub struct ResizeCommand {
     /// Properties the schema does not name, kept so that a round trip loses nothing.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl<'de> ::serde::Deserialize<'de> for ResizeCommand {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
+        struct __Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for __Visitor {
+            type Value = ResizeCommand;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("a `ResizeCommand` object")
+            }
+            fn visit_map<__A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: __A,
+            ) -> ::core::result::Result<ResizeCommand, __A::Error> {
+                let mut __f0: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut __f1: ::core::option::Option<OpResize> = ::core::option::Option::None;
+                let mut __f2: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut __extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                >>::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "height" => {
+                            if __f0.is_some() {
+                                return ::core::result::Result::Err(
+                                    <__A::Error as ::serde::de::Error>::duplicate_field(
+                                        "height",
+                                    ),
+                                );
+                            }
+                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "op" => {
+                            if __f1.is_some() {
+                                return ::core::result::Result::Err(
+                                    <__A::Error as ::serde::de::Error>::duplicate_field("op"),
+                                );
+                            }
+                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "width" => {
+                            if __f2.is_some() {
+                                return ::core::result::Result::Err(
+                                    <__A::Error as ::serde::de::Error>::duplicate_field("width"),
+                                );
+                            }
+                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            __extra.insert(key.into_owned(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ResizeCommand {
+                    height: match __f0 {
+                        ::core::option::Option::Some(value) => value,
+                        ::core::option::Option::None => {
+                            return ::core::result::Result::Err(
+                                <__A::Error as ::serde::de::Error>::missing_field("height"),
+                            );
+                        }
+                    },
+                    op: match __f1 {
+                        ::core::option::Option::Some(value) => value,
+                        ::core::option::Option::None => {
+                            return ::core::result::Result::Err(
+                                <__A::Error as ::serde::de::Error>::missing_field("op"),
+                            );
+                        }
+                    },
+                    width: match __f2 {
+                        ::core::option::Option::Some(value) => value,
+                        ::core::option::Option::None => {
+                            return ::core::result::Result::Err(
+                                <__A::Error as ::serde::de::Error>::missing_field("width"),
+                            );
+                        }
+                    },
+                    extra: __extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
+    }
 }
 /// Generated from `/$defs/ResizeCommand/properties/op`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -121,20 +212,83 @@ impl<'de> ::serde::Deserialize<'de> for OpResize {
     }
 }
 /// Generated from `/$defs/StartCommand`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Serialize)]
 pub struct StartCommand {
     /// Wire name `delayMs`.
-    #[serde(
-        rename = "delayMs",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
+    #[serde(rename = "delayMs", skip_serializing_if = "::core::option::Option::is_none")]
     pub delay_ms: ::core::option::Option<i64>,
     /// Wire name `op`.
     pub op: OpStart,
     /// Properties the schema does not name, kept so that a round trip loses nothing.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl<'de> ::serde::Deserialize<'de> for StartCommand {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
+        struct __Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for __Visitor {
+            type Value = StartCommand;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("a `StartCommand` object")
+            }
+            fn visit_map<__A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: __A,
+            ) -> ::core::result::Result<StartCommand, __A::Error> {
+                let mut __f0: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut __f1: ::core::option::Option<OpStart> = ::core::option::Option::None;
+                let mut __extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                >>::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "delayMs" => {
+                            if __f0.is_some() {
+                                return ::core::result::Result::Err(
+                                    <__A::Error as ::serde::de::Error>::duplicate_field(
+                                        "delayMs",
+                                    ),
+                                );
+                            }
+                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "op" => {
+                            if __f1.is_some() {
+                                return ::core::result::Result::Err(
+                                    <__A::Error as ::serde::de::Error>::duplicate_field("op"),
+                                );
+                            }
+                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            __extra.insert(key.into_owned(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(StartCommand {
+                    delay_ms: __f0,
+                    op: match __f1 {
+                        ::core::option::Option::Some(value) => value,
+                        ::core::option::Option::None => {
+                            return ::core::result::Result::Err(
+                                <__A::Error as ::serde::de::Error>::missing_field("op"),
+                            );
+                        }
+                    },
+                    extra: __extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
+    }
 }
 /// Generated from `/$defs/StartCommand/properties/op`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -159,16 +313,81 @@ impl<'de> ::serde::Deserialize<'de> for OpStart {
     }
 }
 /// Generated from `/$defs/StopCommand`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Serialize)]
 pub struct StopCommand {
     /// Wire name `force`.
-    #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub force: ::core::option::Option<bool>,
     /// Wire name `op`.
     pub op: OpStop,
     /// Properties the schema does not name, kept so that a round trip loses nothing.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl<'de> ::serde::Deserialize<'de> for StopCommand {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
+        struct __Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for __Visitor {
+            type Value = StopCommand;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("a `StopCommand` object")
+            }
+            fn visit_map<__A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: __A,
+            ) -> ::core::result::Result<StopCommand, __A::Error> {
+                let mut __f0: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut __f1: ::core::option::Option<OpStop> = ::core::option::Option::None;
+                let mut __extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                >>::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "force" => {
+                            if __f0.is_some() {
+                                return ::core::result::Result::Err(
+                                    <__A::Error as ::serde::de::Error>::duplicate_field("force"),
+                                );
+                            }
+                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "op" => {
+                            if __f1.is_some() {
+                                return ::core::result::Result::Err(
+                                    <__A::Error as ::serde::de::Error>::duplicate_field("op"),
+                                );
+                            }
+                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            __extra.insert(key.into_owned(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(StopCommand {
+                    force: __f0,
+                    op: match __f1 {
+                        ::core::option::Option::Some(value) => value,
+                        ::core::option::Option::None => {
+                            return ::core::result::Result::Err(
+                                <__A::Error as ::serde::de::Error>::missing_field("op"),
+                            );
+                        }
+                    },
+                    extra: __extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
+    }
 }
 /// Generated from `/$defs/StopCommand/properties/op`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -299,11 +518,51 @@ mod __private {
     ) -> Result<(), D::Error> {
         d.deserialize_bool(Expect { field, value })
     }
-    /// For optional nullable fields: present (even as `null`) is `Some`.
-    pub(super) fn some<'de, T: ::serde::Deserialize<'de>, D: Deserializer<'de>>(
-        d: D,
-    ) -> Result<Option<T>, D::Error> {
-        T::deserialize(d).map(Some)
+    /// An object key, borrowed from the input when it can be.
+    pub(super) enum Key<'de> {
+        Borrowed(&'de str),
+        Owned(::std::string::String),
+    }
+    impl Key<'_> {
+        pub(super) fn as_str(&self) -> &str {
+            match self {
+                Key::Borrowed(s) => s,
+                Key::Owned(s) => s,
+            }
+        }
+        pub(super) fn into_owned(self) -> ::std::string::String {
+            match self {
+                Key::Borrowed(s) => s.to_owned(),
+                Key::Owned(s) => s,
+            }
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Key<'de> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct KeyVisitor;
+            impl<'de> Visitor<'de> for KeyVisitor {
+                type Value = Key<'de>;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("an object key")
+                }
+                fn visit_borrowed_str<E: Error>(
+                    self,
+                    v: &'de str,
+                ) -> Result<Key<'de>, E> {
+                    Ok(Key::Borrowed(v))
+                }
+                fn visit_str<E: Error>(self, v: &str) -> Result<Key<'de>, E> {
+                    Ok(Key::Owned(v.to_owned()))
+                }
+                fn visit_string<E: Error>(
+                    self,
+                    v: ::std::string::String,
+                ) -> Result<Key<'de>, E> {
+                    Ok(Key::Owned(v))
+                }
+            }
+            d.deserialize_str(KeyVisitor)
+        }
     }
     pub(super) enum Const {
         Str(&'static str),

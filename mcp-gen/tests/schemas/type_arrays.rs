@@ -11,28 +11,6 @@ pub enum Id {
     Integer(i64),
 }
 impl Id {
-    const __SHAPES: &'static [&'static [__private::Shape]] = &[
-        &[
-            __private::Shape {
-                kinds: 16,
-                required: &[],
-                consts: &[],
-                known: &[],
-                typed: &[],
-                closed: false,
-            },
-        ],
-        &[
-            __private::Shape {
-                kinds: 4,
-                required: &[],
-                consts: &[],
-                known: &[],
-                typed: &[],
-                closed: false,
-            },
-        ],
-    ];
     const __MEMBERS: &'static [&'static str] = &["String", "Integer"];
     /// The schema name of the member this value holds.
     pub fn type_name(&self) -> &'static str {
@@ -50,77 +28,180 @@ impl Id {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let order = __private::rank(&value, Self::__SHAPES);
-        let mut value = value;
-        let mut first_error = ::core::option::Option::None;
-        for (n, index) in order.iter().enumerate() {
-            let candidate = if n + 1 == order.len() {
-                ::core::mem::take(&mut value)
-            } else {
-                value.clone()
-            };
-            let decoded = match index {
-                0 => ::serde_json::from_value(candidate).map(Self::String),
-                1 => ::serde_json::from_value(candidate).map(Self::Integer),
-                _ => continue,
-            };
-            match decoded {
-                ::core::result::Result::Ok(decoded) => {
-                    return ::core::result::Result::Ok(decoded);
-                }
-                ::core::result::Result::Err(error) => {
-                    first_error.get_or_insert(error);
-                }
-            }
-        }
-        ::core::result::Result::Err(
-            match first_error {
-                ::core::option::Option::Some(error) => error,
-                ::core::option::Option::None => {
-                    __private::no_match(
-                        "Id",
-                        ::core::option::Option::None,
-                        &value,
-                        Self::__MEMBERS,
-                    )
-                }
-            },
-        )
+        <Self as ::serde::Deserialize>::deserialize(value)
     }
 }
 impl<'de> ::serde::Deserialize<'de> for Id {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        struct __Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for __Visitor {
+            type Value = Id;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("a `Id` (a string or an integer)")
+            }
+            fn visit_str<E: ::serde::de::Error>(
+                self,
+                value: &str,
+            ) -> ::core::result::Result<Id, E> {
+                ::core::result::Result::Ok(
+                    Id::String(::std::string::ToString::to_string(value)),
+                )
+            }
+            fn visit_string<E: ::serde::de::Error>(
+                self,
+                value: ::std::string::String,
+            ) -> ::core::result::Result<Id, E> {
+                ::core::result::Result::Ok(Id::String(value))
+            }
+            fn visit_i64<E: ::serde::de::Error>(
+                self,
+                value: i64,
+            ) -> ::core::result::Result<Id, E> {
+                ::core::result::Result::Ok(Id::Integer(value))
+            }
+            fn visit_u64<E: ::serde::de::Error>(
+                self,
+                value: u64,
+            ) -> ::core::result::Result<Id, E> {
+                match i64::try_from(value) {
+                    ::core::result::Result::Ok(value) => {
+                        ::core::result::Result::Ok(Id::Integer(value))
+                    }
+                    ::core::result::Result::Err(_) => {
+                        ::core::result::Result::Err(
+                            E::invalid_value(
+                                ::serde::de::Unexpected::Unsigned(value),
+                                &self,
+                            ),
+                        )
+                    }
+                }
+            }
+        }
+        deserializer.deserialize_any(__Visitor)
     }
 }
 /// Generated from `/$defs/Lease`.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
 pub struct Lease {
     /// Wire name `count`.
-    #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub count: ::core::option::Option<i64>,
     /// Wire name `id`.
     pub id: Id,
     /// Wire name `note`.
-    #[serde(
-        default,
-        deserialize_with = "__private::some",
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
+    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub note: ::core::option::Option<::core::option::Option<::std::string::String>>,
     /// Wire name `ratio`.
-    #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
+    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub ratio: ::core::option::Option<::serde_json::Number>,
     /// Wire name `ttl`.
     pub ttl: ::core::option::Option<i64>,
     /// Properties the schema does not name, kept so that a round trip loses nothing.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl<'de> ::serde::Deserialize<'de> for Lease {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
+        struct __Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for __Visitor {
+            type Value = Lease;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("a `Lease` object")
+            }
+            fn visit_map<__A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: __A,
+            ) -> ::core::result::Result<Lease, __A::Error> {
+                let mut __f0: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut __f1: ::core::option::Option<Id> = ::core::option::Option::None;
+                let mut __f2: ::core::option::Option<
+                    ::core::option::Option<::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut __f3: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut __f4: ::core::option::Option<::core::option::Option<i64>> = ::core::option::Option::None;
+                let mut __extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                >>::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "count" => {
+                            if __f0.is_some() {
+                                return ::core::result::Result::Err(
+                                    <__A::Error as ::serde::de::Error>::duplicate_field("count"),
+                                );
+                            }
+                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "id" => {
+                            if __f1.is_some() {
+                                return ::core::result::Result::Err(
+                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
+                                );
+                            }
+                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "note" => {
+                            if __f2.is_some() {
+                                return ::core::result::Result::Err(
+                                    <__A::Error as ::serde::de::Error>::duplicate_field("note"),
+                                );
+                            }
+                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "ratio" => {
+                            if __f3.is_some() {
+                                return ::core::result::Result::Err(
+                                    <__A::Error as ::serde::de::Error>::duplicate_field("ratio"),
+                                );
+                            }
+                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "ttl" => {
+                            if __f4.is_some() {
+                                return ::core::result::Result::Err(
+                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttl"),
+                                );
+                            }
+                            __f4 = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            __extra.insert(key.into_owned(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Lease {
+                    count: __f0,
+                    id: match __f1 {
+                        ::core::option::Option::Some(value) => value,
+                        ::core::option::Option::None => {
+                            return ::core::result::Result::Err(
+                                <__A::Error as ::serde::de::Error>::missing_field("id"),
+                            );
+                        }
+                    },
+                    note: __f2,
+                    ratio: __f3,
+                    ttl: __f4.flatten(),
+                    extra: __extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
+    }
 }
 #[doc(hidden)]
 #[allow(dead_code)]
@@ -229,11 +310,51 @@ mod __private {
     ) -> Result<(), D::Error> {
         d.deserialize_bool(Expect { field, value })
     }
-    /// For optional nullable fields: present (even as `null`) is `Some`.
-    pub(super) fn some<'de, T: ::serde::Deserialize<'de>, D: Deserializer<'de>>(
-        d: D,
-    ) -> Result<Option<T>, D::Error> {
-        T::deserialize(d).map(Some)
+    /// An object key, borrowed from the input when it can be.
+    pub(super) enum Key<'de> {
+        Borrowed(&'de str),
+        Owned(::std::string::String),
+    }
+    impl Key<'_> {
+        pub(super) fn as_str(&self) -> &str {
+            match self {
+                Key::Borrowed(s) => s,
+                Key::Owned(s) => s,
+            }
+        }
+        pub(super) fn into_owned(self) -> ::std::string::String {
+            match self {
+                Key::Borrowed(s) => s.to_owned(),
+                Key::Owned(s) => s,
+            }
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Key<'de> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct KeyVisitor;
+            impl<'de> Visitor<'de> for KeyVisitor {
+                type Value = Key<'de>;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("an object key")
+                }
+                fn visit_borrowed_str<E: Error>(
+                    self,
+                    v: &'de str,
+                ) -> Result<Key<'de>, E> {
+                    Ok(Key::Borrowed(v))
+                }
+                fn visit_str<E: Error>(self, v: &str) -> Result<Key<'de>, E> {
+                    Ok(Key::Owned(v.to_owned()))
+                }
+                fn visit_string<E: Error>(
+                    self,
+                    v: ::std::string::String,
+                ) -> Result<Key<'de>, E> {
+                    Ok(Key::Owned(v))
+                }
+            }
+            d.deserialize_str(KeyVisitor)
+        }
     }
     pub(super) enum Const {
         Str(&'static str),
