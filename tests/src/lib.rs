@@ -1,0 +1,18 @@
+//! Helpers shared by the cross-crate tests in `tests/tests/`: where the
+//! Model Context Protocol spec files live, and which example files they hold.
+//!
+//! ```
+//! use mcp_tests::spec;
+//!
+//! let schema = spec::spec_dir().join(spec::SCHEMA_2026);
+//! assert!(schema.is_file());
+//!
+//! for (type_name, path) in spec::examples_2026() {
+//!     assert!(!type_name.is_empty());
+//!     assert_eq!(path.extension().unwrap(), "json");
+//! }
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod spec;
