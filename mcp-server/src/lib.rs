@@ -1,8 +1,33 @@
-//! Server runtime for the Model Context Protocol: it will route requests
-//! decoded with `mcp-types` to handlers, keep multi-round-trip request state
-//! sealed, and drive the stdio and Streamable HTTP transports.
+//! Server runtime for the Model Context Protocol.
 //!
-//! The runtime is not written yet: the crate exists so the workspace has its
-//! final shape, and it exports nothing.
+//! This crate holds what the `mcp-derive` macros expand to (tool, prompt and
+//! resource definitions, elicitation forms, sealed request state and
+//! handles) and, later, the router and transports that serve them.
 
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod context;
+pub mod elicit;
+pub mod handle;
+pub mod prompt;
+pub mod resource;
+pub mod state;
+pub mod tool;
+pub mod uri_template;
+
+pub use context::Context;
+pub use mcp_derive::{prompt, prompts, resource, resources, tool, tools, ElicitForm, RequestState};
+pub use mcp_types::jsonrpc::ErrorObject;
+
+/// A boxed future that handlers return, so sets of handlers can be stored
+/// and called through one signature.
+pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+
+/// Items the macros refer to; not a stable API.
+#[doc(hidden)]
+pub mod __private {
+    pub use mcp_types;
+    pub use serde;
+    pub use serde_json;
+}

@@ -1,0 +1,3 @@
+//! Parsing and checking shared by the macros.
+
+pub(crate) mod ctxt;
