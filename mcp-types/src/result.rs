@@ -349,6 +349,28 @@ fn from_value<T: DeserializeOwned>(value: Value) -> Result<T, serde_json::Error>
     T::deserialize(value)
 }
 
+/// Decodes one answer of a retry's `inputResponses`, given the input request
+/// it answers: the three answer types share no tag, and an `ElicitResult`
+/// with only `action` could pass for others, so the request decides.
+///
+/// # Errors
+///
+/// When the answer does not fit the type the request calls for.
+pub fn decode_input_response(
+    request: &v::InputRequest,
+    value: Value,
+) -> Result<v::InputResponse, serde_json::Error> {
+    Ok(match request {
+        v::InputRequest::CreateMessage(_) => {
+            serde_json::from_value::<v::CreateMessageResult>(value)?.into()
+        }
+        v::InputRequest::ListRoots(_) => {
+            serde_json::from_value::<v::ListRootsResult>(value)?.into()
+        }
+        v::InputRequest::Elicit(_) => serde_json::from_value::<v::ElicitResult>(value)?.into(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -545,5 +567,24 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn input_responses_decode_by_the_request_they_answer() {
+        let elicit: v::InputRequest = serde_json::from_value(serde_json::json!({
+            "method": "elicitation/create",
+            "params": {"mode": "form", "message": "ok?", "requestedSchema": {"type": "object", "properties": {}}}
+        }))
+        .expect("an elicitation request");
+        let roots: v::InputRequest =
+            serde_json::from_value(serde_json::json!({"method": "roots/list"}))
+                .expect("a roots request");
+        let answer = serde_json::json!({"action": "decline"});
+        let decoded = decode_input_response(&elicit, answer.clone()).expect("an elicit result");
+        assert_eq!(decoded.type_name(), "ElicitResult");
+        assert!(decode_input_response(&roots, answer).is_err());
+        let decoded =
+            decode_input_response(&roots, serde_json::json!({"roots": []})).expect("roots");
+        assert_eq!(decoded.type_name(), "ListRootsResult");
     }
 }
