@@ -136,7 +136,7 @@ fn schema_like() -> impl Strategy<Value = Value> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(ProptestConfig::with_cases(200))]
 
     #[test]
     fn generation_never_panics(a in schema_like(), b in schema_like(), root in schema_like()) {
