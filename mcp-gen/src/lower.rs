@@ -8,6 +8,7 @@
 //! after where they sit (`{Parent}{Property}`); identical inline string enums
 //! and identical constants are generated once.
 
+use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
@@ -39,6 +40,9 @@ const ANNOTATIONS: &[&str] = &[
 
 /// How deep `$ref`/`allOf` chains may go before the schema is called cyclic.
 const MAX_DEPTH: usize = 64;
+
+/// Steps one analysis of a schema node may take (see `Lowerer::spend`).
+const BUDGET: usize = 200_000;
 
 /// How many pointer segments deep inline schemas may nest; deeper input is
 /// refused instead of exhausting the stack.
@@ -74,6 +78,7 @@ pub(crate) fn lower(root: &Value, settings: &Settings) -> Result<Vec<Def>> {
         root_name: None,
         dedup: HashMap::new(),
         enum_uses: HashMap::new(),
+        budget: Cell::new(0),
     };
     count_enum_uses(root, &mut lowerer.enum_uses, 0);
 
@@ -140,6 +145,9 @@ struct Lowerer<'a> {
     dedup: HashMap<String, String>,
     /// How many properties use each inline string enum.
     enum_uses: HashMap<String, usize>,
+    /// Steps left for the current `$ref`/`allOf`/union analysis; hostile
+    /// schemas that fan out exponentially run out instead of hanging.
+    budget: Cell<usize>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -152,6 +160,20 @@ impl<'a> Lowerer<'a> {
         }
         self.taken.insert(name.clone());
         name
+    }
+
+    /// Takes one step of the analysis budget; `Err` when it is used up.
+    fn spend(&self, pointer: &str) -> Result<()> {
+        match self.budget.get().checked_sub(1) {
+            Some(left) => {
+                self.budget.set(left);
+                Ok(())
+            }
+            None => Err(Error::Unsupported {
+                pointer: pointer.to_owned(),
+                what: "`$ref`/`allOf`/`anyOf` expand to too many schemas".to_owned(),
+            }),
+        }
     }
 
     fn description(&self, schema: &Value) -> Option<String> {
@@ -349,6 +371,7 @@ impl<'a> Lowerer<'a> {
     /// the whole.
     fn merge(&self, schema: &Value, pointer: &str) -> Result<Map<String, Value>> {
         let mut parts = Vec::new();
+        self.budget.set(BUDGET);
         self.collect_parts(schema, pointer, 0, &mut parts)?;
         let mut merged = Map::new();
         for part in parts {
@@ -413,6 +436,7 @@ impl<'a> Lowerer<'a> {
                 what: format!("`$ref`/`allOf` nested more than {MAX_DEPTH} deep (a cycle?)"),
             });
         }
+        self.spend(pointer)?;
         let Some(obj) = as_schema(schema, pointer)? else {
             return Ok(());
         };
@@ -841,6 +865,7 @@ impl<'a> Lowerer<'a> {
                 prop: &variant_name,
             };
             let ty = self.lower_ty(&member.schema, &member.pointer, hint)?;
+            self.budget.set(BUDGET);
             let shapes = self.shapes(&member.schema, &member.pointer, member.def.as_deref(), 0)?;
             variants.push(Variant {
                 name: variant_name,
@@ -872,6 +897,7 @@ impl<'a> Lowerer<'a> {
         if depth > MAX_DEPTH {
             return Ok(any());
         }
+        self.spend(pointer)?;
         let Some(obj) = as_schema(schema, pointer)? else {
             return Ok(any());
         };
@@ -945,7 +971,7 @@ impl<'a> Lowerer<'a> {
         let Value::Object(obj) = schema else {
             return kind::ANY;
         };
-        if depth > MAX_DEPTH {
+        if depth > MAX_DEPTH || self.spend("").is_err() {
             return kind::ANY;
         }
         if let Some(t) = obj.get("type") {

@@ -151,3 +151,31 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn exponential_fan_out_is_refused_quickly() {
+    // Each definition refers to the next one four times: 4^40 paths.
+    let mut defs = serde_json::Map::new();
+    for i in 0..40 {
+        let next = format!("#/$defs/D{}", i + 1);
+        defs.insert(
+            format!("D{i}"),
+            json!({"anyOf": [{"$ref": next}, {"$ref": next}, {"$ref": next}, {"$ref": next}]}),
+        );
+        defs.insert(format!("A{i}"), json!({"allOf": [{"$ref": format!("#/$defs/A{}", i + 1)}, {"$ref": format!("#/$defs/A{}", i + 1)}]}));
+    }
+    defs.insert("D40".to_owned(), json!({"type": "string"}));
+    defs.insert(
+        "A40".to_owned(),
+        json!({"type": "object", "properties": {"x": {"type": "string"}}}),
+    );
+    let start = std::time::Instant::now();
+    let result = mcp_gen::Settings::new().generate(&json!({ "$defs": defs }));
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(20),
+        "took {:?}",
+        start.elapsed()
+    );
+    let e = result.expect_err("too complex");
+    assert!(matches!(e, mcp_gen::Error::Unsupported { .. }), "{e:?}");
+}
