@@ -41,7 +41,11 @@ impl Context {
     }
 
     /// Sets the answers and the state a retry carries.
-    pub fn with_retry(mut self, input_responses: Option<InputResponses>, request_state: Option<String>) -> Self {
+    pub fn with_retry(
+        mut self,
+        input_responses: Option<InputResponses>,
+        request_state: Option<String>,
+    ) -> Self {
         self.input_responses = input_responses;
         self.request_state = request_state;
         self

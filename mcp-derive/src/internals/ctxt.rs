@@ -46,6 +46,8 @@ impl Ctxt {
 
     /// The errors as `compile_error!` invocations.
     pub(crate) fn into_compile_errors(self) -> TokenStream {
-        self.errors.map(|e| e.to_compile_error()).unwrap_or_default()
+        self.errors
+            .map(|e| e.to_compile_error())
+            .unwrap_or_default()
     }
 }
