@@ -2,8 +2,10 @@
 
 use std::sync::Arc;
 
-use mcp_types::v2026_07_28::{ClientCapabilities, InputResponses};
+use mcp_types::v2026_07_28::{ClientCapabilities, InputResponses, LoggingLevel, ProgressToken};
+use serde_json::{json, Value};
 
+use crate::notify::{Bus, Change, Notifier};
 use crate::state::KeyRing;
 
 /// The request a tool, prompt or resource handler is serving: who asks, what
@@ -20,6 +22,10 @@ pub struct Context {
     input_responses: Option<InputResponses>,
     request_state: Option<String>,
     keys: Option<Arc<KeyRing>>,
+    notifier: Option<Notifier>,
+    progress_token: Option<ProgressToken>,
+    log_level: Option<LoggingLevel>,
+    bus: Option<Bus>,
 }
 
 impl Context {
@@ -85,5 +91,85 @@ impl Context {
     /// The keys for sealing state, if the server configured them.
     pub fn keys(&self) -> Option<&KeyRing> {
         self.keys.as_deref()
+    }
+
+    /// Connects the context to the stream of the request it serves: where
+    /// progress and log notifications go, the progress token the client
+    /// sent, and the log level it asked for (no level, no logs).
+    pub fn with_notifier(
+        mut self,
+        notifier: Notifier,
+        progress_token: Option<ProgressToken>,
+        log_level: Option<LoggingLevel>,
+    ) -> Self {
+        self.notifier = Some(notifier);
+        self.progress_token = progress_token;
+        self.log_level = log_level;
+        self
+    }
+
+    pub(crate) fn with_bus(mut self, bus: Bus) -> Self {
+        self.bus = Some(bus);
+        self
+    }
+
+    /// Tells the open `subscriptions/listen` streams of this process that
+    /// something changed (for example after a tool added another tool).
+    pub fn publish(&self, change: Change) {
+        if let Some(bus) = &self.bus {
+            bus.publish(change);
+        }
+    }
+
+    /// Whether the client asked for progress on this request.
+    pub fn wants_progress(&self) -> bool {
+        self.progress_token.is_some() && self.notifier.is_some()
+    }
+
+    /// Reports progress: `progress` so far out of `total` if known. Does
+    /// nothing unless the client sent a progress token; a client that has
+    /// gone away is not an error.
+    pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let (Some(notifier), Some(token)) = (&self.notifier, &self.progress_token) else {
+            return;
+        };
+        let mut params = json!({ "progressToken": token, "progress": progress });
+        if let Some(total) = total {
+            params["total"] = json!(total);
+        }
+        if let Some(message) = message {
+            params["message"] = json!(message);
+        }
+        notifier.send("notifications/progress", params).await;
+    }
+
+    /// Sends a log message at `level` if the client asked for logs at that
+    /// level or a more verbose one; otherwise does nothing.
+    pub async fn log(&self, level: LoggingLevel, logger: Option<&str>, data: Value) {
+        let (Some(notifier), Some(wanted)) = (&self.notifier, self.log_level) else {
+            return;
+        };
+        if severity(level) < severity(wanted) {
+            return;
+        }
+        let mut params = json!({ "level": level, "data": data });
+        if let Some(logger) = logger {
+            params["logger"] = json!(logger);
+        }
+        notifier.send("notifications/message", params).await;
+    }
+}
+
+/// Syslog order, least severe first.
+fn severity(level: LoggingLevel) -> u8 {
+    match level {
+        LoggingLevel::Debug => 0,
+        LoggingLevel::Info => 1,
+        LoggingLevel::Notice => 2,
+        LoggingLevel::Warning => 3,
+        LoggingLevel::Error => 4,
+        LoggingLevel::Critical => 5,
+        LoggingLevel::Alert => 6,
+        LoggingLevel::Emergency => 7,
     }
 }

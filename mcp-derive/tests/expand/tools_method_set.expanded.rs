@@ -1,0 +1,140 @@
+impl Counter {
+    /// Adds to the counter.
+    #[tool(__mcp_tools_member)]
+    fn bump(&self, by: u64) -> u64 {
+        self.count.fetch_add(by, Ordering::SeqCst) + by
+    }
+    /// Reads the counter.
+    #[tool(__mcp_tools_member)]
+    async fn read(&self) -> String {
+        self.count.load(Ordering::SeqCst).to_string()
+    }
+    fn helper(&self) {}
+}
+const _: () = {
+    impl ::mcp_server::tool::ToolSet for Counter {
+        fn tools() -> ::std::vec::Vec<
+            ::mcp_server::__private::mcp_types::v2026_07_28::Tool,
+        > {
+            ::std::vec![
+                { #[allow(unused_mut)] let mut __schema =
+                ::mcp_server::__private::tool::InputSchema::new(); __schema.param("by",
+                ::mcp_server::__private::tool::argument:: < u64 > (), true,
+                ::core::option::Option::None, ::core::option::Option::None);
+                ::mcp_server::__private::mcp_types::v2026_07_28::Tool { meta :
+                ::core::option::Option::None, annotations : ::core::option::Option::None,
+                description :
+                ::core::option::Option::Some(::std::string::String::from("Adds to the counter.")),
+                icons : ::core::option::Option::None, input_schema : __schema.finish(),
+                name : ::std::string::String::from("bump"), output_schema : {
+                #[allow(unused_imports)] use ::mcp_server::__private::tool:: {
+                ViaIntoToolResult as _, ViaJson as _ }; (&&
+                ::mcp_server::__private::tool::Kind:: < u64 > ::new()).__tool_kind()
+                .converter() } .output_schema(), title : ::core::option::Option::None,
+                extra : ::mcp_server::__private::serde_json::Map::new(), } }, {
+                #[allow(unused_mut)] let mut __schema =
+                ::mcp_server::__private::tool::InputSchema::new();
+                ::mcp_server::__private::mcp_types::v2026_07_28::Tool { meta :
+                ::core::option::Option::None, annotations :
+                ::core::option::Option::Some(::mcp_server::__private::mcp_types::v2026_07_28::ToolAnnotations
+                { destructive_hint : ::core::option::Option::None, idempotent_hint :
+                ::core::option::Option::None, open_world_hint :
+                ::core::option::Option::None, read_only_hint :
+                ::core::option::Option::Some(true), title : ::core::option::Option::None,
+                extra : ::mcp_server::__private::serde_json::Map::new(), }), description
+                :
+                ::core::option::Option::Some(::std::string::String::from("Reads the counter.")),
+                icons : ::core::option::Option::None, input_schema : __schema.finish(),
+                name : ::std::string::String::from("counter.read"), output_schema : {
+                #[allow(unused_imports)] use ::mcp_server::__private::tool:: {
+                ViaIntoToolResult as _, ViaJson as _ }; (&&
+                ::mcp_server::__private::tool::Kind:: < String > ::new()).__tool_kind()
+                .converter() } .output_schema(), title : ::core::option::Option::None,
+                extra : ::mcp_server::__private::serde_json::Map::new(), } }
+            ]
+        }
+        fn call_tool<'__a>(
+            &'__a self,
+            __name: &str,
+            __cx: &'__a ::mcp_server::Context,
+            __arguments: ::mcp_server::__private::serde_json::Map<
+                ::std::string::String,
+                ::mcp_server::__private::serde_json::Value,
+            >,
+        ) -> ::core::option::Option<
+            ::mcp_server::BoxFuture<
+                '__a,
+                ::core::result::Result<
+                    ::mcp_server::tool::ToolOutput,
+                    ::mcp_server::ErrorObject,
+                >,
+            >,
+        > {
+            match __name {
+                "bump" => {
+                    ::core::option::Option::Some(
+                        ::std::boxed::Box::pin(async move {
+                            let mut __args = ::mcp_server::__private::tool::Arguments::new(
+                                __arguments,
+                            );
+                            let __arg0 = __args
+                                .take(
+                                    "by",
+                                    true,
+                                    ::mcp_server::__private::tool::argument::<u64>(),
+                                );
+                            if let ::core::option::Option::Some(__failure) = __args
+                                .finish()
+                            {
+                                return __failure;
+                            }
+                            let (::core::option::Option::Some(by),) = (__arg0,) else {
+                                return ::mcp_server::__private::tool::lost_argument();
+                            };
+                            let __ret = Self::bump(self, by);
+                            {
+                                #[allow(unused_imports)]
+                                use ::mcp_server::__private::tool::{
+                                    ViaIntoToolResult as _, ViaJson as _,
+                                };
+                                (&&::mcp_server::__private::tool::Kind::<u64>::new())
+                                    .__tool_kind()
+                                    .converter()
+                            }
+                                .convert(__ret)
+                        }),
+                    )
+                }
+                "counter.read" => {
+                    ::core::option::Option::Some(
+                        ::std::boxed::Box::pin(async move {
+                            let mut __args = ::mcp_server::__private::tool::Arguments::new(
+                                __arguments,
+                            );
+                            if let ::core::option::Option::Some(__failure) = __args
+                                .finish()
+                            {
+                                return __failure;
+                            }
+                            let __ret = Self::read(self).await;
+                            {
+                                #[allow(unused_imports)]
+                                use ::mcp_server::__private::tool::{
+                                    ViaIntoToolResult as _, ViaJson as _,
+                                };
+                                (&&::mcp_server::__private::tool::Kind::<String>::new())
+                                    .__tool_kind()
+                                    .converter()
+                            }
+                                .convert(__ret)
+                        }),
+                    )
+                }
+                _ => {
+                    let _ = (__cx, __arguments);
+                    ::core::option::Option::None
+                }
+            }
+        }
+    }
+};

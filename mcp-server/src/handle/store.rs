@@ -1,0 +1,295 @@
+//! An in-memory map from handles to values, with bounded lifetime and size.
+
+use std::collections::{BTreeSet, HashMap};
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
+
+use subtle::ConstantTimeEq;
+
+use super::{Handle, HandleKind, HANDLE_BYTES};
+
+type Key = [u8; HANDLE_BYTES];
+
+/// Values of type `V` named by handles of kind `K`, kept in this process's
+/// memory.
+///
+/// Each entry lives for [`K::TTL`](HandleKind::TTL) from its creation (the
+/// lifetime does not slide with use) and the store holds at most
+/// `capacity` entries. Each entry remembers the principal that created it
+/// (or none, on a server without authentication) and is only shown to that
+/// principal; to anyone else it looks unknown, so a leaked handle grants
+/// nothing on an authenticated server.
+///
+/// Expiry is checked on every access; expired entries are dropped when met
+/// and, when the store is full, before refusing a new one.
+pub struct HandleStore<K: HandleKind, V> {
+    capacity: usize,
+    entries: Mutex<Entries<V>>,
+    kind: PhantomData<fn() -> K>,
+}
+
+struct Entries<V> {
+    map: HashMap<Key, Entry<V>>,
+    /// The same keys ordered by expiry, to drop expired entries cheaply.
+    by_expiry: BTreeSet<(Instant, Key)>,
+}
+
+struct Entry<V> {
+    value: V,
+    owner: Option<String>,
+    expires_at: Instant,
+}
+
+impl<V> Entries<V> {
+    fn remove(&mut self, key: &Key) -> Option<Entry<V>> {
+        let entry = self.map.remove(key)?;
+        self.by_expiry.remove(&(entry.expires_at, *key));
+        Some(entry)
+    }
+
+    fn purge(&mut self, now: Instant) {
+        while let Some(&(expires_at, key)) = self.by_expiry.first() {
+            if expires_at > now {
+                break;
+            }
+            self.by_expiry.pop_first();
+            self.map.remove(&key);
+        }
+    }
+}
+
+fn same_owner(owner: Option<&str>, caller: Option<&str>) -> bool {
+    match (owner, caller) {
+        (None, None) => true,
+        (Some(owner), Some(caller)) => bool::from(owner.as_bytes().ct_eq(caller.as_bytes())),
+        _ => false,
+    }
+}
+
+impl<K: HandleKind, V> HandleStore<K, V> {
+    /// An empty store that holds at most `capacity` entries.
+    pub fn new(capacity: usize) -> Self {
+        HandleStore {
+            capacity,
+            entries: Mutex::new(Entries {
+                map: HashMap::new(),
+                by_expiry: BTreeSet::new(),
+            }),
+            kind: PhantomData,
+        }
+    }
+
+    /// Stores `value` for `owner` under a fresh handle.
+    ///
+    /// # Errors
+    ///
+    /// [`HandleError::Full`] if the store holds `capacity` unexpired
+    /// entries; [`HandleError::Random`] if the random source fails.
+    pub fn insert(&self, owner: Option<&str>, value: V) -> Result<Handle<K>, HandleError> {
+        self.insert_at(owner, value, Instant::now())
+    }
+
+    /// [`HandleStore::insert`] at the given time.
+    ///
+    /// # Errors
+    ///
+    /// As for [`HandleStore::insert`].
+    pub fn insert_at(
+        &self,
+        owner: Option<&str>,
+        value: V,
+        now: Instant,
+    ) -> Result<Handle<K>, HandleError> {
+        let mut entries = self.lock();
+        if entries.map.len() >= self.capacity {
+            entries.purge(now);
+            if entries.map.len() >= self.capacity {
+                return Err(HandleError::Full { kind: K::PREFIX });
+            }
+        }
+        let handle = Handle::<K>::mint()?;
+        let expires_at = now.checked_add(K::TTL).unwrap_or(now);
+        let key = handle.key();
+        entries.by_expiry.insert((expires_at, key));
+        let entry = Entry {
+            value,
+            owner: owner.map(str::to_owned),
+            expires_at,
+        };
+        if let Some(old) = entries.map.insert(key, entry) {
+            // 192 random bits do not collide; keep the index exact anyway.
+            entries.by_expiry.remove(&(old.expires_at, key));
+        }
+        Ok(handle)
+    }
+
+    /// Runs `f` on the value `handle` names, if `caller` created it and it
+    /// has not expired. The store is locked while `f` runs, so `f` must not
+    /// use the store.
+    ///
+    /// # Errors
+    ///
+    /// [`HandleError::Unknown`] if no such entry exists for `caller`,
+    /// [`HandleError::Expired`] if it has expired (it is dropped).
+    pub fn with<R>(
+        &self,
+        handle: &Handle<K>,
+        caller: Option<&str>,
+        f: impl FnOnce(&mut V) -> R,
+    ) -> Result<R, HandleError> {
+        self.with_at(handle, caller, Instant::now(), f)
+    }
+
+    /// [`HandleStore::with`] at the given time.
+    ///
+    /// # Errors
+    ///
+    /// As for [`HandleStore::with`].
+    pub fn with_at<R>(
+        &self,
+        handle: &Handle<K>,
+        caller: Option<&str>,
+        now: Instant,
+        f: impl FnOnce(&mut V) -> R,
+    ) -> Result<R, HandleError> {
+        let mut entries = self.lock();
+        let key = handle.key();
+        let entry = Self::check(&mut entries, &key, caller, now)?;
+        Ok(f(&mut entry.value))
+    }
+
+    /// The live entry `key` names for `caller`; drops it if expired.
+    fn check<'e>(
+        entries: &'e mut Entries<V>,
+        key: &Key,
+        caller: Option<&str>,
+        now: Instant,
+    ) -> Result<&'e mut Entry<V>, HandleError> {
+        let unknown = HandleError::Unknown { kind: K::PREFIX };
+        let expired = match entries.map.get(key) {
+            Some(entry) if same_owner(entry.owner.as_deref(), caller) => entry.expires_at <= now,
+            _ => return Err(unknown),
+        };
+        if expired {
+            entries.remove(key);
+            return Err(HandleError::Expired { kind: K::PREFIX });
+        }
+        entries.map.get_mut(key).ok_or(unknown)
+    }
+
+    /// A copy of the value `handle` names; see [`HandleStore::with`].
+    ///
+    /// # Errors
+    ///
+    /// As for [`HandleStore::with`].
+    pub fn get(&self, handle: &Handle<K>, caller: Option<&str>) -> Result<V, HandleError>
+    where
+        V: Clone,
+    {
+        self.with(handle, caller, |value| value.clone())
+    }
+
+    /// Removes the entry `handle` names and returns its value, if `caller`
+    /// created it and it has not expired.
+    ///
+    /// # Errors
+    ///
+    /// As for [`HandleStore::with`].
+    pub fn remove(&self, handle: &Handle<K>, caller: Option<&str>) -> Result<V, HandleError> {
+        self.remove_at(handle, caller, Instant::now())
+    }
+
+    /// [`HandleStore::remove`] at the given time.
+    ///
+    /// # Errors
+    ///
+    /// As for [`HandleStore::with`].
+    pub fn remove_at(
+        &self,
+        handle: &Handle<K>,
+        caller: Option<&str>,
+        now: Instant,
+    ) -> Result<V, HandleError> {
+        let mut entries = self.lock();
+        let key = handle.key();
+        Self::check(&mut entries, &key, caller, now)?;
+        entries
+            .remove(&key)
+            .map(|entry| entry.value)
+            .ok_or(HandleError::Unknown { kind: K::PREFIX })
+    }
+
+    /// How many entries are held, expired ones included until dropped.
+    pub fn len(&self) -> usize {
+        self.lock().map.len()
+    }
+
+    /// Whether the store holds no entry.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Entries<V>> {
+        // Entries stay consistent even if a holder panicked (in `f`).
+        self.entries.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl<K: HandleKind, V> fmt::Debug for HandleStore<K, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HandleStore")
+            .field("kind", &K::PREFIX)
+            .field("capacity", &self.capacity)
+            .field("len", &self.len())
+            .finish()
+    }
+}
+
+/// Why a handle could not be stored or resolved. The messages are written
+/// for the model that sent the handle: they say what happened and that a
+/// new handle is needed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HandleError {
+    /// No entry for this handle: never issued, removed, expired and
+    /// dropped, or created by another principal.
+    Unknown {
+        /// The prefix of the handle's kind.
+        kind: &'static str,
+    },
+    /// The entry's lifetime is over.
+    Expired {
+        /// The prefix of the handle's kind.
+        kind: &'static str,
+    },
+    /// The store is full of unexpired entries.
+    Full {
+        /// The prefix of the handle's kind.
+        kind: &'static str,
+    },
+    /// The operating system's random source failed.
+    Random,
+}
+
+impl fmt::Display for HandleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HandleError::Unknown { kind } => write!(
+                f,
+                "unknown `{kind}` handle; it may have expired or been removed: create a new one"
+            ),
+            HandleError::Expired { kind } => {
+                write!(f, "the `{kind}` handle has expired: create a new one")
+            }
+            HandleError::Full { kind } => write!(
+                f,
+                "too many `{kind}` handles are open; try again after some expire"
+            ),
+            HandleError::Random => f.write_str("the operating system's random source failed"),
+        }
+    }
+}
+
+impl std::error::Error for HandleError {}

@@ -1,0 +1,437 @@
+//! The modern (2026-07-28) request pipeline: classify the message, validate
+//! `_meta` and headers, dispatch by method, shape the result.
+
+use std::collections::BTreeMap;
+
+use mcp_types::jsonrpc::{ErrorObject, Message};
+use mcp_types::meta::SERVER_INFO;
+use mcp_types::v2026_07_28 as v;
+use serde::de::DeserializeOwned;
+use serde_json::{json, Map, Value};
+use tokio::sync::mpsc;
+
+use super::validate::{self, RequestMeta};
+use super::{listen, pages, Server, MODERN_VERSIONS};
+use crate::context::Context;
+use crate::notify::Notifier;
+use crate::prompt::PromptOutput;
+use crate::resource::ResourceOutput;
+use crate::tool::ToolOutput;
+
+/// The MCP headers of an HTTP request, as the transport read them. stdio
+/// requests have none, and skip the header checks.
+#[derive(Clone, Debug, Default)]
+pub struct RequestHeaders {
+    /// `MCP-Protocol-Version`.
+    pub protocol_version: Option<String>,
+    /// `Mcp-Method`.
+    pub method: Option<String>,
+    /// `Mcp-Name`.
+    pub name: Option<String>,
+    /// Every `Mcp-Param-<Name>` header as `(Name, value)`.
+    pub params: Vec<(String, String)>,
+}
+
+/// Aborts a spawned handler when the stream it feeds is dropped, which is
+/// how a client that disconnects cancels its request.
+#[derive(Debug)]
+pub struct AbortOnDrop(tokio::task::AbortHandle);
+
+impl AbortOnDrop {
+    pub(crate) fn new(handle: tokio::task::AbortHandle) -> Self {
+        AbortOnDrop(handle)
+    }
+}
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// What the transport should send back for one incoming message.
+#[derive(Debug)]
+pub enum Outcome {
+    /// One JSON-RPC response (or error), with the HTTP status it calls for.
+    Reply {
+        /// HTTP status: 200, or 400/404 for the errors the spec maps.
+        status: u16,
+        /// The response object.
+        message: Value,
+    },
+    /// Notifications followed by the response (or, for
+    /// `subscriptions/listen`, notifications until the client leaves).
+    /// Dropping it cancels the handler.
+    Stream {
+        /// The messages, in order.
+        messages: mpsc::Receiver<Value>,
+        /// Cancels the handler when dropped.
+        guard: AbortOnDrop,
+    },
+    /// A notification or a response from the client: nothing to answer.
+    Accepted,
+}
+
+/// The HTTP status an error code calls for.
+pub(crate) fn status_for(code: i64) -> u16 {
+    match code {
+        -32022..=-32020 => 400,
+        -32601 => 404,
+        _ => 200,
+    }
+}
+
+pub(crate) fn error_message(id: Option<&v::RequestId>, error: &ErrorObject) -> Value {
+    let mut message = json!({ "jsonrpc": "2.0", "error": error });
+    if let Some(id) = id {
+        message["id"] = json!(id);
+    }
+    message
+}
+
+fn error_reply(id: Option<&v::RequestId>, status: u16, error: ErrorObject) -> Outcome {
+    Outcome::Reply {
+        status,
+        message: error_message(id, &error),
+    }
+}
+
+fn decode<T: DeserializeOwned>(params: Map<String, Value>) -> Result<T, ErrorObject> {
+    serde_json::from_value(Value::Object(params))
+        .map_err(|e| ErrorObject::invalid_params(format!("invalid params: {e}")))
+}
+
+fn to_value(result: impl serde::Serialize) -> Result<Value, ErrorObject> {
+    serde_json::to_value(result)
+        .map_err(|e| ErrorObject::internal_error(format!("cannot encode the result: {e}")))
+}
+
+impl Server {
+    /// Handles one message given as bytes (an HTTP body or a stdio line).
+    pub async fn handle_bytes(&self, bytes: &[u8], headers: Option<&RequestHeaders>) -> Outcome {
+        if bytes.len() > self.inner.limits.max_message_bytes {
+            let error = ErrorObject::invalid_request(format!(
+                "message of {} bytes exceeds the limit of {} bytes",
+                bytes.len(),
+                self.inner.limits.max_message_bytes
+            ));
+            return error_reply(None, 413, error);
+        }
+        match serde_json::from_slice::<Value>(bytes) {
+            Ok(value) => self.handle(value, headers).await,
+            Err(e) => error_reply(None, 400, ErrorObject::parse_error(e.to_string())),
+        }
+    }
+
+    /// Handles one decoded message.
+    pub async fn handle(&self, value: Value, headers: Option<&RequestHeaders>) -> Outcome {
+        match Message::from_value(value) {
+            Ok(Message::Request { id, method, params }) => {
+                self.request(id, method, params, headers).await
+            }
+            Ok(_) => Outcome::Accepted,
+            Err(e) => Outcome::Reply {
+                status: 400,
+                message: e.to_response().to_value(),
+            },
+        }
+    }
+
+    async fn request(
+        &self,
+        id: v::RequestId,
+        method: String,
+        params: Option<Map<String, Value>>,
+        headers: Option<&RequestHeaders>,
+    ) -> Outcome {
+        let meta = match validate::request_meta(params.as_ref()) {
+            Ok(meta) => meta,
+            Err(e) => return error_reply(Some(&id), 400, e),
+        };
+        if let Some(headers) = headers {
+            if let Err(e) = validate::headers(headers, &method, params.as_ref(), &meta.version) {
+                return error_reply(Some(&id), 400, e);
+            }
+        }
+        if !MODERN_VERSIONS.contains(&meta.version.as_str()) {
+            let error = ErrorObject::unsupported_protocol_version(
+                MODERN_VERSIONS.iter().copied(),
+                meta.version.clone(),
+            );
+            return error_reply(Some(&id), 400, error);
+        }
+        let params = params.unwrap_or_default();
+        let handlers = &self.inner.handlers;
+        let listed = if method == "server/discover" {
+            Some(Ok(self.discover()))
+        } else {
+            self.listing(&method, &params)
+        };
+        if let Some(result) = listed {
+            return match result {
+                Ok(result) => Outcome::Reply {
+                    status: 200,
+                    message: self.response(&id, result, true),
+                },
+                Err(e) => error_reply(Some(&id), status_for(e.code), e),
+            };
+        }
+        match method.as_str() {
+            "subscriptions/listen"
+                if handlers.has_tools() || handlers.has_prompts() || handlers.has_resources() =>
+            {
+                match decode::<v::SubscriptionsListenRequestParams>(params) {
+                    Ok(listen) => listen::open(&self.inner, id, listen.notifications),
+                    Err(e) => error_reply(Some(&id), 200, e),
+                }
+            }
+            "tools/call" if handlers.has_tools() => {
+                self.run(id, method, params, meta, headers).await
+            }
+            "prompts/get" if handlers.has_prompts() => {
+                self.run(id, method, params, meta, headers).await
+            }
+            "resources/read" if handlers.has_resources() => {
+                self.run(id, method, params, meta, headers).await
+            }
+            "completion/complete" => self.run(id, method, params, meta, headers).await,
+            _ => error_reply(Some(&id), 404, ErrorObject::method_not_found(&method)),
+        }
+    }
+
+    /// The result of one of the four list methods, or `None` when the
+    /// method is not one of them or the server has nothing of that kind.
+    pub(crate) fn listing(
+        &self,
+        method: &str,
+        params: &Map<String, Value>,
+    ) -> Option<Result<Value, ErrorObject>> {
+        let handlers = &self.inner.handlers;
+        match method {
+            "tools/list" if handlers.has_tools() => {
+                Some(self.list(params, "tools", handlers.tools()))
+            }
+            "prompts/list" if handlers.has_prompts() => {
+                Some(self.list(params, "prompts", handlers.prompts()))
+            }
+            "resources/list" if handlers.has_resources() => {
+                Some(self.list(params, "resources", handlers.resources()))
+            }
+            "resources/templates/list" if handlers.has_resources() => {
+                Some(self.list(params, "resourceTemplates", handlers.templates()))
+            }
+            _ => None,
+        }
+    }
+
+    /// Runs a handler: inline when nothing will be streamed, on a task
+    /// feeding an SSE-style stream when the client asked for progress or
+    /// logs.
+    async fn run(
+        &self,
+        id: v::RequestId,
+        method: String,
+        params: Map<String, Value>,
+        meta: RequestMeta,
+        headers: Option<&RequestHeaders>,
+    ) -> Outcome {
+        if let (Some(headers), "tools/call") = (headers, method.as_str()) {
+            if let Err(e) = self.check_param_headers(headers, &params) {
+                return error_reply(Some(&id), 400, e);
+            }
+        }
+        let streaming = meta.progress_token.is_some() || meta.log_level.is_some();
+        let mut cx = Context::new(method.clone(), meta.capabilities)
+            .with_keys(self.inner.keys.clone())
+            .with_bus(self.inner.bus.clone());
+        if !streaming {
+            let (status, message) = match self.call(&method, params, &cx).await {
+                Ok(result) => (200, self.response(&id, result, method == "resources/read")),
+                Err(e) => (status_for(e.code), error_message(Some(&id), &e)),
+            };
+            return Outcome::Reply { status, message };
+        }
+        let (notifier, messages) = Notifier::channel(self.inner.limits.notification_buffer);
+        let final_tx = notifier.sender();
+        cx = cx.with_notifier(notifier, meta.progress_token, meta.log_level);
+        let server = self.clone();
+        let task = tokio::spawn(async move {
+            let message = match server.call(&method, params, &cx).await {
+                Ok(result) => server.response(&id, result, method == "resources/read"),
+                Err(e) => error_message(Some(&id), &e),
+            };
+            drop(cx);
+            let _ = final_tx.send(message).await;
+        });
+        Outcome::Stream {
+            messages,
+            guard: AbortOnDrop::new(task.abort_handle()),
+        }
+    }
+
+    fn check_param_headers(
+        &self,
+        headers: &RequestHeaders,
+        params: &Map<String, Value>,
+    ) -> Result<(), ErrorObject> {
+        let Some(name) = params.get("name").and_then(Value::as_str) else {
+            return Ok(());
+        };
+        let Some(tool) = self.inner.handlers.tools().iter().find(|t| t.name == name) else {
+            return Ok(());
+        };
+        let schema = to_value(&tool.input_schema)?;
+        let empty = Map::new();
+        validate::param_headers(
+            headers,
+            schema.as_object().unwrap_or(&empty),
+            params.get("arguments").and_then(Value::as_object),
+        )
+    }
+
+    /// Calls the handler for `method`; the result is the JSON of the
+    /// method's result, `InputRequiredResult` included.
+    pub(crate) async fn call(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        cx: &Context,
+    ) -> Result<Value, ErrorObject> {
+        let handlers = &self.inner.handlers;
+        match method {
+            "tools/call" => {
+                let params: v::CallToolRequestParams = decode(params)?;
+                let cx = cx
+                    .clone()
+                    .with_retry(params.input_responses, params.request_state);
+                let arguments = params.arguments.unwrap_or_default();
+                if let Some(validator) = self.inner.validators.get(&params.name) {
+                    let instance = Value::Object(arguments.clone());
+                    let problems: Vec<String> = validator
+                        .iter_errors(&instance)
+                        .take(8)
+                        .map(|e| match e.instance_path().to_string() {
+                            path if path.is_empty() => e.to_string(),
+                            path => format!("argument `{}`: {e}", path.trim_start_matches('/')),
+                        })
+                        .collect();
+                    if !problems.is_empty() {
+                        let message = format!(
+                            "invalid arguments for `{}`: {}",
+                            params.name,
+                            problems.join("; ")
+                        );
+                        return to_value(ToolOutput::error(message).complete());
+                    }
+                }
+                let Some(call) = handlers.call_tool(&params.name, &cx, arguments) else {
+                    return Err(ErrorObject::invalid_params(format!(
+                        "unknown tool `{}`",
+                        params.name
+                    )));
+                };
+                match call.await? {
+                    ToolOutput::Complete(result) => to_value(result),
+                    ToolOutput::InputRequired(result) => to_value(result),
+                }
+            }
+            "prompts/get" => {
+                let params: v::GetPromptRequestParams = decode(params)?;
+                let cx = cx
+                    .clone()
+                    .with_retry(params.input_responses, params.request_state);
+                let arguments: BTreeMap<String, String> =
+                    params.arguments.unwrap_or_default().into_iter().collect();
+                let Some(get) = handlers.get_prompt(&params.name, &cx, arguments) else {
+                    return Err(ErrorObject::invalid_params(format!(
+                        "unknown prompt `{}`",
+                        params.name
+                    )));
+                };
+                match get.await? {
+                    PromptOutput::Complete(result) => to_value(result),
+                    PromptOutput::InputRequired(result) => to_value(result),
+                }
+            }
+            "resources/read" => {
+                let params: v::ReadResourceRequestParams = decode(params)?;
+                let cx = cx
+                    .clone()
+                    .with_retry(params.input_responses, params.request_state);
+                let Some(read) = handlers.read_resource(&params.uri, &cx) else {
+                    return Err(ErrorObject::resource_not_found(&params.uri));
+                };
+                match read.await? {
+                    ResourceOutput::Complete(result) => to_value(result),
+                    ResourceOutput::InputRequired(result) => to_value(result),
+                }
+            }
+            "completion/complete" => {
+                let _params: v::CompleteRequestParams = decode(params)?;
+                Ok(json!({ "completion": { "values": [], "total": 0, "hasMore": false } }))
+            }
+            other => Err(ErrorObject::method_not_found(other)),
+        }
+    }
+
+    fn discover(&self) -> Value {
+        let handlers = &self.inner.handlers;
+        let mut capabilities = json!({ "completions": {}, "logging": {} });
+        if handlers.has_tools() {
+            capabilities["tools"] = json!({ "listChanged": true });
+        }
+        if handlers.has_prompts() {
+            capabilities["prompts"] = json!({ "listChanged": true });
+        }
+        if handlers.has_resources() {
+            capabilities["resources"] = json!({ "listChanged": true });
+        }
+        let mut result =
+            json!({ "supportedVersions": MODERN_VERSIONS, "capabilities": capabilities });
+        if let Some(instructions) = &self.inner.instructions {
+            result["instructions"] = json!(instructions);
+        }
+        result
+    }
+
+    fn list<T: Clone + serde::Serialize>(
+        &self,
+        params: &Map<String, Value>,
+        key: &str,
+        items: &[T],
+    ) -> Result<Value, ErrorObject> {
+        let cursor = match params.get("cursor") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(cursor)) => Some(cursor.as_str()),
+            Some(_) => return Err(ErrorObject::invalid_params("`cursor` must be a string")),
+        };
+        let (page, next) = pages::page(items, cursor, self.inner.limits.page_size)?;
+        let mut result = json!({ key: to_value(page)? });
+        if let Some(next) = next {
+            result["nextCursor"] = json!(next);
+        }
+        Ok(result)
+    }
+
+    /// Wraps a result in a response: `resultType` defaults to `complete`,
+    /// complete cacheable results get the cache hints, every result gets
+    /// `serverInfo` in `_meta`.
+    pub(crate) fn response(&self, id: &v::RequestId, mut result: Value, cacheable: bool) -> Value {
+        if let Value::Object(map) = &mut result {
+            let result_type = map.entry("resultType").or_insert_with(|| json!("complete"));
+            let complete = result_type == "complete";
+            if cacheable && complete {
+                map.entry("ttlMs")
+                    .or_insert_with(|| json!(self.inner.ttl_ms));
+                map.entry("cacheScope")
+                    .or_insert_with(|| json!(self.inner.cache_scope));
+            }
+            let meta = map.entry("_meta").or_insert_with(|| json!({}));
+            if let Value::Object(meta) = meta {
+                meta.entry(SERVER_INFO)
+                    .or_insert_with(|| json!(self.inner.info));
+            }
+        }
+        json!({ "jsonrpc": "2.0", "id": id, "result": result })
+    }
+}

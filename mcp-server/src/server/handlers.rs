@@ -1,0 +1,202 @@
+//! The handlers a server serves, behind object-safe traits so that one
+//! router can hold any mix of tool, prompt and resource sets.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use mcp_types::jsonrpc::ErrorObject;
+use mcp_types::v2026_07_28::{Prompt, Resource, ResourceTemplate, Tool};
+use serde_json::{Map, Value};
+
+use crate::context::Context;
+use crate::prompt::{PromptOutput, PromptSet};
+use crate::resource::{ResourceOutput, ResourceSet};
+use crate::tool::{ToolOutput, ToolSet};
+use crate::BoxFuture;
+
+type Reply<'a, T> = Option<BoxFuture<'a, Result<T, ErrorObject>>>;
+
+trait DynTools: Send + Sync {
+    fn call<'a>(
+        &'a self,
+        name: &str,
+        cx: &'a Context,
+        arguments: Map<String, Value>,
+    ) -> Reply<'a, ToolOutput>;
+}
+
+impl<T: ToolSet> DynTools for T {
+    fn call<'a>(
+        &'a self,
+        name: &str,
+        cx: &'a Context,
+        arguments: Map<String, Value>,
+    ) -> Reply<'a, ToolOutput> {
+        self.call_tool(name, cx, arguments)
+    }
+}
+
+trait DynPrompts: Send + Sync {
+    fn list(&self) -> Vec<Prompt>;
+    fn get<'a>(
+        &'a self,
+        name: &str,
+        cx: &'a Context,
+        arguments: BTreeMap<String, String>,
+    ) -> Reply<'a, PromptOutput>;
+}
+
+struct Prompts<S, P: ?Sized> {
+    state: Arc<S>,
+    set: Arc<P>,
+}
+
+impl<S: Send + Sync, P: PromptSet<S> + ?Sized> DynPrompts for Prompts<S, P> {
+    fn list(&self) -> Vec<Prompt> {
+        self.set.prompts()
+    }
+
+    fn get<'a>(
+        &'a self,
+        name: &str,
+        cx: &'a Context,
+        arguments: BTreeMap<String, String>,
+    ) -> Reply<'a, PromptOutput> {
+        self.set.get_prompt(name, &self.state, cx, arguments)
+    }
+}
+
+trait DynResources: Send + Sync {
+    fn list(&self) -> Vec<Resource>;
+    fn templates(&self) -> Vec<ResourceTemplate>;
+    fn read<'a>(&'a self, uri: &'a str, cx: &'a Context) -> Reply<'a, ResourceOutput>;
+}
+
+struct Resources<S, R: ?Sized> {
+    state: Arc<S>,
+    set: Arc<R>,
+}
+
+impl<S: Send + Sync, R: ResourceSet<S> + ?Sized> DynResources for Resources<S, R> {
+    fn list(&self) -> Vec<Resource> {
+        self.set.resources()
+    }
+
+    fn templates(&self) -> Vec<ResourceTemplate> {
+        self.set.resource_templates()
+    }
+
+    fn read<'a>(&'a self, uri: &'a str, cx: &'a Context) -> Reply<'a, ResourceOutput> {
+        self.set.read_resource(uri, &self.state, cx)
+    }
+}
+
+/// Everything a server serves. Lists are computed once, at build time, so
+/// every request sees the same order.
+#[derive(Default)]
+pub(crate) struct Handlers {
+    tools: Vec<(Arc<dyn DynTools>, Vec<Tool>)>,
+    tool_list: Vec<Tool>,
+    prompts: Option<Box<dyn DynPrompts>>,
+    prompt_list: Vec<Prompt>,
+    resources: Option<Box<dyn DynResources>>,
+    resource_list: Vec<Resource>,
+    template_list: Vec<ResourceTemplate>,
+}
+
+impl Handlers {
+    /// Adds a tool set after those already added; its tools are listed
+    /// after theirs. Returns the name of a tool that an earlier set already
+    /// has, if any (the set is then not added).
+    pub(crate) fn add_tools<T: ToolSet + 'static>(&mut self, tools: Arc<T>) -> Result<(), String> {
+        let list = T::tools();
+        if let Some(dup) = list
+            .iter()
+            .find(|t| self.tool_list.iter().any(|u| u.name == t.name))
+        {
+            return Err(dup.name.clone());
+        }
+        self.tool_list.extend(list.iter().cloned());
+        self.tools.push((tools, list));
+        Ok(())
+    }
+
+    pub(crate) fn set_prompts<S, P>(&mut self, state: Arc<S>, set: Arc<P>)
+    where
+        S: Send + Sync + 'static,
+        P: PromptSet<S> + ?Sized + 'static,
+    {
+        let prompts = Prompts { state, set };
+        self.prompt_list = prompts.list();
+        self.prompts = Some(Box::new(prompts));
+    }
+
+    pub(crate) fn set_resources<S, R>(&mut self, state: Arc<S>, set: Arc<R>)
+    where
+        S: Send + Sync + 'static,
+        R: ResourceSet<S> + ?Sized + 'static,
+    {
+        let resources = Resources { state, set };
+        self.resource_list = resources.list();
+        self.template_list = resources.templates();
+        self.resources = Some(Box::new(resources));
+    }
+
+    pub(crate) fn has_tools(&self) -> bool {
+        !self.tools.is_empty()
+    }
+
+    pub(crate) fn has_prompts(&self) -> bool {
+        self.prompts.is_some()
+    }
+
+    pub(crate) fn has_resources(&self) -> bool {
+        self.resources.is_some()
+    }
+
+    pub(crate) fn tools(&self) -> &[Tool] {
+        &self.tool_list
+    }
+
+    pub(crate) fn prompts(&self) -> &[Prompt] {
+        &self.prompt_list
+    }
+
+    pub(crate) fn resources(&self) -> &[Resource] {
+        &self.resource_list
+    }
+
+    pub(crate) fn templates(&self) -> &[ResourceTemplate] {
+        &self.template_list
+    }
+
+    pub(crate) fn call_tool<'a>(
+        &'a self,
+        name: &str,
+        cx: &'a Context,
+        arguments: Map<String, Value>,
+    ) -> Reply<'a, ToolOutput> {
+        let (set, _) = self
+            .tools
+            .iter()
+            .find(|(_, list)| list.iter().any(|t| t.name == name))?;
+        set.call(name, cx, arguments)
+    }
+
+    pub(crate) fn get_prompt<'a>(
+        &'a self,
+        name: &str,
+        cx: &'a Context,
+        arguments: BTreeMap<String, String>,
+    ) -> Reply<'a, PromptOutput> {
+        self.prompts.as_ref()?.get(name, cx, arguments)
+    }
+
+    pub(crate) fn read_resource<'a>(
+        &'a self,
+        uri: &'a str,
+        cx: &'a Context,
+    ) -> Reply<'a, ResourceOutput> {
+        self.resources.as_ref()?.read(uri, cx)
+    }
+}

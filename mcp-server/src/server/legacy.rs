@@ -1,0 +1,410 @@
+//! The handshake era (2025-11-25 and earlier): `initialize`, sessions,
+//! `ping`, `logging/setLevel`, and real server-to-client requests.
+//!
+//! The same handlers serve both eras. When a handler answers
+//! `input_required`, a modern client retries by itself; for a legacy client
+//! the session sends each input request to the client as a JSON-RPC request
+//! on the response stream, waits for the answers, and calls the handler
+//! again with them, as a modern retry would.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcp_types::jsonrpc::{ErrorObject, Message};
+use mcp_types::v2026_07_28::{ClientCapabilities, LoggingLevel, ProgressToken, RequestId};
+use serde_json::{json, Map, Value};
+use tokio::sync::{mpsc, oneshot};
+
+use super::dispatch::{error_message, AbortOnDrop, Outcome};
+use super::Server;
+use crate::context::Context;
+use crate::notify::Notifier;
+
+/// The handshake-era versions a server accepts, newest first.
+pub const LEGACY_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// How many times a legacy call may ask the client for input.
+const MAX_ROUNDS: usize = 8;
+
+/// How long the server waits for the client to answer one of its requests.
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// One legacy client's session: what it negotiated in `initialize`, the
+/// log level it set, and the server-to-client requests awaiting answers.
+#[derive(Debug)]
+pub struct Session {
+    id: String,
+    version: String,
+    capabilities: ClientCapabilities,
+    log_level: Mutex<Option<LoggingLevel>>,
+    pending: Mutex<HashMap<String, oneshot::Sender<Value>>>,
+    next_request: AtomicU64,
+}
+
+impl Session {
+    fn new(version: String, capabilities: ClientCapabilities) -> Result<Self, ErrorObject> {
+        let mut bytes = [0u8; 16];
+        getrandom::fill(&mut bytes)
+            .map_err(|_| ErrorObject::internal_error("no randomness for a session id"))?;
+        let id = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        Ok(Session {
+            id,
+            version,
+            capabilities,
+            log_level: Mutex::new(None),
+            pending: Mutex::new(HashMap::new()),
+            next_request: AtomicU64::new(1),
+        })
+    }
+
+    /// The session id (128 random bits, hex), sent as `Mcp-Session-Id`.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The protocol version negotiated in `initialize`.
+    pub fn version(&self) -> &str {
+        &self.version
+    }
+
+    /// Hands a client's response to the server request waiting for it.
+    /// Returns whether one was waiting.
+    pub fn deliver(&self, response: Value) -> bool {
+        let Some(id) = response.get("id").map(|id| match id {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        }) else {
+            return false;
+        };
+        let waiter = self.pending.lock().ok().and_then(|mut p| p.remove(&id));
+        waiter.is_some_and(|tx| tx.send(response).is_ok())
+    }
+
+    fn log_level(&self) -> Option<LoggingLevel> {
+        self.log_level.lock().ok().and_then(|l| *l)
+    }
+
+    /// Sends `method` to the client on `stream` and waits for its answer.
+    async fn ask(
+        &self,
+        stream: &mpsc::Sender<Value>,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, ErrorObject> {
+        let id = format!(
+            "srv-{}-{}",
+            &self.id[..8],
+            self.next_request.fetch_add(1, Ordering::Relaxed)
+        );
+        let (tx, rx) = oneshot::channel();
+        if let Ok(mut pending) = self.pending.lock() {
+            pending.insert(id.clone(), tx);
+        }
+        let request = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+        if stream.send(request).await.is_err() {
+            return Err(ErrorObject::internal_error("the client went away"));
+        }
+        let answer = tokio::time::timeout(ANSWER_TIMEOUT, rx).await;
+        if let Ok(mut pending) = self.pending.lock() {
+            pending.remove(&id);
+        }
+        let answer = answer
+            .map_err(|_| {
+                ErrorObject::internal_error(format!("the client did not answer `{method}` in time"))
+            })?
+            .map_err(|_| ErrorObject::internal_error("the session closed"))?;
+        match (answer.get("result"), answer.get("error")) {
+            (Some(result), _) => Ok(result.clone()),
+            (None, Some(error)) => {
+                Err(serde_json::from_value(error.clone()).unwrap_or_else(|_| {
+                    ErrorObject::internal_error(format!("the client refused `{method}`"))
+                }))
+            }
+            (None, None) => Err(ErrorObject::internal_error(format!(
+                "malformed answer to `{method}`"
+            ))),
+        }
+    }
+}
+
+/// The sessions of one HTTP endpoint, bounded so that clients cannot
+/// exhaust memory by initializing forever.
+#[derive(Debug)]
+pub(crate) struct Sessions {
+    map: Mutex<HashMap<String, Arc<Session>>>,
+    max: usize,
+}
+
+impl Sessions {
+    pub(crate) fn new(max: usize) -> Self {
+        Sessions {
+            map: Mutex::new(HashMap::new()),
+            max,
+        }
+    }
+
+    pub(crate) fn insert(&self, session: Arc<Session>) -> bool {
+        let Ok(mut map) = self.map.lock() else {
+            return false;
+        };
+        if map.len() >= self.max {
+            return false;
+        }
+        map.insert(session.id.clone(), session);
+        true
+    }
+
+    pub(crate) fn get(&self, id: &str) -> Option<Arc<Session>> {
+        self.map.lock().ok()?.get(id).cloned()
+    }
+
+    pub(crate) fn remove(&self, id: &str) -> bool {
+        self.map
+            .lock()
+            .ok()
+            .is_some_and(|mut m| m.remove(id).is_some())
+    }
+}
+
+fn ok(id: &RequestId, result: Value) -> Outcome {
+    Outcome::Reply {
+        status: 200,
+        message: json!({ "jsonrpc": "2.0", "id": id, "result": result }),
+    }
+}
+
+fn fail(id: Option<&RequestId>, error: ErrorObject) -> Outcome {
+    Outcome::Reply {
+        status: 200,
+        message: error_message(id, &error),
+    }
+}
+
+/// Takes the fields a legacy result must not carry off a modern result.
+fn legacy_result(mut result: Value) -> Value {
+    if let Value::Object(map) = &mut result {
+        for key in ["resultType", "ttlMs", "cacheScope"] {
+            map.remove(key);
+        }
+    }
+    result
+}
+
+impl Server {
+    /// Handles a message of the handshake era. `session` is `None` until
+    /// `initialize` created one; the created session comes back beside the
+    /// outcome so the transport can keep it.
+    pub async fn handle_legacy(
+        &self,
+        value: Value,
+        session: Option<Arc<Session>>,
+    ) -> (Outcome, Option<Arc<Session>>) {
+        let message = match Message::from_value(value.clone()) {
+            Ok(message) => message,
+            Err(e) => {
+                return (
+                    Outcome::Reply {
+                        status: 400,
+                        message: e.to_response().to_value(),
+                    },
+                    None,
+                )
+            }
+        };
+        let (id, method, params) = match message {
+            Message::Request { id, method, params } => (id, method, params.unwrap_or_default()),
+            Message::Response { .. } | Message::ErrorResponse { .. } => {
+                if let Some(session) = &session {
+                    session.deliver(value);
+                }
+                return (Outcome::Accepted, None);
+            }
+            Message::Notification { .. } => return (Outcome::Accepted, None),
+        };
+        if method == "initialize" {
+            return self.initialize(&id, &params);
+        }
+        let Some(session) = session else {
+            return (
+                fail(
+                    Some(&id),
+                    ErrorObject::invalid_request("send `initialize` first"),
+                ),
+                None,
+            );
+        };
+        let outcome = match method.as_str() {
+            "ping" | "resources/subscribe" | "resources/unsubscribe" => ok(&id, json!({})),
+            "logging/setLevel" => match params
+                .get("level")
+                .cloned()
+                .map(serde_json::from_value::<LoggingLevel>)
+            {
+                Some(Ok(level)) => {
+                    if let Ok(mut current) = session.log_level.lock() {
+                        *current = Some(level);
+                    }
+                    ok(&id, json!({}))
+                }
+                _ => fail(
+                    Some(&id),
+                    ErrorObject::invalid_params("`level` must be a log level"),
+                ),
+            },
+            "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" => {
+                match self.listing(&method, &params) {
+                    Some(Ok(result)) => ok(&id, legacy_result(result)),
+                    Some(Err(e)) => fail(Some(&id), e),
+                    None => fail(Some(&id), ErrorObject::method_not_found(&method)),
+                }
+            }
+            "tools/call" | "prompts/get" | "resources/read" | "completion/complete" => {
+                self.legacy_call(id, method, params, session)
+            }
+            _ => fail(Some(&id), ErrorObject::method_not_found(&method)),
+        };
+        (outcome, None)
+    }
+
+    fn initialize(
+        &self,
+        id: &RequestId,
+        params: &Map<String, Value>,
+    ) -> (Outcome, Option<Arc<Session>>) {
+        let requested = params
+            .get("protocolVersion")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let version = if LEGACY_VERSIONS.contains(&requested) {
+            requested
+        } else {
+            LEGACY_VERSIONS[0]
+        };
+        let capabilities = params
+            .get("capabilities")
+            .cloned()
+            .and_then(|c| serde_json::from_value(c).ok())
+            .unwrap_or_default();
+        let session = match Session::new(version.to_owned(), capabilities) {
+            Ok(session) => Arc::new(session),
+            Err(e) => return (fail(Some(id), e), None),
+        };
+        let handlers = &self.inner.handlers;
+        let mut capabilities = json!({ "completions": {}, "logging": {} });
+        if handlers.has_tools() {
+            capabilities["tools"] = json!({ "listChanged": true });
+        }
+        if handlers.has_prompts() {
+            capabilities["prompts"] = json!({ "listChanged": true });
+        }
+        if handlers.has_resources() {
+            capabilities["resources"] = json!({ "subscribe": true, "listChanged": true });
+        }
+        let mut result = json!({ "protocolVersion": version, "capabilities": capabilities, "serverInfo": self.inner.info });
+        if let Some(instructions) = &self.inner.instructions {
+            result["instructions"] = json!(instructions);
+        }
+        (ok(id, result), Some(session))
+    }
+
+    /// Runs a handler for a legacy client on a task feeding the response
+    /// stream, turning each round of `input_required` into requests to the
+    /// client.
+    fn legacy_call(
+        &self,
+        id: RequestId,
+        method: String,
+        params: Map<String, Value>,
+        session: Arc<Session>,
+    ) -> Outcome {
+        let (notifier, messages) = Notifier::channel(self.inner.limits.notification_buffer);
+        let stream = notifier.sender();
+        let progress_token: Option<ProgressToken> = params
+            .get("_meta")
+            .and_then(|m| m.get("progressToken"))
+            .cloned()
+            .and_then(|t| serde_json::from_value(t).ok());
+        let base = Context::new(method.clone(), session.capabilities.clone())
+            .with_keys(self.inner.keys.clone())
+            .with_bus(self.inner.bus.clone())
+            .with_notifier(notifier, progress_token, session.log_level());
+        let server = self.clone();
+        let task = tokio::spawn(async move {
+            let message = match server
+                .rounds(&method, params, base, &session, &stream)
+                .await
+            {
+                Ok(result) => {
+                    json!({ "jsonrpc": "2.0", "id": id, "result": legacy_result(result) })
+                }
+                Err(e) => error_message(Some(&id), &e),
+            };
+            let _ = stream.send(message).await;
+        });
+        Outcome::Stream {
+            messages,
+            guard: AbortOnDrop::new(task.abort_handle()),
+        }
+    }
+
+    async fn rounds(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        base: Context,
+        session: &Session,
+        stream: &mpsc::Sender<Value>,
+    ) -> Result<Value, ErrorObject> {
+        // The handlers take the modern shape of the params: give them the
+        // `_meta` the session stands for.
+        let mut params = params;
+        let mut meta = params
+            .get("_meta")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        meta.insert(
+            mcp_types::meta::PROTOCOL_VERSION.to_owned(),
+            json!(session.version),
+        );
+        meta.insert(
+            mcp_types::meta::CLIENT_CAPABILITIES.to_owned(),
+            json!(session.capabilities),
+        );
+        params.insert("_meta".to_owned(), Value::Object(meta));
+        for _ in 0..MAX_ROUNDS {
+            let result = self.call(method, params.clone(), &base).await?;
+            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                return Ok(result);
+            }
+            let requests = result
+                .get("inputRequests")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default();
+            let mut answers = Map::new();
+            for (key, request) in requests {
+                let request_method = request
+                    .get("method")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned();
+                let request_params = request.get("params").cloned().unwrap_or_else(|| json!({}));
+                let answer = session.ask(stream, &request_method, request_params).await?;
+                answers.insert(key, answer);
+            }
+            // The retry a modern client would send: the same params plus the
+            // answers, and the state echoed as it came.
+            params.insert("inputResponses".to_owned(), Value::Object(answers));
+            match result.get("requestState") {
+                Some(state) => params.insert("requestState".to_owned(), state.clone()),
+                None => params.remove("requestState"),
+            };
+        }
+        Err(ErrorObject::internal_error(format!(
+            "`{method}` asked for input more than {MAX_ROUNDS} times"
+        )))
+    }
+}

@@ -1,0 +1,88 @@
+//! `subscriptions/listen`: a long-lived stream of list-changed
+//! notifications, acknowledged first, each tagged with the subscription id.
+
+use mcp_types::meta::SUBSCRIPTION_ID;
+use mcp_types::v2026_07_28::{RequestId, SubscriptionFilter};
+use serde_json::{json, Value};
+use tokio::sync::{broadcast, mpsc};
+
+use super::dispatch::{AbortOnDrop, Outcome};
+use super::Inner;
+use crate::notify::Change;
+
+/// What a listen stream will deliver: the part of the request's filter the
+/// server can honour.
+fn honoured(inner: &Inner, requested: &SubscriptionFilter) -> SubscriptionFilter {
+    let handlers = &inner.handlers;
+    SubscriptionFilter {
+        tools_list_changed: requested
+            .tools_list_changed
+            .filter(|&on| on && handlers.has_tools()),
+        prompts_list_changed: requested
+            .prompts_list_changed
+            .filter(|&on| on && handlers.has_prompts()),
+        resources_list_changed: requested
+            .resources_list_changed
+            .filter(|&on| on && handlers.has_resources()),
+        resource_subscriptions: None,
+        extra: serde_json::Map::new(),
+    }
+}
+
+fn wanted(filter: &SubscriptionFilter, change: &Change) -> Option<&'static str> {
+    let on = |flag: Option<bool>| flag == Some(true);
+    match change {
+        Change::Tools if on(filter.tools_list_changed) => Some("notifications/tools/list_changed"),
+        Change::Prompts if on(filter.prompts_list_changed) => {
+            Some("notifications/prompts/list_changed")
+        }
+        Change::Resources if on(filter.resources_list_changed) => {
+            Some("notifications/resources/list_changed")
+        }
+        _ => None,
+    }
+}
+
+/// Opens the stream: the acknowledgement is the first message, then every
+/// matching change until the client goes away.
+pub(crate) fn open(inner: &Inner, id: RequestId, requested: SubscriptionFilter) -> Outcome {
+    let filter = honoured(inner, &requested);
+    let (tx, rx) = mpsc::channel::<Value>(inner.limits.notification_buffer.max(1));
+    let mut changes = inner.bus.subscribe();
+    let ack = json!({
+        "jsonrpc": "2.0",
+        "method": "notifications/subscriptions/acknowledged",
+        "params": { "notifications": filter, "_meta": { SUBSCRIPTION_ID: id } },
+    });
+    let task = tokio::spawn(async move {
+        if tx.send(ack).await.is_err() {
+            return;
+        }
+        loop {
+            let change = tokio::select! {
+                change = changes.recv() => change,
+                () = tx.closed() => return,
+            };
+            let change = match change {
+                Ok(change) => change,
+                Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(broadcast::error::RecvError::Closed) => return,
+            };
+            let Some(method) = wanted(&filter, &change) else {
+                continue;
+            };
+            let message = json!({
+                "jsonrpc": "2.0",
+                "method": method,
+                "params": { "_meta": { SUBSCRIPTION_ID: id } },
+            });
+            if tx.send(message).await.is_err() {
+                return;
+            }
+        }
+    });
+    Outcome::Stream {
+        messages: rx,
+        guard: AbortOnDrop::new(task.abort_handle()),
+    }
+}

@@ -1,0 +1,295 @@
+//! The router: validates each request, dispatches it to the handlers, and
+//! shapes the result. Transports (stdio, Streamable HTTP) only move bytes.
+
+mod dispatch;
+mod handlers;
+mod legacy;
+mod listen;
+mod pages;
+mod validate;
+
+use std::sync::Arc;
+
+use mcp_types::v2026_07_28::{CacheScope, Implementation};
+use serde_json::Map;
+
+pub(crate) use dispatch::error_message;
+pub use dispatch::{AbortOnDrop, Outcome, RequestHeaders};
+pub(crate) use handlers::Handlers;
+pub(crate) use legacy::Sessions;
+pub use legacy::{Session, LEGACY_VERSIONS};
+
+use crate::notify::{Bus, Change};
+use crate::prompt::PromptSet;
+use crate::resource::ResourceSet;
+use crate::state::{KeyRing, KeyRingError};
+use crate::tool::ToolSet;
+
+/// The protocol versions the stateless (modern) pipeline serves.
+pub const MODERN_VERSIONS: &[&str] = &["2026-07-28"];
+
+/// Limits that protect a server from hostile or runaway clients.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Largest request body or stdio line, in bytes (default 4 MiB).
+    pub max_message_bytes: usize,
+    /// Most tools, prompts, resources or templates on one page of a list
+    /// (default 100).
+    pub page_size: usize,
+    /// Notifications a handler may queue ahead of a slow client (default 64).
+    pub notification_buffer: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_message_bytes: 4 * 1024 * 1024,
+            page_size: 100,
+            notification_buffer: 64,
+        }
+    }
+}
+
+/// A configured MCP server. Cheap to clone: transports share one.
+#[derive(Clone)]
+pub struct Server {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("info", &self.inner.info)
+            .finish_non_exhaustive()
+    }
+}
+
+pub(crate) struct Inner {
+    pub(crate) info: Implementation,
+    pub(crate) instructions: Option<String>,
+    pub(crate) handlers: Handlers,
+    pub(crate) keys: Arc<KeyRing>,
+    pub(crate) bus: Bus,
+    pub(crate) ttl_ms: i64,
+    pub(crate) cache_scope: CacheScope,
+    pub(crate) limits: Limits,
+    /// Compiled input schemas, by tool name, checked before each call.
+    pub(crate) validators: std::collections::HashMap<String, jsonschema::Validator>,
+}
+
+impl Server {
+    /// Starts configuring a server whose handlers are methods of `state`.
+    pub fn builder<S: Send + Sync + 'static>(state: S) -> ServerBuilder<S> {
+        ServerBuilder::new(state)
+    }
+
+    /// Tells every open `subscriptions/listen` stream (of this process) that
+    /// something changed; each stream forwards only what its filter asked
+    /// for.
+    pub fn notify(&self, change: Change) {
+        self.inner.bus.publish(change);
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> &Limits {
+        &self.inner.limits
+    }
+}
+
+/// Why a server could not be built.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// Two tool sets have a tool of this name.
+    DuplicateTool(String),
+    /// No key could be generated for sealing state.
+    Keys(KeyRingError),
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BuildError::DuplicateTool(name) => {
+                write!(f, "two tool sets have a tool named `{name}`")
+            }
+            BuildError::Keys(e) => write!(f, "cannot create the state key: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// Configures a [`Server`]; see [`Server::builder`].
+pub struct ServerBuilder<S> {
+    state: Arc<S>,
+    info: Implementation,
+    instructions: Option<String>,
+    handlers: Handlers,
+    keys: Option<KeyRing>,
+    ttl_ms: i64,
+    cache_scope: CacheScope,
+    limits: Limits,
+    /// The first tool name that two sets share.
+    duplicate: Option<String>,
+}
+
+impl<S> std::fmt::Debug for ServerBuilder<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerBuilder")
+            .field("info", &self.info)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S: Send + Sync + 'static> ServerBuilder<S> {
+    fn new(state: S) -> Self {
+        ServerBuilder {
+            state: Arc::new(state),
+            info: Implementation {
+                name: env!("CARGO_PKG_NAME").to_owned(),
+                version: env!("CARGO_PKG_VERSION").to_owned(),
+                description: None,
+                icons: None,
+                title: None,
+                website_url: None,
+                extra: Map::new(),
+            },
+            instructions: None,
+            handlers: Handlers::default(),
+            keys: None,
+            ttl_ms: 0,
+            cache_scope: CacheScope::Private,
+            limits: Limits::default(),
+            duplicate: None,
+        }
+    }
+
+    /// The name and version `serverInfo` reports.
+    pub fn info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.info.name = name.into();
+        self.info.version = version.into();
+        self
+    }
+
+    /// Guidance for the model, returned by `server/discover`.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Serves the tools of `state` (a `#[tools]` impl block or a
+    /// `tool_set!`).
+    pub fn tools(mut self) -> Self
+    where
+        S: ToolSet,
+    {
+        if let Err(name) = self.handlers.add_tools(self.state.clone()) {
+            self.duplicate.get_or_insert(name);
+        }
+        self
+    }
+
+    /// Serves the tools of another set as well, listed after those added
+    /// before it.
+    pub fn tool_set(mut self, set: impl ToolSet + 'static) -> Self {
+        if let Err(name) = self.handlers.add_tools(Arc::new(set)) {
+            self.duplicate.get_or_insert(name);
+        }
+        self
+    }
+
+    /// Serves the prompts of `state` (a `#[prompts]` impl block).
+    pub fn prompts(mut self) -> Self
+    where
+        S: PromptSet<S>,
+    {
+        self.handlers
+            .set_prompts(self.state.clone(), self.state.clone());
+        self
+    }
+
+    /// Serves the prompts of `set`, called with `state` as their server.
+    pub fn prompt_set(mut self, set: impl PromptSet<S> + 'static) -> Self {
+        self.handlers.set_prompts(self.state.clone(), Arc::new(set));
+        self
+    }
+
+    /// Serves the resources of `state` (a `#[resources]` impl block).
+    pub fn resources(mut self) -> Self
+    where
+        S: ResourceSet<S>,
+    {
+        self.handlers
+            .set_resources(self.state.clone(), self.state.clone());
+        self
+    }
+
+    /// Serves the resources of `set`, called with `state` as their server.
+    pub fn resource_set(mut self, set: impl ResourceSet<S> + 'static) -> Self {
+        self.handlers
+            .set_resources(self.state.clone(), Arc::new(set));
+        self
+    }
+
+    /// The keys that seal `requestState`. Without this, a random key is
+    /// generated at start: fine for one process, but replicas behind a load
+    /// balancer must share keys so that any of them can open the state
+    /// another sealed.
+    pub fn keys(mut self, keys: KeyRing) -> Self {
+        self.keys = Some(keys);
+        self
+    }
+
+    /// The cache hints put on the six cacheable results (default: `0` ms,
+    /// `private`).
+    pub fn cache(mut self, ttl_ms: i64, scope: CacheScope) -> Self {
+        self.ttl_ms = ttl_ms.max(0);
+        self.cache_scope = scope;
+        self
+    }
+
+    /// Replaces the default [`Limits`].
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The finished server.
+    ///
+    /// # Errors
+    ///
+    /// When two tool sets have a tool of the same name, or when no keys
+    /// were given and the operating system's random source cannot produce
+    /// one.
+    pub fn build(self) -> Result<Server, BuildError> {
+        if let Some(name) = self.duplicate {
+            return Err(BuildError::DuplicateTool(name));
+        }
+        let keys = match self.keys {
+            Some(keys) => keys,
+            None => KeyRing::generate(1).map_err(BuildError::Keys)?,
+        };
+        let validators = self
+            .handlers
+            .tools()
+            .iter()
+            .filter_map(|tool| {
+                let schema = serde_json::to_value(&tool.input_schema).ok()?;
+                Some((tool.name.clone(), jsonschema::validator_for(&schema).ok()?))
+            })
+            .collect();
+        Ok(Server {
+            inner: Arc::new(Inner {
+                validators,
+                info: self.info,
+                instructions: self.instructions,
+                handlers: self.handlers,
+                keys: Arc::new(keys),
+                bus: Bus::new(),
+                ttl_ms: self.ttl_ms,
+                cache_scope: self.cache_scope,
+                limits: self.limits,
+            }),
+        })
+    }
+}

@@ -1,0 +1,286 @@
+//! Checks every modern request must pass before it reaches a handler, in
+//! the order the spec's error precedence implies: `_meta` (-32602), then the
+//! HTTP headers against the body (-32020), then the version (-32022).
+
+use base64::Engine as _;
+use mcp_types::jsonrpc::ErrorObject;
+use mcp_types::meta;
+use mcp_types::v2026_07_28::{ClientCapabilities, LoggingLevel, ProgressToken};
+use serde_json::{Map, Value};
+
+use super::dispatch::RequestHeaders;
+
+/// What the `_meta` of a modern request says.
+#[derive(Debug)]
+pub(crate) struct RequestMeta {
+    pub(crate) version: String,
+    pub(crate) capabilities: ClientCapabilities,
+    pub(crate) progress_token: Option<ProgressToken>,
+    pub(crate) log_level: Option<LoggingLevel>,
+}
+
+/// Reads the required `_meta` keys; any problem is -32602.
+pub(crate) fn request_meta(
+    params: Option<&Map<String, Value>>,
+) -> Result<RequestMeta, ErrorObject> {
+    let Some(meta_map) = params
+        .and_then(|p| p.get("_meta"))
+        .and_then(Value::as_object)
+    else {
+        return Err(ErrorObject::invalid_params(
+            "`params._meta` is required on every request",
+        ));
+    };
+    let Some(version) = meta::protocol_version(meta_map) else {
+        return Err(ErrorObject::invalid_params(format!(
+            "`_meta` lacks `{}`",
+            meta::PROTOCOL_VERSION
+        )));
+    };
+    let capabilities = match meta::client_capabilities(meta_map) {
+        Some(Ok(capabilities)) => capabilities,
+        Some(Err(e)) => {
+            return Err(ErrorObject::invalid_params(format!(
+                "`{}` is malformed: {e}",
+                meta::CLIENT_CAPABILITIES
+            )));
+        }
+        None => {
+            return Err(ErrorObject::invalid_params(format!(
+                "`_meta` lacks `{}`",
+                meta::CLIENT_CAPABILITIES
+            )));
+        }
+    };
+    let progress_token = match meta::progress_token(meta_map) {
+        Some(Ok(token)) => Some(token),
+        Some(Err(_)) => {
+            return Err(ErrorObject::invalid_params(
+                "`progressToken` must be a string or an integer",
+            ))
+        }
+        None => None,
+    };
+    let log_level = match meta::log_level(meta_map) {
+        Some(Ok(level)) => Some(level),
+        Some(Err(_)) => {
+            return Err(ErrorObject::invalid_params(format!(
+                "`{}` is not a log level",
+                meta::LOG_LEVEL
+            )))
+        }
+        None => None,
+    };
+    Ok(RequestMeta {
+        version: version.to_owned(),
+        capabilities,
+        progress_token,
+        log_level,
+    })
+}
+
+/// Decodes a header value that may use the `=?base64?...?=` form for
+/// values that are not safe as plain header text.
+///
+/// Returns `None` when the form is used but its payload is not valid base64
+/// of UTF-8 text. A value that merely resembles the form (no closing `?=`)
+/// is taken literally.
+pub(crate) fn header_value(raw: &str) -> Option<String> {
+    let raw = raw.trim();
+    match raw
+        .strip_prefix("=?base64?")
+        .and_then(|rest| rest.strip_suffix("?="))
+    {
+        Some(encoded) => {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(encoded)
+                .ok()?;
+            String::from_utf8(bytes).ok()
+        }
+        None => Some(raw.to_owned()),
+    }
+}
+
+/// The value a header must carry for the JSON value of an argument: strings
+/// as they are, integers in decimal, booleans as `true`/`false`.
+fn header_form(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) if n.is_i64() || n.is_u64() => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// Checks `Mcp-Method`, `Mcp-Name` and the protocol-version header against
+/// the body; any difference is -32020.
+pub(crate) fn headers(
+    headers: &RequestHeaders,
+    method: &str,
+    params: Option<&Map<String, Value>>,
+    meta_version: &str,
+) -> Result<(), ErrorObject> {
+    match headers.protocol_version.as_deref().map(str::trim) {
+        Some(version) if version == meta_version => {}
+        Some(version) => {
+            return Err(ErrorObject::header_mismatch(format!(
+                "the MCP-Protocol-Version header says `{version}` but `_meta` says `{meta_version}`"
+            )))
+        }
+        None => {
+            return Err(ErrorObject::header_mismatch(
+                "the MCP-Protocol-Version header is missing",
+            ))
+        }
+    }
+    match headers.method.as_deref().map(str::trim) {
+        Some(value) if value == method => {}
+        Some(value) => {
+            return Err(ErrorObject::header_mismatch(format!(
+                "the Mcp-Method header says `{value}` but the body's method is `{method}`"
+            )))
+        }
+        None => {
+            return Err(ErrorObject::header_mismatch(
+                "the Mcp-Method header is missing",
+            ))
+        }
+    }
+    let name_key = match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        _ => None,
+    };
+    if let Some(key) = name_key {
+        let body = params.and_then(|p| p.get(key)).and_then(Value::as_str);
+        let header = headers.name.as_deref().map(header_value);
+        match (header, body) {
+            (Some(Some(header)), Some(body)) if header == body => {}
+            (None, _) => {
+                return Err(ErrorObject::header_mismatch(
+                    "the Mcp-Name header is missing",
+                ))
+            }
+            _ => {
+                return Err(ErrorObject::header_mismatch(format!(
+                    "the Mcp-Name header does not match `params.{key}`"
+                )))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks the `Mcp-Param-*` headers of a `tools/call` against the
+/// arguments, for each property of the tool's input schema that carries
+/// `x-mcp-header`; any difference is -32020.
+pub(crate) fn param_headers(
+    headers: &RequestHeaders,
+    input_schema: &Map<String, Value>,
+    arguments: Option<&Map<String, Value>>,
+) -> Result<(), ErrorObject> {
+    let Some(properties) = input_schema.get("properties").and_then(Value::as_object) else {
+        return Ok(());
+    };
+    for (property, schema) in properties {
+        let Some(name) = schema.get("x-mcp-header").and_then(Value::as_str) else {
+            continue;
+        };
+        let body = arguments
+            .and_then(|a| a.get(property))
+            .filter(|v| !v.is_null());
+        let header = headers
+            .params
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| header_value(v));
+        let matches = match (body.and_then(header_form), header) {
+            (None, None) => true,
+            (Some(body), Some(Some(header))) => body == header,
+            _ => false,
+        };
+        if !matches {
+            return Err(ErrorObject::header_mismatch(format!(
+                "the Mcp-Param-{name} header does not match argument `{property}`"
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn base64_header_values() {
+        assert_eq!(
+            header_value("=?base64?SGVsbG8=?="),
+            Some("Hello".to_owned())
+        );
+        assert_eq!(header_value("=?base64?SGVsbG8?="), None);
+        assert_eq!(header_value("=?base64?SGVs!!!bG8=?="), None);
+        assert_eq!(header_value("SGVsbG8="), Some("SGVsbG8=".to_owned()));
+        assert_eq!(
+            header_value("=?base64?SGVsbG8="),
+            Some("=?base64?SGVsbG8=".to_owned())
+        );
+        assert_eq!(header_value("  spaced  "), Some("spaced".to_owned()));
+    }
+
+    #[test]
+    fn meta_keys_are_required() {
+        let params = json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}});
+        let e = request_meta(params.as_object()).expect_err("capabilities missing");
+        assert_eq!(e.code, -32602);
+        let params = json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/logLevel": "loud"}});
+        assert_eq!(
+            request_meta(params.as_object())
+                .expect_err("bad level")
+                .code,
+            -32602
+        );
+        assert_eq!(request_meta(None).expect_err("no params").code, -32602);
+    }
+
+    #[test]
+    fn headers_must_match_the_body() {
+        let good = RequestHeaders {
+            protocol_version: Some("2026-07-28".into()),
+            method: Some("tools/call".into()),
+            name: Some(" add ".into()),
+            params: vec![("Region".into(), "eu".into())],
+        };
+        let params = json!({"name": "add", "arguments": {"region": "eu"}});
+        assert!(headers(&good, "tools/call", params.as_object(), "2026-07-28").is_ok());
+        let mut wrong = good.clone();
+        wrong.method = Some("TOOLS/CALL".into());
+        assert_eq!(
+            headers(&wrong, "tools/call", params.as_object(), "2026-07-28")
+                .expect_err("case")
+                .code,
+            -32020
+        );
+        let mut missing = good.clone();
+        missing.name = None;
+        assert!(headers(&missing, "tools/call", params.as_object(), "2026-07-28").is_err());
+        let schema =
+            json!({"properties": {"region": {"type": "string", "x-mcp-header": "Region"}}});
+        let arguments = json!({"region": "eu"});
+        assert!(param_headers(
+            &good,
+            schema.as_object().unwrap_or(&Map::new()),
+            arguments.as_object()
+        )
+        .is_ok());
+        let arguments = json!({"region": "us"});
+        assert!(param_headers(
+            &good,
+            schema.as_object().unwrap_or(&Map::new()),
+            arguments.as_object()
+        )
+        .is_err());
+    }
+}

@@ -1,0 +1,305 @@
+//! Streamable HTTP: one POST endpoint answering with JSON or with an SSE
+//! stream, stateless, so any replica can answer any request.
+//!
+//! [`router`] is an axum `Router` (a tower service) to mount in an
+//! application of your own; [`serve`] binds and runs one.
+
+use std::future::Future;
+use std::net::SocketAddr;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::Router;
+use mcp_types::jsonrpc::ErrorObject;
+use serde_json::Value;
+
+use std::sync::Arc;
+
+use crate::server::{Outcome, RequestHeaders, Server, Sessions, LEGACY_VERSIONS};
+
+const SESSION_HEADER: &str = "mcp-session-id";
+
+/// Which `Host` and `Origin` hostnames the endpoint accepts, against DNS
+/// rebinding. The default is loopback only.
+#[derive(Clone, Debug)]
+pub struct HttpConfig {
+    /// Accepted hostnames (without port), compared case-insensitively.
+    pub allowed_hosts: Vec<String>,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            allowed_hosts: ["localhost", "127.0.0.1", "[::1]", "::1"]
+                .map(str::to_owned)
+                .to_vec(),
+        }
+    }
+}
+
+#[derive(Clone)]
+struct App {
+    server: Server,
+    config: HttpConfig,
+    sessions: Arc<Sessions>,
+}
+
+/// Most legacy sessions one endpoint keeps at once.
+const MAX_SESSIONS: usize = 10_000;
+
+/// An axum router serving `server` at `path` (POST; GET and DELETE answer
+/// 405).
+pub fn router(server: Server, path: &str, config: HttpConfig) -> Router {
+    let limit = server.limits().max_message_bytes;
+    Router::new()
+        .route(
+            path,
+            post(handle_post).get(not_allowed).delete(handle_delete),
+        )
+        .layer(DefaultBodyLimit::max(limit))
+        .with_state(App {
+            server,
+            config,
+            sessions: Arc::new(Sessions::new(MAX_SESSIONS)),
+        })
+}
+
+/// Serves `server` at `http://{addr}/mcp` until `shutdown` completes, then
+/// stops accepting and lets requests in flight finish.
+///
+/// # Errors
+///
+/// When the address cannot be bound.
+pub async fn serve(
+    server: Server,
+    addr: SocketAddr,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let app = router(server, "/mcp", HttpConfig::default());
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
+async fn not_allowed() -> Response {
+    let mut response = StatusCode::METHOD_NOT_ALLOWED.into_response();
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("POST"));
+    response
+}
+
+/// The hostname of a `Host` value or of an origin's authority.
+fn hostname(authority: &str) -> &str {
+    if authority.starts_with('[') {
+        return authority
+            .find(']')
+            .map_or(authority, |end| &authority[..=end]);
+    }
+    match authority.rsplit_once(':') {
+        Some((host, port)) if port.chars().all(|c| c.is_ascii_digit()) && !host.contains(':') => {
+            host
+        }
+        _ => authority,
+    }
+}
+
+fn allowed(config: &HttpConfig, host: &str) -> bool {
+    config
+        .allowed_hosts
+        .iter()
+        .any(|h| h.eq_ignore_ascii_case(host))
+}
+
+/// Refuses requests whose `Host` or `Origin` is not an allowed hostname.
+fn check_origin(config: &HttpConfig, headers: &HeaderMap) -> Result<(), String> {
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    if !allowed(config, hostname(host.trim())) {
+        return Err(format!("host `{host}` is not allowed"));
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let origin = origin.to_str().unwrap_or("");
+        let authority = origin.split_once("://").map_or("", |(_, rest)| rest);
+        let authority = authority.split('/').next().unwrap_or("");
+        if !allowed(config, hostname(authority)) {
+            return Err(format!("origin `{origin}` is not allowed"));
+        }
+    }
+    Ok(())
+}
+
+fn header(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+}
+
+fn request_headers(headers: &HeaderMap) -> RequestHeaders {
+    let params = headers
+        .iter()
+        .filter_map(|(name, value)| {
+            let name = name.as_str().strip_prefix("mcp-param-")?;
+            Some((name.to_owned(), value.to_str().ok()?.to_owned()))
+        })
+        .collect();
+    RequestHeaders {
+        protocol_version: header(headers, "mcp-protocol-version"),
+        method: header(headers, "mcp-method"),
+        name: header(headers, "mcp-name"),
+        params,
+    }
+}
+
+fn json_response(status: u16, message: &Value) -> Response {
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        message.to_string(),
+    )
+        .into_response()
+}
+
+/// Whether a request belongs to the handshake era: no version header, or
+/// a legacy version.
+fn is_legacy(headers: &HeaderMap) -> bool {
+    match header(headers, "mcp-protocol-version") {
+        None => true,
+        Some(version) => LEGACY_VERSIONS.contains(&version.trim()),
+    }
+}
+
+async fn handle_post(State(app): State<App>, headers: HeaderMap, body: Bytes) -> Response {
+    if let Err(reason) = check_origin(&app.config, &headers) {
+        let error = ErrorObject::invalid_request(reason);
+        return json_response(403, &crate::server::error_message(None, &error));
+    }
+    if is_legacy(&headers) {
+        return handle_legacy(&app, &headers, &body).await;
+    }
+    let mcp_headers = request_headers(&headers);
+    respond(app.server.handle_bytes(&body, Some(&mcp_headers)).await)
+}
+
+async fn handle_legacy(app: &App, headers: &HeaderMap, body: &Bytes) -> Response {
+    let value: Value = match serde_json::from_slice(body) {
+        Ok(value) => value,
+        Err(e) => {
+            return json_response(
+                400,
+                &crate::server::error_message(None, &ErrorObject::parse_error(e.to_string())),
+            )
+        }
+    };
+    let initialize = value.get("method").and_then(Value::as_str) == Some("initialize");
+    let session = match header(headers, SESSION_HEADER) {
+        Some(id) => match app.sessions.get(id.trim()) {
+            Some(session) => Some(session),
+            None if initialize => None,
+            None => {
+                let error = ErrorObject::invalid_request("unknown or ended session");
+                return json_response(404, &crate::server::error_message(None, &error));
+            }
+        },
+        None if initialize => None,
+        None => {
+            let error = ErrorObject::invalid_request(
+                "the Mcp-Session-Id header is required after initialize",
+            );
+            return json_response(400, &crate::server::error_message(None, &error));
+        }
+    };
+    let (outcome, created) = app.server.handle_legacy(value, session).await;
+    let mut response = respond(outcome);
+    if let Some(session) = created {
+        if !app.sessions.insert(session.clone()) {
+            let error = ErrorObject::internal_error("too many sessions");
+            return json_response(503, &crate::server::error_message(None, &error));
+        }
+        if let Ok(value) = HeaderValue::from_str(session.id()) {
+            response.headers_mut().insert(SESSION_HEADER, value);
+        }
+    }
+    response
+}
+
+async fn handle_delete(State(app): State<App>, headers: HeaderMap) -> Response {
+    if check_origin(&app.config, &headers).is_err() {
+        return StatusCode::FORBIDDEN.into_response();
+    }
+    match header(&headers, SESSION_HEADER) {
+        Some(id) if app.sessions.remove(id.trim()) => StatusCode::OK.into_response(),
+        Some(_) => StatusCode::NOT_FOUND.into_response(),
+        None => not_allowed().await,
+    }
+}
+
+/// Turns an outcome into a response: JSON, 202, or an SSE stream whose
+/// end (or the client's departure) cancels the handler.
+fn respond(outcome: Outcome) -> Response {
+    match outcome {
+        Outcome::Reply { status, message } => json_response(status, &message),
+        Outcome::Accepted => StatusCode::ACCEPTED.into_response(),
+        Outcome::Stream { messages, guard } => {
+            let events = futures_util::stream::unfold(
+                (messages, guard),
+                |(mut messages, guard)| async move {
+                    let message = messages.recv().await?;
+                    let event = Bytes::from(format!("data: {message}\n\n"));
+                    Some((Ok::<_, std::convert::Infallible>(event), (messages, guard)))
+                },
+            );
+            (
+                StatusCode::OK,
+                [
+                    (header::CONTENT_TYPE, "text/event-stream"),
+                    (header::CACHE_CONTROL, "no-cache"),
+                ],
+                Body::from_stream(events),
+            )
+                .into_response()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hostnames() {
+        assert_eq!(hostname("127.0.0.1:8080"), "127.0.0.1");
+        assert_eq!(hostname("[::1]:80"), "[::1]");
+        assert_eq!(hostname("localhost"), "localhost");
+        assert_eq!(hostname("evil.example.com"), "evil.example.com");
+    }
+
+    #[test]
+    fn rebinding_is_refused() {
+        let config = HttpConfig::default();
+        let mut headers = HeaderMap::new();
+        headers.insert(header::HOST, HeaderValue::from_static("127.0.0.1:9000"));
+        assert!(check_origin(&config, &headers).is_ok());
+        headers.insert(
+            header::ORIGIN,
+            HeaderValue::from_static("http://127.0.0.1:9000"),
+        );
+        assert!(check_origin(&config, &headers).is_ok());
+        headers.insert(
+            header::ORIGIN,
+            HeaderValue::from_static("http://evil.example.com"),
+        );
+        assert!(check_origin(&config, &headers).is_err());
+        headers.insert(header::HOST, HeaderValue::from_static("evil.example.com"));
+        headers.remove(header::ORIGIN);
+        assert!(check_origin(&config, &headers).is_err());
+    }
+}

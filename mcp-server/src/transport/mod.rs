@@ -1,0 +1,5 @@
+//! Transports: they move bytes between a peer and a [`Server`](crate::Server)
+//! and hold no protocol logic of their own.
+
+pub mod http;
+pub mod stdio;

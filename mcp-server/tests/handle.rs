@@ -1,0 +1,222 @@
+//! Handles: shape, entropy, typed decoding, and the store's lifetime rules.
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use mcp_server::handle::{
+    Handle, HandleError, HandleKind, HandleStore, ParseHandleError, HANDLE_TEXT_LEN,
+};
+
+#[derive(Clone, Debug, PartialEq)]
+struct Note {
+    text: String,
+}
+mcp_server::handle_kind!(Note, prefix = "note", ttl_secs = 60);
+
+enum Session {}
+impl HandleKind for Session {
+    const PREFIX: &'static str = "sess";
+    const TTL: Duration = Duration::from_secs(1800);
+}
+
+/// A prefix that starts like another kind's.
+enum NoteBook {}
+mcp_server::handle_kind!(NoteBook, prefix = "note2", ttl_secs = 60);
+
+fn note(text: &str) -> Note {
+    Note { text: text.into() }
+}
+
+fn is_base64url(text: &str) -> bool {
+    text.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+#[test]
+fn handles_have_the_prefix_and_length() {
+    let handle = Handle::<Note>::mint().expect("random source");
+    let text = handle.to_string();
+    let body = text.strip_prefix("note_").expect("prefix");
+    assert_eq!(HANDLE_TEXT_LEN, 32);
+    assert_eq!(body.len(), HANDLE_TEXT_LEN);
+    assert!(is_base64url(body), "{text}");
+    let session = Handle::<Session>::mint()
+        .expect("random source")
+        .to_string();
+    assert!(session.starts_with("sess_"));
+    assert_eq!(session.len(), 5 + HANDLE_TEXT_LEN);
+}
+
+#[test]
+fn a_thousand_handles_are_distinct() {
+    let texts: HashSet<String> = (0..1000)
+        .map(|_| Handle::<Note>::mint().expect("random source").to_string())
+        .collect();
+    assert_eq!(texts.len(), 1000);
+}
+
+#[test]
+fn text_round_trip_and_serde() {
+    let handle = Handle::<Note>::mint().expect("random source");
+    let text = handle.to_string();
+    assert_eq!(text.parse::<Handle<Note>>(), Ok(handle));
+    let json = serde_json::to_value(handle).expect("serializes");
+    assert_eq!(json, serde_json::Value::String(text.clone()));
+    let back: Handle<Note> = serde_json::from_value(json).expect("deserializes");
+    assert_eq!(back, handle);
+    // Debug shows only the start.
+    let debug = format!("{handle:?}");
+    assert!(
+        debug.starts_with("Handle(note_") && debug.chars().count() < 20,
+        "{debug}"
+    );
+    assert!(!debug.contains(&text[5..]));
+}
+
+#[test]
+fn decoding_refuses_other_kinds_and_shapes() {
+    let note = Handle::<Note>::mint().expect("random source").to_string();
+    let body = &note[5..];
+    let prefix = ParseHandleError::Prefix { expected: "sess" };
+    assert_eq!(note.parse::<Handle<Session>>(), Err(prefix.clone()));
+    assert_eq!(
+        format!("note2_{body}").parse::<Handle<Note>>(),
+        Err(ParseHandleError::Prefix { expected: "note" })
+    );
+    assert_eq!(
+        note.parse::<Handle<NoteBook>>(),
+        Err(ParseHandleError::Prefix { expected: "note2" })
+    );
+    let length = ParseHandleError::Length { kind: "note" };
+    for bad in [
+        format!("note_{}", &body[1..]),
+        format!("note_{body}A"),
+        "note_".to_string(),
+        format!("note__{body}"),
+    ] {
+        assert_eq!(bad.parse::<Handle<Note>>(), Err(length.clone()), "{bad}");
+    }
+    for bad in [
+        format!("note_{}+", &body[1..]),
+        format!("note_{}=", &body[1..]),
+        format!("note_{}/", &body[1..]),
+        format!("note_{} ", &body[1..]),
+        format!("note_{}é", &body[2..]),
+    ] {
+        assert_eq!(
+            bad.parse::<Handle<Note>>(),
+            Err(ParseHandleError::Character),
+            "{bad}"
+        );
+    }
+    for bad in ["", "note", "NOTE_", "Note_x", " note_"] {
+        assert!(bad.parse::<Handle<Note>>().is_err(), "{bad}");
+    }
+    let from_json = serde_json::from_str::<Handle<Session>>(&format!("\"{note}\""));
+    let message = from_json.expect_err("wrong kind").to_string();
+    assert!(
+        message.contains("expected a handle starting with `sess_`"),
+        "{message}"
+    );
+    assert!(serde_json::from_str::<Handle<Note>>("42").is_err());
+}
+
+#[test]
+fn json_schema_is_a_string_with_a_pattern() {
+    let schema = schemars::schema_for!(Handle<Note>);
+    let value = serde_json::to_value(&schema).expect("schema is JSON");
+    assert_eq!(value["type"], "string");
+    assert_eq!(value["pattern"], "^note_[A-Za-z0-9_-]{32}$");
+}
+
+#[test]
+fn store_get_with_and_remove() {
+    let store: HandleStore<Note, Note> = HandleStore::new(10);
+    let handle = store.insert(None, note("hello")).expect("room");
+    assert_eq!(store.get(&handle, None), Ok(note("hello")));
+    store
+        .with(&handle, None, |n| n.text.push('!'))
+        .expect("known");
+    assert_eq!(store.remove(&handle, None), Ok(note("hello!")));
+    assert_eq!(
+        store.get(&handle, None),
+        Err(HandleError::Unknown { kind: "note" })
+    );
+    assert!(store.is_empty());
+    let stranger = Handle::<Note>::mint().expect("random source");
+    assert_eq!(
+        store.get(&stranger, None),
+        Err(HandleError::Unknown { kind: "note" })
+    );
+}
+
+#[test]
+fn store_answers_only_the_owner() {
+    let store: HandleStore<Note, Note> = HandleStore::new(10);
+    let handle = store.insert(Some("alice"), note("secret")).expect("room");
+    let unknown = Err(HandleError::Unknown { kind: "note" });
+    assert_eq!(store.get(&handle, Some("bob")), unknown);
+    assert_eq!(store.get(&handle, None), unknown);
+    assert_eq!(store.remove(&handle, Some("bob")), unknown);
+    assert_eq!(store.get(&handle, Some("alice")), Ok(note("secret")));
+    let anonymous = store.insert(None, note("open")).expect("room");
+    assert_eq!(store.get(&anonymous, Some("alice")), unknown);
+}
+
+#[test]
+fn store_expiry() {
+    let store: HandleStore<Note, Note> = HandleStore::new(10);
+    let t0 = Instant::now();
+    let handle = store.insert_at(None, note("a"), t0).expect("room");
+    let just_before = t0 + Duration::from_secs(60) - Duration::from_millis(1);
+    assert_eq!(
+        store.with_at(&handle, None, just_before, |n| n.clone()),
+        Ok(note("a"))
+    );
+    let at_expiry = t0 + Duration::from_secs(60);
+    assert_eq!(
+        store.with_at(&handle, None, at_expiry, |n| n.clone()),
+        Err(HandleError::Expired { kind: "note" })
+    );
+    // An expired entry is dropped when met.
+    assert!(store.is_empty());
+    assert_eq!(
+        store.with_at(&handle, None, at_expiry, |_| ()),
+        Err(HandleError::Unknown { kind: "note" })
+    );
+    let handle = store.insert_at(None, note("b"), t0).expect("room");
+    assert_eq!(
+        store.remove_at(&handle, None, at_expiry),
+        Err(HandleError::Expired { kind: "note" })
+    );
+}
+
+#[test]
+fn store_is_bounded_and_reuses_expired_slots() {
+    let store: HandleStore<Note, Note> = HandleStore::new(2);
+    let t0 = Instant::now();
+    store.insert_at(None, note("a"), t0).expect("room");
+    let b = store
+        .insert_at(None, note("b"), t0 + Duration::from_secs(30))
+        .expect("room");
+    assert_eq!(
+        store.insert_at(None, note("c"), t0 + Duration::from_secs(59)),
+        Err(HandleError::Full { kind: "note" })
+    );
+    // The first entry expired: its slot is reused, the second stays.
+    let c = store
+        .insert_at(None, note("c"), t0 + Duration::from_secs(60))
+        .expect("an expired entry makes room");
+    assert_eq!(store.len(), 2);
+    let now = t0 + Duration::from_secs(61);
+    assert_eq!(store.with_at(&b, None, now, |n| n.clone()), Ok(note("b")));
+    assert_eq!(store.with_at(&c, None, now, |n| n.clone()), Ok(note("c")));
+}
+
+#[test]
+fn errors_tell_the_model_what_to_do() {
+    let unknown = HandleError::Unknown { kind: "note" }.to_string();
+    assert!(unknown.contains("create a new one"), "{unknown}");
+    let expired = HandleError::Expired { kind: "note" }.to_string();
+    assert_eq!(expired, "the `note` handle has expired: create a new one");
+}

@@ -1,0 +1,10 @@
+use mcp_server::ElicitForm;
+
+/// Name?
+#[derive(ElicitForm)]
+struct Person {
+    #[form(title = "Name", title = "Full name")]
+    name: String,
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use mcp_server::ElicitForm;
+
+/// Contact?
+#[derive(ElicitForm)]
+struct Contact {
+    #[form(format = "phone")]
+    phone: String,
+}
+
+fn main() {}

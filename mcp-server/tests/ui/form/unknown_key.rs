@@ -1,0 +1,10 @@
+use mcp_server::ElicitForm;
+
+/// Name?
+#[derive(ElicitForm)]
+struct Person {
+    #[form(label = "Name")]
+    name: String,
+}
+
+fn main() {}

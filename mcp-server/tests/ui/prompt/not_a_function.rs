@@ -1,0 +1,9 @@
+use mcp_server::prompt;
+
+/// Only functions can be prompts.
+#[prompt]
+struct Greeting {
+    text: String,
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use mcp_server::RequestState;
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, Deserialize, RequestState)]
+struct Checkout {
+    #[state]
+    order_id: String,
+}
+
+fn main() {}

@@ -1,0 +1,11 @@
+use mcp_server::RequestState;
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, Deserialize, RequestState)]
+struct Checkout {
+    #[state(bind)]
+    #[state(bind)]
+    order_id: String,
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use mcp_server::RequestState;
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, Deserialize, RequestState)]
+#[state(ttl = 30)]
+struct Checkout {
+    order_id: String,
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use mcp_server::tool;
+
+#[tool]
+fn shout(text: &str) -> String {
+    text.to_uppercase()
+}
+
+fn main() {}

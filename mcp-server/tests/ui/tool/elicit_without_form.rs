@@ -1,0 +1,9 @@
+use mcp_server::elicit::Elicit;
+use mcp_server::tool;
+
+#[tool]
+fn go(proceed: Elicit) -> bool {
+    true
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use mcp_server::tool;
+
+#[tool(name = "")]
+fn nameless() {}
+
+fn main() {}

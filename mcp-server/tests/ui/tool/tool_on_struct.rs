@@ -1,0 +1,8 @@
+use mcp_server::tool;
+
+#[tool]
+struct Weather {
+    city: String,
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use mcp_server::tools;
+
+#[tools]
+fn ping() {}
+
+fn main() {}

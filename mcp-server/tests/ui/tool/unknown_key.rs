@@ -1,0 +1,8 @@
+use mcp_server::tool;
+
+#[tool(nmae = "add")]
+fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+fn main() {}

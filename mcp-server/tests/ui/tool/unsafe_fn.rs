@@ -1,0 +1,6 @@
+use mcp_server::tool;
+
+#[tool]
+unsafe fn poke() {}
+
+fn main() {}
