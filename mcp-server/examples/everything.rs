@@ -12,6 +12,7 @@ use mcp_server::__private::mcp_types::v2026_07_28::{
     BlobResourceContents, ClientCapabilities, ContentBlock, InputRequiredResult, LoggingLevel,
     PromptMessage, TextResourceContents,
 };
+use mcp_server::completion::{CompletionRequest, Reference};
 use mcp_server::elicit::Elicit;
 use mcp_server::notify::Change;
 use mcp_server::prompt::PromptOutput;
@@ -728,6 +729,25 @@ fn text(uri: &str, mime_type: &str, text: &str) -> TextResourceContents {
     }
 }
 
+/// Suggestions for `test_prompt_with_arguments` and the template's `id`:
+/// the known values that start with what the user typed.
+fn complete(request: &CompletionRequest) -> Vec<String> {
+    let known: &[&str] = match (&request.reference, request.argument.as_str()) {
+        (Reference::Prompt(name), "arg1" | "arg2") if name == "test_prompt_with_arguments" => {
+            &["test", "testValue1", "testValue2", "other"]
+        }
+        (Reference::Resource(uri), "id") if uri == "test://template/{id}/data" => {
+            &["1", "2", "123"]
+        }
+        _ => &[],
+    };
+    known
+        .iter()
+        .filter(|v| v.starts_with(&request.value))
+        .map(|v| (*v).to_owned())
+        .collect()
+}
+
 fn server() -> Result<Server, mcp_server::BuildError> {
     Server::builder(Everything)
         .info("mcp-toolkit-everything", env!("CARGO_PKG_VERSION"))
@@ -737,6 +757,7 @@ fn server() -> Result<Server, mcp_server::BuildError> {
         .tool_set(SchemaTool)
         .prompts()
         .resources()
+        .completion(complete)
         .build()
 }
 

@@ -1,12 +1,54 @@
-//! Server runtime for the Model Context Protocol.
+//! Server runtime for the Model Context Protocol: write tools, prompts and
+//! resources as plain Rust functions, and serve them over stdio or
+//! Streamable HTTP to clients of both protocol eras.
 //!
-//! This crate holds what the `mcp-derive` macros expand to (tool, prompt and
-//! resource definitions, elicitation forms, sealed request state and
-//! handles) and, later, the router and transports that serve them.
+//! ```no_run
+//! use mcp_server::transport::stdio;
+//! use mcp_server::{tool, tools, Server};
+//!
+//! struct Calculator;
+//!
+//! #[tools]
+//! impl Calculator {
+//!     /// Adds two numbers.
+//!     #[tool(read_only)]
+//!     fn add(
+//!         &self,
+//!         /// The first number.
+//!         a: i64,
+//!         /// The second number.
+//!         b: i64,
+//!     ) -> i64 {
+//!         a + b
+//!     }
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let server = Server::builder(Calculator).info("calculator", "1.0.0").tools().build()?;
+//!     stdio::serve(server).await?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! - [`tool`](macro@tool), [`prompt`](macro@prompt) and [`resource`](macro@resource) turn functions into handlers;
+//!   [`tools`], [`prompts`] and [`resources`] group the methods of an `impl`
+//!   block. Their attribute references are in the [`tool`](mod@tool),
+//!   [`prompt`](mod@prompt) and [`resource`](mod@resource) modules.
+//! - [`Server`] validates each request (`_meta`, HTTP headers, version,
+//!   capabilities), dispatches it, and shapes the result; the
+//!   [`transport`] modules only move bytes.
+//! - [`state`] seals what a multi-round request carries between rounds;
+//!   [`handle`] names state that spans calls; [`elicit`] asks the user for
+//!   input declaratively.
+//! - A request that carries the modern `_meta` is served statelessly; a
+//!   client that opens with `initialize` gets a legacy session, and the
+//!   `input_required` answers of the handlers become real requests to it.
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod completion;
 pub mod context;
 pub mod elicit;
 pub mod handle;

@@ -12,6 +12,7 @@ use tokio::sync::mpsc;
 
 use super::validate::{self, RequestMeta};
 use super::{listen, pages, Server, MODERN_VERSIONS};
+use crate::completion::{self, CompletionRequest};
 use crate::context::Context;
 use crate::notify::Notifier;
 use crate::prompt::PromptOutput;
@@ -194,7 +195,9 @@ impl Server {
             "resources/read" if handlers.has_resources() => {
                 self.run(id, method, params, meta, headers).await
             }
-            "completion/complete" => self.run(id, method, params, meta, headers).await,
+            "completion/complete" if self.inner.completer.is_some() => {
+                self.run(id, method, params, meta, headers).await
+            }
             _ => error_reply(Some(&id), 404, ErrorObject::method_not_found(&method)),
         }
     }
@@ -367,8 +370,13 @@ impl Server {
                 }
             }
             "completion/complete" => {
-                let _params: v::CompleteRequestParams = decode(params)?;
-                Ok(json!({ "completion": { "values": [], "total": 0, "hasMore": false } }))
+                let params: v::CompleteRequestParams = decode(params)?;
+                let Some(completer) = &self.inner.completer else {
+                    return Err(ErrorObject::method_not_found("completion/complete"));
+                };
+                Ok(completion::result(
+                    completer.complete(&CompletionRequest::from_params(params)),
+                ))
             }
             other => Err(ErrorObject::method_not_found(other)),
         }

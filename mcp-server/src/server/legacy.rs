@@ -292,7 +292,10 @@ impl Server {
             Err(e) => return (fail(Some(id), e), None),
         };
         let handlers = &self.inner.handlers;
-        let mut capabilities = json!({ "completions": {}, "logging": {} });
+        let mut capabilities = json!({ "logging": {} });
+        if self.inner.completer.is_some() {
+            capabilities["completions"] = json!({});
+        }
         if handlers.has_tools() {
             capabilities["tools"] = json!({ "listChanged": true });
         }

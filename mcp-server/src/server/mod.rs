@@ -19,6 +19,7 @@ pub(crate) use handlers::Handlers;
 pub(crate) use legacy::Sessions;
 pub use legacy::{Session, LEGACY_VERSIONS};
 
+use crate::completion::Completer;
 use crate::notify::{Bus, Change};
 use crate::prompt::PromptSet;
 use crate::resource::ResourceSet;
@@ -73,6 +74,7 @@ pub(crate) struct Inner {
     pub(crate) ttl_ms: i64,
     pub(crate) cache_scope: CacheScope,
     pub(crate) limits: Limits,
+    pub(crate) completer: Option<Box<dyn Completer>>,
     /// Compiled input schemas, by tool name, checked before each call.
     pub(crate) validators: std::collections::HashMap<String, jsonschema::Validator>,
 }
@@ -129,6 +131,7 @@ pub struct ServerBuilder<S> {
     ttl_ms: i64,
     cache_scope: CacheScope,
     limits: Limits,
+    completer: Option<Box<dyn Completer>>,
     /// The first tool name that two sets share.
     duplicate: Option<String>,
 }
@@ -160,6 +163,7 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
             ttl_ms: 0,
             cache_scope: CacheScope::Private,
             limits: Limits::default(),
+            completer: None,
             duplicate: None,
         }
     }
@@ -248,6 +252,13 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
         self
     }
 
+    /// Answers `completion/complete` with `completer` and advertises the
+    /// `completions` capability; without one the method is not offered.
+    pub fn completion(mut self, completer: impl Completer + 'static) -> Self {
+        self.completer = Some(Box::new(completer));
+        self
+    }
+
     /// Replaces the default [`Limits`].
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
@@ -289,6 +300,7 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
                 ttl_ms: self.ttl_ms,
                 cache_scope: self.cache_scope,
                 limits: self.limits,
+                completer: self.completer,
             }),
         })
     }
