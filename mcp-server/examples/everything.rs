@@ -5,6 +5,11 @@
 //! cargo run -p mcp-server --example everything -- --http 127.0.0.1:3000   # endpoint /mcp
 //! cargo run -p mcp-server --example everything -- --stdio
 //! ```
+//!
+//! Sealed `requestState` is opened with the keys in `MCP_STATE_KEYS` when it
+//! is set (see [`state_keys`]), so that replicas behind a load balancer can
+//! each finish a flow another one started. Without it every process makes
+//! up a key of its own.
 
 use std::time::{Duration, SystemTime};
 
@@ -16,7 +21,7 @@ use mcp_server::completion::{CompletionRequest, Reference};
 use mcp_server::elicit::Elicit;
 use mcp_server::notify::Change;
 use mcp_server::prompt::PromptOutput;
-use mcp_server::state::{Binding, StateError};
+use mcp_server::state::{Binding, KeyRing, StateError, KEY_LEN};
 use mcp_server::tool::{ToolError, ToolOutput, ToolSet};
 use mcp_server::transport::{http, stdio};
 use mcp_server::{
@@ -748,8 +753,65 @@ fn complete(request: &CompletionRequest) -> Vec<String> {
         .collect()
 }
 
-fn server() -> Result<Server, mcp_server::BuildError> {
-    Server::builder(Everything)
+/// The variable [`state_keys`] reads.
+const STATE_KEYS_VAR: &str = "MCP_STATE_KEYS";
+
+/// The sealing keys named by `MCP_STATE_KEYS`, or `None` when it is unset.
+///
+/// The value is a comma-separated list of `[ID:]HEX` entries: `HEX` is a
+/// 32-byte key as 64 hex digits and `ID` its id (1 when left out). The first
+/// entry seals new state; the others only open state sealed before a
+/// rotation. Every replica must get the same value, for example
+/// `MCP_STATE_KEYS=2:$(openssl rand -hex 32)`.
+fn state_keys() -> Result<Option<KeyRing>, String> {
+    let Some(value) = std::env::var_os(STATE_KEYS_VAR) else {
+        return Ok(None);
+    };
+    let value = value
+        .into_string()
+        .map_err(|_| format!("{STATE_KEYS_VAR} is not UTF-8"))?;
+    let mut keys = value.split(',').map(|entry| {
+        let entry = entry.trim();
+        let (id, hex) = entry.split_once(':').unwrap_or(("1", entry));
+        let id: u32 = id
+            .parse()
+            .map_err(|_| format!("{STATE_KEYS_VAR}: `{id}` is not a key id"))?;
+        let key = key_bytes(hex)
+            .ok_or_else(|| format!("{STATE_KEYS_VAR}: key {id} is not 64 hex digits"))?;
+        Ok::<_, String>((id, key))
+    });
+    let (id, key) = keys
+        .next()
+        .unwrap_or_else(|| Err(format!("{STATE_KEYS_VAR} names no key")))?;
+    let mut ring = KeyRing::new(id, key);
+    for entry in keys {
+        let (id, key) = entry?;
+        ring = ring
+            .with_previous(id, key)
+            .map_err(|e| format!("{STATE_KEYS_VAR}: {e}"))?;
+    }
+    Ok(Some(ring))
+}
+
+/// The bytes of a key written as hex digits.
+fn key_bytes(hex: &str) -> Option<[u8; KEY_LEN]> {
+    if hex.len() != 2 * KEY_LEN || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let mut key = [0; KEY_LEN];
+    for (byte, pair) in key.iter_mut().zip(hex.as_bytes().chunks(2)) {
+        *byte = u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()?;
+    }
+    Some(key)
+}
+
+/// The server, sealing state with `keys` or, without them, a random key.
+fn server(keys: Option<KeyRing>) -> Result<Server, mcp_server::BuildError> {
+    let builder = match keys {
+        Some(keys) => Server::builder(Everything).keys(keys),
+        None => Server::builder(Everything),
+    };
+    builder
         .info("mcp-toolkit-everything", env!("CARGO_PKG_VERSION"))
         .instructions("A fixture server exercising every feature of the protocol.")
         .tools()
@@ -764,7 +826,7 @@ fn server() -> Result<Server, mcp_server::BuildError> {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let server = server()?;
+    let server = server(state_keys()?)?;
     match args
         .iter()
         .map(String::as_str)

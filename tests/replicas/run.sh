@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# Scale-out check: three `everything` processes behind nginx, balanced round
+# robin, complete multi-round (MRTR) flows whose rounds each land on another
+# replica. The replicas share nothing but the sealing key (MCP_STATE_KEYS);
+# the state of a flow travels in the sealed requestState. Then the same
+# flows against replicas holding different keys must be refused.
+#
+# usage: tests/replicas/run.sh [FLOWS]   (default: 30)
+# Needs nginx (Debian package `nginx`; .ci/run installs it), python3 and the
+# Rust toolchain. Everything listens on 127.0.0.1 and lives in a temp dir.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+flows="${1:-30}"
+
+nginx="$(command -v nginx || echo /usr/sbin/nginx)"
+if [ ! -x "$nginx" ]; then
+    echo "replicas: nginx not found; install the Debian package nginx" >&2
+    exit 1
+fi
+(cd "$root" && cargo build --quiet --locked -p mcp-server --example everything)
+server="$(cd "$root" && realpath "${CARGO_TARGET_DIR:-target}")/debug/examples/everything"
+
+work="$(mktemp -d)"
+# nginx workers run as an unprivileged user when started by root; they
+# need to reach the prefix.
+chmod 755 "$work"
+pids=()
+stop() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    pids=()
+}
+trap 'stop; rm -rf "$work"' EXIT
+trap 'exit 1' INT TERM HUP PIPE
+
+free_ports() {
+    python3 -c '
+import socket, sys
+socks = [socket.socket() for _ in range(int(sys.argv[1]))]
+for s in socks: s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in socks))' "$1"
+}
+
+wait_port() {
+    for _ in $(seq 1 100); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+        sleep 0.1
+    done
+    echo "replicas: nothing listens on 127.0.0.1:$1" >&2
+    return 1
+}
+
+# deploy NAME KEY KEY KEY: three replicas, one key each, behind a fresh
+# nginx; sets $url to the balanced endpoint.
+deploy() {
+    local name="$1" ports port i prefix="$work/$1"
+    shift
+    mkdir -p "$prefix"
+    read -r -a ports < <(free_ports 4)
+    for i in 0 1 2; do
+        MCP_STATE_KEYS="$1" "$server" --http "127.0.0.1:${ports[$i]}" 2>"$prefix/replica-$i.log" &
+        pids+=($!)
+        shift
+    done
+    cat >"$prefix/nginx.conf" <<EOF
+worker_processes 1;
+daemon off;
+pid $prefix/nginx.pid;
+error_log $prefix/error.log warn;
+events { worker_connections 64; }
+http {
+    log_format replicas '\$remote_addr "\$request" \$status upstream=\$upstream_addr';
+    access_log $prefix/access.log replicas;
+    client_body_temp_path $prefix/client_body;
+    proxy_temp_path $prefix/proxy;
+    fastcgi_temp_path $prefix/fastcgi;
+    uwsgi_temp_path $prefix/uwsgi;
+    scgi_temp_path $prefix/scgi;
+    upstream mcp {
+        server 127.0.0.1:${ports[0]};
+        server 127.0.0.1:${ports[1]};
+        server 127.0.0.1:${ports[2]};
+    }
+    server {
+        listen 127.0.0.1:${ports[3]};
+        location = /mcp {
+            proxy_pass http://mcp;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            # The replicas check Host against DNS rebinding: pass the
+            # client's on rather than the upstream's name.
+            proxy_set_header Host \$host;
+            # Answers may be SSE streams: forward each event at once.
+            proxy_buffering off;
+            proxy_read_timeout 60s;
+            # Names the replica that answered, for the test only.
+            add_header X-Mcp-Replica \$upstream_addr always;
+        }
+    }
+}
+EOF
+    "$nginx" -p "$prefix" -c "$prefix/nginx.conf" -e "$prefix/error.log" &
+    pids+=($!)
+    for port in "${ports[@]}"; do
+        wait_port "$port" || { tail -n 20 "$prefix"/*.log >&2; return 1; }
+    done
+    url="http://127.0.0.1:${ports[3]}/mcp"
+    echo "$name: 3 replicas behind nginx at $url"
+}
+
+key() { python3 -c 'import secrets; print(secrets.token_hex(32))'; }
+
+total_passed=0
+total_failed=0
+# run_flows NAME COUNT MODE: drives the flows and adds up their counts.
+run_flows() {
+    local out rc=0 passed failed
+    out="$(python3 "$here/flows.py" "$url" "$2" "$3")" || rc=$?
+    printf '%s\n' "$out" | sed '$d'
+    read -r passed failed < <(printf '%s\n' "$out" | sed -n '$s/^flows: passed \([0-9]*\) failed \([0-9]*\)$/\1 \2/p')
+    if [ -z "${passed:-}" ]; then
+        echo "$1: the flow driver printed no counts (exit $rc)"
+        passed=0 failed=1
+    elif [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
+        failed=1
+    fi
+    echo "$1: $passed of $2 flows as expected ($3)"
+    total_passed=$((total_passed + passed))
+    total_failed=$((total_failed + failed))
+    if [ "$failed" -ne 0 ]; then
+        tail -n 5 "$work/$1"/*.log >&2 || true
+    fi
+}
+
+shared="1:$(key)"
+deploy shared-key "$shared" "$shared" "$shared"
+run_flows shared-key "$flows" complete
+stop
+
+# The same flows where each replica made up its own key: every retry that
+# reaches another replica carries state it cannot open.
+deploy own-keys "1:$(key)" "1:$(key)" "1:$(key)"
+run_flows own-keys 6 refused
+stop
+
+echo "replicas: $total_passed passed, $total_failed failed"
+[ "$total_failed" -eq 0 ]
