@@ -86,26 +86,31 @@ def cargo(path: pathlib.Path, *args: str) -> float:
     return time.monotonic() - start
 
 
-def measure(name: str, runs: int) -> tuple[float, float]:
-    path = write(name)
-    package = CRATES[name][0]
-    cargo(path, "build")  # dependencies, once
-    clean, incremental = [], []
-    lib = path / "src" / "lib.rs"
-    source = CRATES[name][2]()
+def measure(runs: int) -> dict[str, tuple[float, float]]:
+    """Clean and incremental build times of both crates. The crates take
+    turns within each run, so a load that comes and goes on the machine
+    falls on both alike."""
+    paths = {name: write(name) for name in CRATES}
+    for path in paths.values():
+        cargo(path, "build")  # dependencies, once
+    times: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in CRATES}
     for run in range(runs):
-        lib.write_text(source)
-        cargo(path, "clean", "-p", package)
-        clean.append(cargo(path, "build"))
-        lib.write_text(source.replace("+ 0).to_string()", f"+ 0 + {run + 1} - {run + 1}).to_string()", 1))
-        incremental.append(cargo(path, "build"))
-    lib.write_text(source)
-    return statistics.median(clean), statistics.median(incremental)
+        for name, path in paths.items():
+            package, _, source_of = CRATES[name]
+            lib = path / "src" / "lib.rs"
+            source = source_of()
+            lib.write_text(source)
+            cargo(path, "clean", "-p", package)
+            times[name][0].append(cargo(path, "build"))
+            lib.write_text(source.replace("+ 0).to_string()", f"+ 0 + {run + 1} - {run + 1}).to_string()", 1))
+            times[name][1].append(cargo(path, "build"))
+            lib.write_text(source)
+    return {name: (statistics.median(c), statistics.median(i)) for name, (c, i) in times.items()}
 
 
 def main() -> None:
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 3
-    results = {name: measure(name, runs) for name in CRATES}
+    results = measure(runs)
     print(f"50 tools, dev profile, median of {runs} runs")
     print(f"{'crate':<28}{'clean (s)':>12}{'incremental (s)':>18}")
     labels = {"ours": "mcp-server #[tools]", "rmcp": "rmcp 3.11 #[tool_router]"}
