@@ -1,6 +1,7 @@
 //! Parsing and checking shared by the macros.
 
 pub(crate) mod ctxt;
+pub(crate) mod docs;
 pub(crate) mod form_ast;
 pub(crate) mod prompt_ast;
 pub(crate) mod prompt_resource_attr;

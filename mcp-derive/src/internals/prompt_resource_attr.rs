@@ -282,33 +282,7 @@ pub(crate) fn take(attrs: &mut Vec<Attribute>, name: Symbol) -> Vec<Attribute> {
     taken
 }
 
-/// The text of the doc comments in `attrs`, one line each, with the space
-/// after `///` removed and blank lines at either end dropped; `None` when
-/// there is none.
-pub(crate) fn docs(attrs: &[Attribute]) -> Option<String> {
-    let lines: Vec<String> = attrs
-        .iter()
-        .filter(|attr| is(attr, DOC))
-        .filter_map(|attr| match &attr.meta {
-            Meta::NameValue(nv) => match &nv.value {
-                Expr::Lit(syn::ExprLit {
-                    lit: Lit::Str(s), ..
-                }) => Some(s.value()),
-                _ => None,
-            },
-            _ => None,
-        })
-        .flat_map(|doc| {
-            // `split`, not `lines`: an empty `///` line is a paragraph break.
-            doc.split('\n')
-                .map(|line| line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned())
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    let text = lines.join("\n");
-    let text = text.trim();
-    (!text.is_empty()).then(|| text.to_owned())
-}
+pub(crate) use super::docs::docs;
 
 /// Whether `name` is a valid prompt name: 1 to 128 characters from
 /// `A-Z a-z 0-9 _ - .`.

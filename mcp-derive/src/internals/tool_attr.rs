@@ -10,31 +10,7 @@ use syn::{Attribute, Expr, Lit, LitBool, LitStr, Meta, Token};
 use super::ctxt::Ctxt;
 use super::tool_symbol::*;
 
-/// The text of the doc comments in `attrs`, one line each, with the
-/// space after `///` removed; `None` when there is none.
-pub(crate) fn docs(attrs: &[Attribute]) -> Option<String> {
-    let lines: Vec<String> = attrs
-        .iter()
-        .filter(|attr| attr.path() == DOC)
-        .filter_map(|attr| match &attr.meta {
-            Meta::NameValue(nv) => match &nv.value {
-                Expr::Lit(syn::ExprLit {
-                    lit: Lit::Str(s), ..
-                }) => Some(s.value()),
-                _ => None,
-            },
-            _ => None,
-        })
-        .flat_map(|doc| {
-            doc.lines()
-                .map(|line| line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned())
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    let text = lines.join("\n");
-    let text = text.trim();
-    (!text.is_empty()).then(|| text.to_owned())
-}
+pub(crate) use super::docs::docs;
 
 /// Parses attribute arguments as a comma-separated list of keys.
 pub(crate) fn metas(cx: &mut Ctxt, tokens: TokenStream) -> Vec<Meta> {
