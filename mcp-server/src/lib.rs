@@ -72,6 +72,11 @@ pub use state::RequestState;
 /// and called through one signature.
 pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
+/// Entry points for the fuzz targets; not a stable API.
+#[doc(hidden)]
+#[path = "fuzz.rs"]
+pub mod __fuzz;
+
 /// Items the macros refer to; not a stable API.
 #[doc(hidden)]
 pub mod __private {

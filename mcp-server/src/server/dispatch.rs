@@ -8,10 +8,10 @@ use mcp_types::meta::SERVER_INFO;
 use mcp_types::v2026_07_28 as v;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, OwnedSemaphorePermit};
 
 use super::validate::{self, RequestMeta};
-use super::{listen, pages, Server, MODERN_VERSIONS};
+use super::{listen, pages, parse, Server, MODERN_VERSIONS};
 use crate::completion::{self, CompletionRequest};
 use crate::context::Context;
 use crate::notify::Notifier;
@@ -34,19 +34,32 @@ pub struct RequestHeaders {
 }
 
 /// Aborts a spawned handler when the stream it feeds is dropped, which is
-/// how a client that disconnects cancels its request.
+/// how a client that disconnects cancels its request. It also holds the
+/// stream's place under [`Limits::max_streams`](super::Limits::max_streams).
 #[derive(Debug)]
-pub struct AbortOnDrop(tokio::task::AbortHandle);
+pub struct AbortOnDrop {
+    handle: tokio::task::AbortHandle,
+    _permit: Option<OwnedSemaphorePermit>,
+}
 
 impl AbortOnDrop {
     pub(crate) fn new(handle: tokio::task::AbortHandle) -> Self {
-        AbortOnDrop(handle)
+        AbortOnDrop {
+            handle,
+            _permit: None,
+        }
+    }
+
+    /// Keeps `permit` until the stream is dropped.
+    pub(crate) fn holding(mut self, permit: OwnedSemaphorePermit) -> Self {
+        self._permit = Some(permit);
+        self
     }
 }
 
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
-        self.0.abort();
+        self.handle.abort();
     }
 }
 
@@ -90,6 +103,16 @@ pub(crate) fn error_message(id: Option<&v::RequestId>, error: &ErrorObject) -> V
     message
 }
 
+/// The error for a request refused because the limit `name` (whose value
+/// is `max`) is reached: -32603, with the limit in `data` so that a client
+/// can tell it from a failure and retry later.
+pub(crate) fn busy(what: &str, name: &str, max: usize) -> ErrorObject {
+    ErrorObject::internal_error(format!(
+        "the server is busy: {what} (limit {max}); retry later"
+    ))
+    .with_data(json!({ "limit": name, "max": max }))
+}
+
 fn error_reply(id: Option<&v::RequestId>, status: u16, error: ErrorObject) -> Outcome {
     Outcome::Reply {
         status,
@@ -97,9 +120,23 @@ fn error_reply(id: Option<&v::RequestId>, status: u16, error: ErrorObject) -> Ou
     }
 }
 
+/// Decodes the params of a method; the error names the member that is
+/// wrong (`arguments.city`), when there is one.
 fn decode<T: DeserializeOwned>(params: Map<String, Value>) -> Result<T, ErrorObject> {
-    serde_json::from_value(Value::Object(params))
-        .map_err(|e| ErrorObject::invalid_params(format!("invalid params: {e}")))
+    let params = Value::Object(params);
+    // Most params are valid: decode them without tracking the path, and
+    // track it only to explain a failure.
+    if let Ok(decoded) = T::deserialize(&params) {
+        return Ok(decoded);
+    }
+    serde_path_to_error::deserialize(params).map_err(|e| {
+        let path = e.path().to_string();
+        let error = e.into_inner();
+        ErrorObject::invalid_params(match path.as_str() {
+            "." => format!("invalid params: {error}"),
+            path => format!("invalid params: `{path}`: {error}"),
+        })
+    })
 }
 
 fn to_value(result: impl serde::Serialize) -> Result<Value, ErrorObject> {
@@ -108,19 +145,13 @@ fn to_value(result: impl serde::Serialize) -> Result<Value, ErrorObject> {
 }
 
 impl Server {
-    /// Handles one message given as bytes (an HTTP body or a stdio line).
+    /// Handles one message given as bytes (an HTTP body or a stdio line),
+    /// refusing it first if it breaks the size or nesting limits or repeats
+    /// an object key.
     pub async fn handle_bytes(&self, bytes: &[u8], headers: Option<&RequestHeaders>) -> Outcome {
-        if bytes.len() > self.inner.limits.max_message_bytes {
-            let error = ErrorObject::invalid_request(format!(
-                "message of {} bytes exceeds the limit of {} bytes",
-                bytes.len(),
-                self.inner.limits.max_message_bytes
-            ));
-            return error_reply(None, 413, error);
-        }
-        match serde_json::from_slice::<Value>(bytes) {
+        match parse::message(bytes, &self.inner.limits) {
             Ok(value) => self.handle(value, headers).await,
-            Err(e) => error_reply(None, 400, ErrorObject::parse_error(e.to_string())),
+            Err(refusal) => error_reply(None, refusal.status, refusal.error),
         }
     }
 
@@ -181,9 +212,13 @@ impl Server {
             "subscriptions/listen"
                 if handlers.has_tools() || handlers.has_prompts() || handlers.has_resources() =>
             {
-                match decode::<v::SubscriptionsListenRequestParams>(params) {
-                    Ok(listen) => listen::open(&self.inner, id, listen.notifications),
-                    Err(e) => error_reply(Some(&id), 200, e),
+                let listen = match decode::<v::SubscriptionsListenRequestParams>(params) {
+                    Ok(listen) => listen,
+                    Err(e) => return error_reply(Some(&id), 200, e),
+                };
+                match self.stream_permit() {
+                    Ok(permit) => listen::open(&self.inner, id, listen.notifications, permit),
+                    Err(e) => error_reply(Some(&id), 503, e),
                 }
             }
             "tools/call" if handlers.has_tools() => {
@@ -254,6 +289,10 @@ impl Server {
             };
             return Outcome::Reply { status, message };
         }
+        let permit = match self.stream_permit() {
+            Ok(permit) => permit,
+            Err(e) => return error_reply(Some(&id), 503, e),
+        };
         let (notifier, messages) = Notifier::channel(self.inner.limits.notification_buffer);
         let final_tx = notifier.sender();
         cx = cx.with_notifier(notifier, meta.progress_token, meta.log_level);
@@ -268,8 +307,19 @@ impl Server {
         });
         Outcome::Stream {
             messages,
-            guard: AbortOnDrop::new(task.abort_handle()),
+            guard: AbortOnDrop::new(task.abort_handle()).holding(permit),
         }
+    }
+
+    /// A place for one more stream, or the error that refuses it.
+    pub(crate) fn stream_permit(&self) -> Result<OwnedSemaphorePermit, ErrorObject> {
+        self.inner.streams.clone().try_acquire_owned().map_err(|_| {
+            busy(
+                "too many streams are open",
+                "max_streams",
+                self.inner.limits.max_streams,
+            )
+        })
     }
 
     fn check_param_headers(
@@ -283,18 +333,37 @@ impl Server {
         let Some(tool) = self.inner.handlers.tools().iter().find(|t| t.name == name) else {
             return Ok(());
         };
-        let schema = to_value(&tool.input_schema)?;
-        let empty = Map::new();
+        // `properties` is not a named field of the schema type: it is kept
+        // among the other members, which is where the check looks.
         validate::param_headers(
             headers,
-            schema.as_object().unwrap_or(&empty),
+            &tool.input_schema.extra,
             params.get("arguments").and_then(Value::as_object),
         )
     }
 
     /// Calls the handler for `method`; the result is the JSON of the
-    /// method's result, `InputRequiredResult` included.
+    /// method's result, `InputRequiredResult` included. A handler that runs
+    /// past [`Limits::request_timeout`](super::Limits::request_timeout) is
+    /// dropped, which cancels it, and the request fails with -32603.
     pub(crate) async fn call(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        cx: &Context,
+    ) -> Result<Value, ErrorObject> {
+        let timeout = self.inner.limits.request_timeout;
+        match tokio::time::timeout(timeout, self.call_handler(method, params, cx)).await {
+            Ok(result) => result,
+            Err(_) => Err(ErrorObject::internal_error(format!(
+                "`{method}` did not finish within {} ms and was cancelled",
+                timeout.as_millis()
+            ))
+            .with_data(json!({ "limit": "request_timeout", "max": timeout.as_millis() }))),
+        }
+    }
+
+    async fn call_handler(
         &self,
         method: &str,
         params: Map<String, Value>,
@@ -440,6 +509,11 @@ impl Server {
                     .or_insert_with(|| json!(self.inner.info));
             }
         }
-        json!({ "jsonrpc": "2.0", "id": id, "result": result })
+        // Built by hand: `json!` would copy `result` through the serializer.
+        let mut message = Map::new();
+        message.insert("jsonrpc".to_owned(), json!("2.0"));
+        message.insert("id".to_owned(), json!(id));
+        message.insert("result".to_owned(), result);
+        Value::Object(message)
     }
 }

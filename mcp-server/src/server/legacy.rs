@@ -322,6 +322,15 @@ impl Server {
         params: Map<String, Value>,
         session: Arc<Session>,
     ) -> Outcome {
+        let permit = match self.stream_permit() {
+            Ok(permit) => permit,
+            Err(e) => {
+                return Outcome::Reply {
+                    status: 503,
+                    message: error_message(Some(&id), &e),
+                }
+            }
+        };
         let (notifier, messages) = Notifier::channel(self.inner.limits.notification_buffer);
         let stream = notifier.sender();
         let progress_token: Option<ProgressToken> = params
@@ -348,7 +357,7 @@ impl Server {
         });
         Outcome::Stream {
             messages,
-            guard: AbortOnDrop::new(task.abort_handle()),
+            guard: AbortOnDrop::new(task.abort_handle()).holding(permit),
         }
     }
 

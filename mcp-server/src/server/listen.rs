@@ -4,7 +4,7 @@
 use mcp_types::meta::SUBSCRIPTION_ID;
 use mcp_types::v2026_07_28::{RequestId, SubscriptionFilter};
 use serde_json::{json, Value};
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::{broadcast, mpsc, OwnedSemaphorePermit};
 
 use super::dispatch::{AbortOnDrop, Outcome};
 use super::Inner;
@@ -45,7 +45,13 @@ fn wanted(filter: &SubscriptionFilter, change: &Change) -> Option<&'static str> 
 
 /// Opens the stream: the acknowledgement is the first message, then every
 /// matching change until the client goes away.
-pub(crate) fn open(inner: &Inner, id: RequestId, requested: SubscriptionFilter) -> Outcome {
+/// `permit` is the stream's place under the server's stream limit.
+pub(crate) fn open(
+    inner: &Inner,
+    id: RequestId,
+    requested: SubscriptionFilter,
+    permit: OwnedSemaphorePermit,
+) -> Outcome {
     let filter = honoured(inner, &requested);
     let (tx, rx) = mpsc::channel::<Value>(inner.limits.notification_buffer.max(1));
     let mut changes = inner.bus.subscribe();
@@ -83,6 +89,6 @@ pub(crate) fn open(inner: &Inner, id: RequestId, requested: SubscriptionFilter) 
     });
     Outcome::Stream {
         messages: rx,
-        guard: AbortOnDrop::new(task.abort_handle()),
+        guard: AbortOnDrop::new(task.abort_handle()).holding(permit),
     }
 }

@@ -6,14 +6,16 @@ mod handlers;
 mod legacy;
 mod listen;
 mod pages;
-mod validate;
+pub(crate) mod parse;
+pub(crate) mod validate;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use mcp_types::v2026_07_28::{CacheScope, Implementation};
 use serde_json::Map;
 
-pub(crate) use dispatch::error_message;
+pub(crate) use dispatch::{busy, error_message};
 pub use dispatch::{AbortOnDrop, Outcome, RequestHeaders};
 pub(crate) use handlers::Handlers;
 pub(crate) use legacy::Sessions;
@@ -29,11 +31,46 @@ use crate::tool::ToolSet;
 /// The protocol versions the stateless (modern) pipeline serves.
 pub const MODERN_VERSIONS: &[&str] = &["2026-07-28"];
 
-/// Limits that protect a server from hostile or runaway clients.
+/// Limits that protect a server from hostile or runaway clients. Every
+/// limit, when exceeded, is answered with an error that names it; none lets
+/// memory grow without bound.
+///
+/// ```
+/// use std::time::Duration;
+///
+/// let limits = mcp_server::Limits {
+///     request_timeout: Duration::from_secs(30),
+///     ..Default::default()
+/// };
+/// # let _ = limits;
+/// ```
 #[derive(Clone, Debug)]
 pub struct Limits {
-    /// Largest request body or stdio line, in bytes (default 4 MiB).
+    /// Largest request body or stdio line, in bytes (default 4 MiB). A
+    /// longer message is refused with -32600 (HTTP 413) without being
+    /// buffered whole.
     pub max_message_bytes: usize,
+    /// Deepest nesting of arrays and objects in a message (default 64). A
+    /// deeper message is refused with -32600 before it is parsed. The JSON
+    /// parser has its own guard at 128 levels, so values above 127 act as
+    /// 127 (deeper input is then a -32700 parse error).
+    pub max_depth: usize,
+    /// Most requests being handled at once (default 64): per connection on
+    /// stdio, across all connections of one endpoint on HTTP. A request
+    /// beyond it is answered at once with -32603 (HTTP 503), and the client
+    /// may retry. Answers that stream count against `max_streams` instead.
+    pub max_in_flight: usize,
+    /// Longest a handler may run (default 300 s). A handler still running
+    /// then is cancelled and its request answered with -32603.
+    /// `Duration::MAX` turns the limit off. `subscriptions/listen` streams
+    /// are not handlers and are not timed. On HTTP it also bounds how long
+    /// a request body may take to arrive (then 408).
+    pub request_timeout: Duration,
+    /// Most streams open at once across the whole server (default 256):
+    /// `subscriptions/listen` streams, answers streamed as SSE or as
+    /// notifications followed by the response, and legacy calls. A request
+    /// that would open one more is answered with -32603 (HTTP 503).
+    pub max_streams: usize,
     /// Most tools, prompts, resources or templates on one page of a list
     /// (default 100).
     pub page_size: usize,
@@ -45,6 +82,10 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_message_bytes: 4 * 1024 * 1024,
+            max_depth: 64,
+            max_in_flight: 64,
+            request_timeout: Duration::from_secs(300),
+            max_streams: 256,
             page_size: 100,
             notification_buffer: 64,
         }
@@ -74,6 +115,8 @@ pub(crate) struct Inner {
     pub(crate) ttl_ms: i64,
     pub(crate) cache_scope: CacheScope,
     pub(crate) limits: Limits,
+    /// One permit per stream that may be open at once.
+    pub(crate) streams: Arc<tokio::sync::Semaphore>,
     pub(crate) completer: Option<Box<dyn Completer>>,
     /// Compiled input schemas, by tool name, checked before each call.
     pub(crate) validators: std::collections::HashMap<String, jsonschema::Validator>,
@@ -299,6 +342,11 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
                 bus: Bus::new(),
                 ttl_ms: self.ttl_ms,
                 cache_scope: self.cache_scope,
+                streams: Arc::new(tokio::sync::Semaphore::new(
+                    self.limits
+                        .max_streams
+                        .min(tokio::sync::Semaphore::MAX_PERMITS),
+                )),
                 limits: self.limits,
                 completer: self.completer,
             }),

@@ -32,10 +32,11 @@ pub(crate) fn request_meta(
         ));
     };
     let Some(version) = meta::protocol_version(meta_map) else {
-        return Err(ErrorObject::invalid_params(format!(
-            "`_meta` lacks `{}`",
-            meta::PROTOCOL_VERSION
-        )));
+        let message = match meta_map.get(meta::PROTOCOL_VERSION) {
+            Some(_) => format!("`{}` must be a string", meta::PROTOCOL_VERSION),
+            None => format!("`_meta` lacks `{}`", meta::PROTOCOL_VERSION),
+        };
+        return Err(ErrorObject::invalid_params(message));
     };
     let capabilities = match meta::client_capabilities(meta_map) {
         Some(Ok(capabilities)) => capabilities,

@@ -12,13 +12,16 @@ use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
+use axum::serve::ListenerExt;
 use axum::Router;
 use mcp_types::jsonrpc::ErrorObject;
 use serde_json::Value;
 
 use std::sync::Arc;
 
-use crate::server::{Outcome, RequestHeaders, Server, Sessions, LEGACY_VERSIONS};
+use tokio::sync::Semaphore;
+
+use crate::server::{parse, Outcome, RequestHeaders, Server, Sessions, LEGACY_VERSIONS};
 
 const SESSION_HEADER: &str = "mcp-session-id";
 
@@ -45,6 +48,8 @@ struct App {
     server: Server,
     config: HttpConfig,
     sessions: Arc<Sessions>,
+    /// One permit per request being handled, under `Limits::max_in_flight`.
+    permits: Arc<Semaphore>,
 }
 
 /// Most legacy sessions one endpoint keeps at once.
@@ -52,18 +57,26 @@ const MAX_SESSIONS: usize = 10_000;
 
 /// An axum router serving `server` at `path` (POST; GET and DELETE answer
 /// 405).
+///
+/// The server's [`Limits`](crate::Limits) apply across every connection of
+/// the router: at most `max_in_flight` requests are handled at once (one
+/// more gets 503 before its body is read), a body over `max_message_bytes`
+/// gets 413 without being buffered whole, and a body still arriving after
+/// `request_timeout` gets 408. The place a request holds covers reading its
+/// body, so the memory held by bodies is bounded by the two limits.
 pub fn router(server: Server, path: &str, config: HttpConfig) -> Router {
-    let limit = server.limits().max_message_bytes;
+    let in_flight = server.limits().max_in_flight.min(Semaphore::MAX_PERMITS);
     Router::new()
         .route(
             path,
             post(handle_post).get(not_allowed).delete(handle_delete),
         )
-        .layer(DefaultBodyLimit::max(limit))
+        .layer(DefaultBodyLimit::disable())
         .with_state(App {
             server,
             config,
             sessions: Arc::new(Sessions::new(MAX_SESSIONS)),
+            permits: Arc::new(Semaphore::new(in_flight)),
         })
 }
 
@@ -78,7 +91,11 @@ pub async fn serve(
     addr: SocketAddr,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let listener = tokio::net::TcpListener::bind(addr).await?;
+    // Streamed answers are written in small chunks; without TCP_NODELAY,
+    // Nagle's algorithm and the client's delayed ACK hold each one ~40 ms.
+    let listener = tokio::net::TcpListener::bind(addr).await?.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     let app = router(server, "/mcp", HttpConfig::default());
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
@@ -163,7 +180,8 @@ fn json_response(status: u16, message: &Value) -> Response {
     (
         status,
         [(header::CONTENT_TYPE, "application/json")],
-        message.to_string(),
+        // Encoding a `Value` cannot fail: its keys are strings.
+        serde_json::to_vec(message).unwrap_or_default(),
     )
         .into_response()
 }
@@ -177,11 +195,45 @@ fn is_legacy(headers: &HeaderMap) -> bool {
     }
 }
 
-async fn handle_post(State(app): State<App>, headers: HeaderMap, body: Bytes) -> Response {
+async fn handle_post(State(app): State<App>, headers: HeaderMap, body: Body) -> Response {
     if let Err(reason) = check_origin(&app.config, &headers) {
         let error = ErrorObject::invalid_request(reason);
         return json_response(403, &crate::server::error_message(None, &error));
     }
+    let limits = app.server.limits();
+    let Ok(_permit) = app.permits.clone().try_acquire_owned() else {
+        let error = crate::server::busy(
+            "too many requests are in flight",
+            "max_in_flight",
+            limits.max_in_flight,
+        );
+        let mut response = json_response(503, &crate::server::error_message(None, &error));
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        return response;
+    };
+    let read = axum::body::to_bytes(body, limits.max_message_bytes);
+    let Ok(body) = tokio::time::timeout(limits.request_timeout, read).await else {
+        let error = ErrorObject::invalid_request(format!(
+            "the body did not arrive within {} ms",
+            limits.request_timeout.as_millis()
+        ));
+        return json_response(408, &crate::server::error_message(None, &error));
+    };
+    let body = match body {
+        Ok(body) => body,
+        Err(_) => {
+            let length = headers
+                .get(header::CONTENT_LENGTH)
+                .and_then(|v| v.to_str().ok()?.parse().ok());
+            let refusal = parse::too_large(length, limits.max_message_bytes);
+            return json_response(
+                refusal.status,
+                &crate::server::error_message(None, &refusal.error),
+            );
+        }
+    };
     if is_legacy(&headers) {
         return handle_legacy(&app, &headers, &body).await;
     }
@@ -190,12 +242,12 @@ async fn handle_post(State(app): State<App>, headers: HeaderMap, body: Bytes) ->
 }
 
 async fn handle_legacy(app: &App, headers: &HeaderMap, body: &Bytes) -> Response {
-    let value: Value = match serde_json::from_slice(body) {
+    let value = match parse::message(body, app.server.limits()) {
         Ok(value) => value,
-        Err(e) => {
+        Err(refusal) => {
             return json_response(
-                400,
-                &crate::server::error_message(None, &ErrorObject::parse_error(e.to_string())),
+                refusal.status,
+                &crate::server::error_message(None, &refusal.error),
             )
         }
     };

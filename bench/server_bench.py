@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Runtime cost of a served tool: the `calculator` example of mcp-server
+beside the same calculator written for rmcp 3.11 and a raw line echo, all
+built --release and measured in one run of `mcp-bench --bin server`.
+
+usage: python3 bench/server_bench.py [DRIVER ARGS...]
+       (e.g. --quick for a short smoke run; --help lists the driver's options)
+
+The rmcp calculator and the echo are not workspace members: rmcp's
+dependencies would slow every workspace build. They are written here into
+target/server-bench/<name>/, each its own workspace with its own target
+directory, and built there.
+"""
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+OUT = ROOT / "target" / "server-bench"
+
+RMCP_DEPS = """\
+rmcp = { version = "=3.11.0", features = ["server", "macros", "transport-io", "transport-streamable-http-server"] }
+tokio = { version = "1", features = ["rt-multi-thread", "macros", "net", "signal"] }
+axum = { version = "0.8", default-features = false, features = ["http1", "tokio"] }
+serde = { version = "1", features = ["derive"] }
+schemars = "1"
+"""
+
+# The same program as mcp-server/examples/calculator.rs, written for rmcp:
+# stdio, or stateless Streamable HTTP answering with plain JSON (rmcp's
+# closest match to ours; sessions and SSE would only add work).
+RMCP_MAIN = """\
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{tool, tool_router, ServiceExt};
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct AddArgs {
+    /// The first number.
+    pub a: i64,
+    /// The second number.
+    pub b: i64,
+}
+
+#[derive(Clone)]
+pub struct Calc;
+
+#[tool_router(server_handler)]
+impl Calc {
+    #[tool(description = "Adds `a` and `b`.")]
+    async fn add(&self, Parameters(args): Parameters<AddArgs>) -> String {
+        (i128::from(args.a) + i128::from(args.b)).to_string()
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["--stdio"] => {
+            Calc.serve(rmcp::transport::stdio()).await?.waiting().await?;
+        }
+        ["--http", addr] => {
+            let config = StreamableHttpServerConfig::default()
+                .with_legacy_session_mode(false)
+                .with_json_response(true)
+                .with_sse_keep_alive(None);
+            let service = StreamableHttpService::new(
+                || Ok(Calc),
+                std::sync::Arc::new(NeverSessionManager::default()),
+                config,
+            );
+            let router = axum::Router::new().nest_service("/mcp", service);
+            let listener = tokio::net::TcpListener::bind(addr).await?;
+            axum::serve(listener, router)
+                .with_graceful_shutdown(async {
+                    let _ = tokio::signal::ctrl_c().await;
+                })
+                .await?;
+        }
+        _ => {
+            eprintln!("usage: rmcp-calculator --stdio | --http ADDR:PORT");
+            std::process::exit(2);
+        }
+    }
+    Ok(())
+}
+"""
+
+# The floor: what one line in, one line out costs through two pipes.
+ECHO_MAIN = """\
+use std::io::{BufRead, Write};
+
+fn main() -> std::io::Result<()> {
+    let mut output = std::io::stdout().lock();
+    for line in std::io::stdin().lock().split(b'\\n') {
+        let mut line = line?;
+        line.push(b'\\n');
+        output.write_all(&line)?;
+        output.flush()?;
+    }
+    Ok(())
+}
+"""
+
+CRATES = {
+    "rmcp": ("rmcp-calculator", RMCP_DEPS, RMCP_MAIN),
+    "echo": ("line-echo", "", ECHO_MAIN),
+}
+
+
+def cargo(cwd: pathlib.Path, *args: str) -> None:
+    print(f"==> cargo {' '.join(args)}  ({cwd.relative_to(ROOT)})", flush=True)
+    subprocess.run(["cargo", *args], cwd=cwd, check=True)
+
+
+def build_outside(name: str) -> pathlib.Path:
+    """Writes the crate `name` into its own workspace and builds it."""
+    package, deps, source = CRATES[name]
+    path = OUT / name
+    (path / "src").mkdir(parents=True, exist_ok=True)
+    manifest = (f'[package]\nname = "{package}"\nversion = "0.0.0"\nedition = "2021"\n'
+                f"publish = false\n\n[dependencies]\n{deps}\n[workspace]\n")
+    for file, text in [(path / "Cargo.toml", manifest), (path / "src" / "main.rs", source)]:
+        if not file.exists() or file.read_text() != text:
+            file.write_text(text)
+    cargo(path, "build", "--release", "--quiet")
+    return path / "target" / "release" / package
+
+
+def main() -> None:
+    cargo(ROOT, "build", "--release", "--quiet", "-p", "mcp-server", "--example", "calculator")
+    cargo(ROOT, "build", "--release", "--quiet", "-p", "mcp-bench", "--bin", "server")
+    rmcp, echo = build_outside("rmcp"), build_outside("echo")
+    ours = ROOT / "target" / "release" / "examples" / "calculator"
+    driver = ROOT / "target" / "release" / "server"
+    subprocess.run([str(driver), "--ours", str(ours), "--rmcp", str(rmcp), "--echo", str(echo),
+                    *sys.argv[1:]], check=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,158 @@
+//! Driving a server over Streamable HTTP on loopback: a fixed number of
+//! keep-alive connections, each sending its next request as soon as the
+//! last answer is in, from a single-threaded load generator.
+
+use std::io;
+use std::net::{SocketAddr, TcpListener};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::task::JoinSet;
+
+use crate::figures::Figures;
+use crate::proc::{self, Running};
+use crate::stdio::{call, contains, Era};
+use crate::Plan;
+
+/// One modern `tools/call` as an HTTP/1.1 request, with the headers the
+/// 2026-07-28 transport requires beside the body.
+fn request(addr: SocketAddr) -> Vec<u8> {
+    let body = call(1, Era::Modern);
+    let body = body.trim_end();
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: add\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+fn free_port() -> io::Result<SocketAddr> {
+    TcpListener::bind("127.0.0.1:0")?.local_addr()
+}
+
+fn wait_until_listening(addr: SocketAddr) -> io::Result<()> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(addr).is_err() {
+        if Instant::now() > deadline {
+            return Err(io::Error::other(format!("nothing listens on {addr}")));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Ok(())
+}
+
+/// One round: start the server at `path`, read its idle RSS, load it for
+/// the warm-up and the timed window, then read its RSS again.
+pub fn measure(path: &Path, plan: &Plan) -> io::Result<Figures> {
+    let addr = free_port()?;
+    let process = Running::spawn(path, &["--http", &addr.to_string()])?;
+    wait_until_listening(addr)?;
+    let pid = process.pid();
+    let idle = process.idle_rss()?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let mut figures = runtime.block_on(load(addr, pid, plan))?;
+    figures.idle_rss_kib.push(idle);
+    figures.loaded_rss_kib.push(proc::rss_kib(pid)?);
+    Ok(figures)
+}
+
+async fn load(addr: SocketAddr, pid: u32, plan: &Plan) -> io::Result<Figures> {
+    let request: Arc<[u8]> = request(addr).into();
+    let window_start = Instant::now() + plan.http_warmup;
+    let end = window_start + plan.http_window;
+    let mut connections = JoinSet::new();
+    for _ in 0..plan.connections {
+        connections.spawn(connection(addr, request.clone(), window_start, end));
+    }
+    tokio::time::sleep_until(window_start.into()).await;
+    let cpu_before = proc::cpu_time(pid)?;
+    tokio::time::sleep_until(end.into()).await;
+    let cpu = proc::cpu_time(pid)? - cpu_before;
+    let mut figures = Figures::default();
+    while let Some(latencies) = connections.join_next().await {
+        figures
+            .latencies
+            .extend(latencies.map_err(io::Error::other)??);
+    }
+    figures.calls = figures.latencies.len() as u64;
+    figures.cpu = cpu;
+    figures
+        .rates
+        .push(figures.calls as f64 / plan.http_window.as_secs_f64());
+    Ok(figures)
+}
+
+/// Sends requests back to back on one connection until `end`; returns the
+/// latencies of those sent from `window_start` on.
+async fn connection(
+    addr: SocketAddr,
+    request: Arc<[u8]>,
+    window_start: Instant,
+    end: Instant,
+) -> io::Result<Vec<Duration>> {
+    let mut stream = TcpStream::connect(addr).await?;
+    stream.set_nodelay(true)?;
+    let mut buffer = Vec::with_capacity(4096);
+    let mut latencies = Vec::new();
+    loop {
+        let sent = Instant::now();
+        if sent >= end {
+            return Ok(latencies);
+        }
+        stream.write_all(&request).await?;
+        read_response(&mut stream, &mut buffer).await?;
+        if sent >= window_start {
+            latencies.push(sent.elapsed());
+        }
+    }
+}
+
+/// Reads one `200` response with a `Content-Length` body holding a result.
+async fn read_response(stream: &mut TcpStream, buffer: &mut Vec<u8>) -> io::Result<()> {
+    buffer.clear();
+    let head_end = loop {
+        if let Some(at) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at + 4;
+        }
+        read_more(stream, buffer).await?;
+    };
+    let length = {
+        let head = String::from_utf8_lossy(&buffer[..head_end]);
+        let length = head
+            .lines()
+            .filter_map(|line| line.split_once(':'))
+            .find(|(name, _)| name.eq_ignore_ascii_case("content-length"))
+            .and_then(|(_, value)| value.trim().parse::<usize>().ok());
+        match length {
+            Some(length) if head.starts_with("HTTP/1.1 200 ") => length,
+            _ => return Err(io::Error::other(format!("unexpected response: {head}"))),
+        }
+    };
+    while buffer.len() < head_end + length {
+        read_more(stream, buffer).await?;
+    }
+    if !contains(&buffer[head_end..], b"\"result\"") {
+        return Err(io::Error::other(format!(
+            "unexpected answer: {}",
+            String::from_utf8_lossy(&buffer[head_end..])
+        )));
+    }
+    Ok(())
+}
+
+async fn read_more(stream: &mut TcpStream, buffer: &mut Vec<u8>) -> io::Result<()> {
+    if stream.read_buf(buffer).await? == 0 {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            "server closed the connection",
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,141 @@
+//! The whole request pipeline of a server, as a transport drives it: any
+//! bytes, with or without HTTP headers, get a well-formed answer (or none,
+//! for notifications), with a code the protocol defines.
+//!
+//! Input: header lines (`Name: value`), an empty line, then the body. With
+//! no empty line the input is all body, handled as on stdio.
+
+#![no_main]
+
+use std::sync::LazyLock;
+
+use libfuzzer_sys::fuzz_target;
+use mcp_server::__private::mcp_types::v2026_07_28::TextResourceContents;
+use mcp_server::{resource, resources, tool, tools, Limits, Outcome, RequestHeaders, Server};
+use serde_json::{Map, Value};
+
+struct Fixture;
+
+#[tools]
+impl Fixture {
+    /// Adds two integers.
+    #[tool]
+    fn add(&self, a: i64, b: i64) -> i64 {
+        a.wrapping_add(b)
+    }
+
+    /// Echoes a header-mirrored argument.
+    #[tool]
+    fn region(&self, #[header("Region")] region: String) -> String {
+        region
+    }
+}
+
+#[resources]
+impl Fixture {
+    /// One item per id.
+    #[resource("fuzz://items/{id}", name = "item")]
+    fn item(&self, id: String) -> TextResourceContents {
+        TextResourceContents {
+            meta: None,
+            mime_type: None,
+            text: id.clone(),
+            uri: format!("fuzz://items/{id}"),
+            extra: Map::new(),
+        }
+    }
+}
+
+static RUNTIME: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .expect("a runtime")
+});
+
+static SERVER: LazyLock<Server> = LazyLock::new(|| {
+    Server::builder(Fixture)
+        .tools()
+        .resources()
+        .limits(Limits {
+            max_message_bytes: 64 * 1024,
+            ..Limits::default()
+        })
+        .build()
+        .expect("the server builds")
+});
+
+const CODES: &[i64] = &[
+    -32700, -32600, -32601, -32602, -32603, -32020, -32021, -32022,
+];
+
+/// Splits the input at its first empty line into HTTP headers and a body;
+/// without an empty line it is all body, handled as on stdio.
+fn split(data: &[u8]) -> (Option<RequestHeaders>, &[u8]) {
+    match data.windows(2).position(|w| w == b"\n\n") {
+        Some(end) => (Some(headers(&data[..end])), &data[end + 2..]),
+        None => (None, data),
+    }
+}
+
+fn headers(block: &[u8]) -> RequestHeaders {
+    let mut headers = RequestHeaders::default();
+    for line in String::from_utf8_lossy(block).lines() {
+        let Some((name, value)) = line.split_once(':') else {
+            continue;
+        };
+        let value = value.trim().to_owned();
+        match name.trim().to_ascii_lowercase().as_str() {
+            "mcp-protocol-version" => headers.protocol_version = Some(value),
+            "mcp-method" => headers.method = Some(value),
+            "mcp-name" => headers.name = Some(value),
+            other => {
+                if let Some(param) = other.strip_prefix("mcp-param-") {
+                    headers.params.push((param.to_owned(), value));
+                }
+            }
+        }
+    }
+    headers
+}
+
+fn check(message: &Value) {
+    assert_eq!(message["jsonrpc"], "2.0", "{message}");
+    match (message.get("result"), message.get("error")) {
+        (Some(result), None) => assert!(result.get("resultType").is_some(), "{message}"),
+        (None, Some(error)) => {
+            let code = error["code"].as_i64().expect("an integer code");
+            assert!(CODES.contains(&code), "{message}");
+            assert!(error["message"].is_string(), "{message}");
+        }
+        _ => panic!("neither a result nor an error: {message}"),
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let (headers, body) = split(data);
+    let outcome = RUNTIME.block_on(SERVER.handle_bytes(body, headers.as_ref()));
+    match outcome {
+        Outcome::Reply { status, message } => {
+            assert!([200, 400, 404, 413, 503].contains(&status), "{status}");
+            check(&message);
+        }
+        Outcome::Stream {
+            mut messages,
+            guard,
+        } => {
+            // Listen streams never end on their own: read what is ready.
+            RUNTIME.block_on(async {
+                while let Ok(Some(message)) =
+                    tokio::time::timeout(std::time::Duration::from_millis(5), messages.recv()).await
+                {
+                    if message.get("method").is_none() {
+                        check(&message);
+                    }
+                }
+            });
+            drop(guard);
+        }
+        Outcome::Accepted => {}
+    }
+});

@@ -1,0 +1,235 @@
+//! A client for the official conformance suite's client mode: it connects
+//! to the URL the suite gives, lists what the server offers, and exercises
+//! it through `mcp-host`'s client (tools called with the suite's arguments
+//! when its context names them, otherwise with arguments made from each
+//! tool's schema; prompts fetched; resources read). Every input request is
+//! answered, so that multi-round flows complete.
+//!
+//! ```text
+//! conformance client --requirements 2026-07-28 \
+//!     --command "target/debug/examples/conformance_client" --scenario tools_call
+//! ```
+
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use mcp_host::approval::{ApproveAll, Gate, Policy};
+use mcp_host::client::{CallOptions, Client, ClientOptions, InputHandler, Target};
+use mcp_host::untrusted::Untrusted;
+use mcp_host::{BoxFuture, ServerId};
+use mcp_types::v2026_07_28::{
+    ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
+    ElicitResult, ListRootsResult,
+};
+use mcp_types::version::{Era, ProtocolVersion};
+use serde_json::{json, Map, Value};
+
+/// Answers everything: accepts forms with made-up values, samples a fixed
+/// text, lists one root.
+struct Agreeable;
+
+impl InputHandler for Agreeable {
+    fn capabilities(&self) -> ClientCapabilities {
+        serde_json::from_value(
+            json!({"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}),
+        )
+        .unwrap_or_default()
+    }
+
+    fn elicit<'a>(
+        &'a self,
+        request: Untrusted<ElicitRequestParams>,
+    ) -> BoxFuture<'a, ElicitResult> {
+        let content = match request.accept() {
+            ElicitRequestParams::Form(form) => {
+                let schema = serde_json::to_value(&form.requested_schema).unwrap_or_default();
+                // Form answers hold integers, not fractions (the schema of
+                // `ElicitResult` says so): round what a default made.
+                let mut content = arguments_for(&schema, true);
+                for value in content.values_mut() {
+                    if let Some(n) = value.as_f64().filter(|_| !value.is_i64()) {
+                        *value = json!(n.round() as i64);
+                    }
+                }
+                Some(content)
+            }
+            ElicitRequestParams::URL(_) => None,
+        };
+        let answer = json!({"action": "accept", "content": content});
+        Box::pin(async move {
+            serde_json::from_value(answer).unwrap_or_else(|_| mcp_host::client::input::declined())
+        })
+    }
+
+    fn sample<'a>(
+        &'a self,
+        _: Untrusted<CreateMessageRequestParams>,
+    ) -> BoxFuture<'a, Result<CreateMessageResult, String>> {
+        Box::pin(async {
+            serde_json::from_value(json!({"role": "assistant", "model": "conformance",
+                "content": {"type": "text", "text": "Paris"}}))
+            .map_err(|e| e.to_string())
+        })
+    }
+
+    fn roots<'a>(&'a self, _: &'a ServerId) -> BoxFuture<'a, ListRootsResult> {
+        Box::pin(async {
+            serde_json::from_value(json!({"roots": [{"uri": "file:///tmp", "name": "tmp"}]}))
+                .unwrap_or(ListRootsResult {
+                    roots: Vec::new(),
+                    extra: Map::new(),
+                })
+        })
+    }
+}
+
+/// A value for a property schema.
+fn value_for(schema: &Value) -> Value {
+    if let Some(first) = schema
+        .get("enum")
+        .and_then(Value::as_array)
+        .and_then(|e| e.first())
+    {
+        return first.clone();
+    }
+    if let Some(value) = schema.get("const").or_else(|| schema.get("default")) {
+        return value.clone();
+    }
+    match schema.get("type").and_then(Value::as_str) {
+        Some("integer") => json!(1),
+        Some("number") => json!(1.5),
+        Some("boolean") => json!(true),
+        Some("array") => json!([]),
+        Some("object") => Value::Object(arguments_for(schema, false)),
+        _ => json!("test"),
+    }
+}
+
+/// Arguments for an object schema: its required properties, or all of them.
+fn arguments_for(schema: &Value, all: bool) -> Map<String, Value> {
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut arguments = Map::new();
+    if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+        for (name, property) in properties {
+            if all || required.contains(&name.as_str()) {
+                arguments.insert(name.clone(), value_for(property));
+            }
+        }
+    }
+    arguments
+}
+
+async fn call(client: &Client, name: &str, arguments: Map<String, Value>) {
+    let gate = Gate::new(Policy::default(), Arc::new(ApproveAll));
+    let outcome = async {
+        let call = client.prepare_call(name, arguments).await?;
+        let approval = gate.authorize(&call).await?;
+        client
+            .call_tool(call, approval, &CallOptions::default())
+            .await
+    }
+    .await;
+    match outcome {
+        Ok(result) => println!("tool {name}: {}", result.render()),
+        Err(e) => eprintln!("tool {name}: {e}"),
+    }
+}
+
+async fn exercise(client: &Client) {
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or_default();
+    let tools = match client.list_tools().await {
+        Ok(list) => {
+            for excluded in &list.excluded {
+                eprintln!(
+                    "dropped tool {}: {}",
+                    excluded.name.render(),
+                    excluded.error
+                );
+            }
+            list.tools
+        }
+        Err(e) => {
+            eprintln!("tools/list: {e}");
+            Vec::new()
+        }
+    };
+    if let Some(calls) = context.get("toolCalls").and_then(Value::as_array) {
+        for planned in calls {
+            let name = planned["name"].as_str().unwrap_or_default();
+            let arguments = planned["arguments"]
+                .as_object()
+                .cloned()
+                .unwrap_or_default();
+            call(client, name, arguments).await;
+        }
+    } else {
+        for tool in &tools {
+            let tool = tool.accept_ref();
+            let schema = serde_json::to_value(&tool.input_schema).unwrap_or_default();
+            call(client, &tool.name, arguments_for(&schema, false)).await;
+        }
+    }
+    if let Ok(prompts) = client.list_prompts().await {
+        for prompt in prompts {
+            let prompt = prompt.accept();
+            let arguments: BTreeMap<String, String> = prompt
+                .arguments
+                .unwrap_or_default()
+                .into_iter()
+                .map(|a| (a.name, String::from("test")))
+                .collect();
+            if let Err(e) = client.get_prompt(&prompt.name, arguments).await {
+                eprintln!("prompt {}: {e}", prompt.name);
+            }
+        }
+    }
+    if let Ok(resources) = client.list_resources().await {
+        for resource in resources {
+            let uri = resource.accept().uri;
+            if let Err(e) = client.read_resource(&uri).await {
+                eprintln!("resource {uri}: {e}");
+            }
+        }
+    }
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> ExitCode {
+    let Some(url) = std::env::args().nth(1) else {
+        eprintln!("usage: conformance_client URL");
+        return ExitCode::from(2);
+    };
+    let requested = std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION")
+        .ok()
+        .map(|v| ProtocolVersion::parse(&v));
+    let options = ClientOptions {
+        force_legacy: requested.as_ref().and_then(ProtocolVersion::era) == Some(Era::Legacy),
+        ..ClientOptions::default()
+    };
+    let id = ServerId::new("conformance").unwrap_or_else(|_| unreachable!("a valid id"));
+    let target = Target::Http {
+        url,
+        headers: Vec::new(),
+    };
+    let client = match Client::connect(id, target, Arc::new(Agreeable), options, None).await {
+        Ok(client) => client,
+        Err(e) => {
+            eprintln!("connect: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Some(session) = client.session() {
+        eprintln!("connected: {:?} {}", session.era, session.version);
+    }
+    exercise(&client).await;
+    client.shutdown().await;
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,726 @@
+//! Requests: one exchange on the wire, the multi-round-trip loop over it,
+//! and the typed API on top.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_types::jsonrpc::Message;
+use mcp_types::method::{InputRequiredCapable, Request};
+use mcp_types::v2026_07_28 as v;
+use mcp_types::v2026_07_28::{
+    CallToolResult, InputRequiredResult, ProgressNotificationParams, RequestId, Tool,
+};
+use mcp_types::{meta, ErrorCode, ResultType};
+use serde::de::DeserializeOwned;
+use serde_json::{json, Map, Value};
+
+use super::input::{answer, answer_legacy, InputHandler};
+use super::{Client, ClientError, KnownTool, Stamp, Transport};
+use crate::approval::{Approval, ToolCall};
+use crate::headers::{self, HeaderRuleError};
+use crate::mrtr::MrtrDriver;
+use crate::names::ServerId;
+use crate::untrusted::Untrusted;
+
+/// Most pages a listing follows.
+const MAX_PAGES: usize = 100;
+
+/// A progress report of a request in flight.
+#[derive(Debug, Clone)]
+pub struct Progress {
+    /// How far along; grows with every report.
+    pub progress: f64,
+    /// The total, if the server knows it.
+    pub total: Option<f64>,
+    /// What the server says it is doing.
+    pub message: Option<Untrusted<String>>,
+}
+
+/// A callback for progress reports.
+pub type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
+
+/// Options of one request.
+#[derive(Clone, Default)]
+pub struct CallOptions {
+    /// The timeout, instead of the client's default.
+    pub timeout: Option<Duration>,
+    /// Where progress reports go; setting it asks the server for them.
+    pub progress: Option<ProgressFn>,
+}
+
+impl std::fmt::Debug for CallOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallOptions")
+            .field("timeout", &self.timeout)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A request any code may send: every modern client request except
+/// `tools/call`, which needs an approval and goes through
+/// [`Client::call_tool`], and `subscriptions/listen`, which is a stream.
+///
+/// ```compile_fail
+/// # async fn f(client: &mcp_host::client::Client, params: mcp_types::v2026_07_28::CallToolRequestParams) {
+/// // A tool call without an approval does not compile.
+/// client.call::<mcp_types::v2026_07_28::CallToolRequest>(params).await;
+/// # }
+/// ```
+pub trait FreeRequest: Request + sealed::Sealed {}
+
+macro_rules! free {
+    ($($request:ident),* $(,)?) => {
+        $(
+            impl sealed::Sealed for v::$request {}
+            impl FreeRequest for v::$request {}
+        )*
+    };
+}
+
+free!(
+    DiscoverRequest,
+    ListToolsRequest,
+    ListPromptsRequest,
+    GetPromptRequest,
+    ListResourcesRequest,
+    ListResourceTemplatesRequest,
+    ReadResourceRequest,
+    CompleteRequest,
+);
+
+/// The tools of a server.
+#[derive(Debug, Clone, Default)]
+pub struct ToolList {
+    /// The usable tools.
+    pub tools: Vec<Untrusted<Tool>>,
+    /// The tools dropped for breaking the `x-mcp-header` rules (HTTP only).
+    pub excluded: Vec<ExcludedTool>,
+}
+
+/// A tool dropped for breaking the `x-mcp-header` rules.
+#[derive(Debug, Clone)]
+pub struct ExcludedTool {
+    /// Its name.
+    pub name: Untrusted<String>,
+    /// The rule it broke.
+    pub error: HeaderRuleError,
+}
+
+/// Disarmed once the answer is in; dropped armed, it tells a stdio server
+/// to stop.
+struct CancelOnDrop<'a> {
+    transport: &'a Transport,
+    id: RequestId,
+    armed: bool,
+}
+
+impl Drop for CancelOnDrop<'_> {
+    fn drop(&mut self) {
+        if let (true, Transport::Stdio(stdio)) = (self.armed, self.transport) {
+            stdio.cancel(&self.id, "cancelled by the client");
+        }
+    }
+}
+
+enum Answer {
+    Stdio(super::stdio::Pending),
+    Http(Box<super::http::Answer>),
+}
+
+impl Answer {
+    async fn next(&mut self) -> Option<Result<Message, ClientError>> {
+        match self {
+            Self::Stdio(pending) => pending.next().await.map(Ok),
+            Self::Http(answer) => answer.next().await,
+        }
+    }
+}
+
+fn object(value: Value) -> Result<Map<String, Value>, ClientError> {
+    match value {
+        Value::Object(map) => Ok(map),
+        _ => Err(ClientError::protocol("params must encode as an object")),
+    }
+}
+
+fn decode<T: DeserializeOwned>(value: Value) -> Result<T, ClientError> {
+    serde_json::from_value(value).map_err(ClientError::protocol)
+}
+
+fn progress_of(params: Option<Map<String, Value>>, origin: &ServerId) -> Option<Progress> {
+    let params: ProgressNotificationParams = serde_json::from_value(Value::Object(params?)).ok()?;
+    Some(Progress {
+        progress: params.progress.as_f64()?,
+        total: params.total.and_then(|t| t.as_f64()),
+        message: params.message.map(|m| Untrusted::new(origin.clone(), m)),
+    })
+}
+
+/// An HTTP error status whose body is a JSON-RPC error (400 with -32020,
+/// -32021 or -32022, 404 with -32601) is that error.
+fn rpc_from_status(origin: &ServerId, error: ClientError) -> ClientError {
+    match error {
+        ClientError::HttpStatus { status, body } => match Message::from_slice(&body) {
+            Ok(Message::ErrorResponse { error, .. }) => {
+                ClientError::Rpc(Untrusted::new(origin.clone(), error))
+            }
+            _ => ClientError::HttpStatus { status, body },
+        },
+        other => other,
+    }
+}
+
+/// The JSON-RPC reply to a legacy server-to-client request.
+pub(super) async fn reply_to(
+    input: &dyn InputHandler,
+    origin: &ServerId,
+    id: RequestId,
+    method: &str,
+    params: Option<Map<String, Value>>,
+) -> Value {
+    match answer_legacy(input, origin, method, params).await {
+        Ok(result) => json!({ "jsonrpc": "2.0", "id": id, "result": result }),
+        Err(error) => json!({ "jsonrpc": "2.0", "id": id, "error": error }),
+    }
+}
+
+impl Client {
+    /// Stamps `params` for the era: the modern `_meta` keys, or none of
+    /// them for legacy; the request id as progress token when wanted.
+    fn stamp_params(
+        &self,
+        stamp: &Stamp,
+        mut params: Map<String, Value>,
+        progress: Option<&RequestId>,
+    ) -> Map<String, Value> {
+        let mut meta_map = match params.remove("_meta") {
+            Some(Value::Object(map)) => map,
+            _ => Map::new(),
+        };
+        match stamp {
+            Stamp::Modern(version) => {
+                meta_map.insert(meta::PROTOCOL_VERSION.into(), json!(version));
+                meta_map.insert(
+                    meta::CLIENT_CAPABILITIES.into(),
+                    json!(self.input.capabilities()),
+                );
+                meta_map.insert(meta::CLIENT_INFO.into(), json!(self.options.client_info));
+            }
+            Stamp::Legacy(_) | Stamp::Initialize => {
+                for key in [
+                    meta::PROTOCOL_VERSION,
+                    meta::CLIENT_CAPABILITIES,
+                    meta::CLIENT_INFO,
+                    meta::LOG_LEVEL,
+                ] {
+                    meta_map.remove(key);
+                }
+            }
+        }
+        match progress {
+            Some(id) => meta_map.insert(meta::PROGRESS_TOKEN.into(), json!(id)),
+            None => meta_map.remove(meta::PROGRESS_TOKEN),
+        };
+        if !meta_map.is_empty() {
+            params.insert("_meta".into(), Value::Object(meta_map));
+        }
+        params
+    }
+
+    /// Sends one request with `id` and waits for its answer, handling the
+    /// progress reports and legacy server requests that come before it.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) async fn exchange(
+        &self,
+        id: RequestId,
+        method: &str,
+        params: Map<String, Value>,
+        stamp: &Stamp,
+        options: &CallOptions,
+        extra_headers: Vec<(String, String)>,
+        cancel_on_drop: bool,
+    ) -> Result<Value, ClientError> {
+        let params = self.stamp_params(stamp, params, options.progress.as_ref().map(|_| &id));
+        let mut headers = self.era_headers(stamp, method, Some(&params));
+        headers.extend(extra_headers);
+        let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+        let timeout = options.timeout.unwrap_or(self.options.request_timeout);
+        let work = async {
+            let mut answer = match &*self.transport {
+                Transport::Stdio(stdio) => Answer::Stdio(stdio.send(&id, &body)?),
+                Transport::Http(http) => Answer::Http(Box::new(http.post(&body, &headers).await?)),
+            };
+            let mut guard = CancelOnDrop {
+                transport: &self.transport,
+                id: id.clone(),
+                armed: cancel_on_drop,
+            };
+            loop {
+                let message = answer.next().await.ok_or(ClientError::Closed)??;
+                match message {
+                    Message::Response {
+                        id: answered,
+                        result,
+                    } if answered == id => {
+                        guard.armed = false;
+                        return Ok(result);
+                    }
+                    Message::ErrorResponse {
+                        id: answered,
+                        error,
+                    } if answered.as_ref().is_none_or(|a| *a == id) => {
+                        guard.armed = false;
+                        return Err(ClientError::Rpc(Untrusted::new(self.id.clone(), error)));
+                    }
+                    Message::Notification { method, params } => {
+                        if method == "notifications/progress" {
+                            if let (Some(callback), Some(report)) =
+                                (&options.progress, progress_of(params, &self.id))
+                            {
+                                callback(report);
+                            }
+                        }
+                    }
+                    Message::Request {
+                        id: asked,
+                        method,
+                        params,
+                    } => self.answer_over_http(asked, &method, params, stamp).await,
+                    Message::Response { .. } | Message::ErrorResponse { .. } => {}
+                }
+            }
+        };
+        match tokio::time::timeout(timeout, work).await {
+            Ok(outcome) => outcome,
+            Err(_) => Err(ClientError::Timeout(timeout)),
+        }
+    }
+
+    /// Answers a server-to-client request that came on an HTTP response
+    /// stream (legacy era) with a POST of the reply.
+    async fn answer_over_http(
+        &self,
+        id: RequestId,
+        method: &str,
+        params: Option<Map<String, Value>>,
+        stamp: &Stamp,
+    ) {
+        let Transport::Http(http) = &*self.transport else {
+            return;
+        };
+        let reply = reply_to(&*self.input, &self.id, id, method, params).await;
+        let headers = self.era_headers(stamp, method, None);
+        let headers: Vec<_> = headers
+            .into_iter()
+            .filter(|(name, _)| name == "MCP-Protocol-Version")
+            .collect();
+        let _ = http.post(&reply, &headers).await;
+    }
+
+    /// One request in the current era, with a fresh id.
+    async fn request(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        options: &CallOptions,
+    ) -> Result<Value, ClientError> {
+        let stamp = self.stamp()?;
+        self.exchange(
+            self.next_id(),
+            method,
+            params,
+            &stamp,
+            options,
+            Vec::new(),
+            true,
+        )
+        .await
+        .map_err(|e| rpc_from_status(&self.id, e))
+    }
+
+    /// Runs a request that may ask for input until its result is complete:
+    /// each `InputRequiredResult` is answered through the host's input
+    /// handler and retried with a new id.
+    async fn request_with_input(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        options: &CallOptions,
+        headers: Vec<(String, String)>,
+    ) -> Result<Value, ClientError> {
+        let stamp = self.stamp()?;
+        let mut driver = MrtrDriver::new(method, params)?.with_max_rounds(self.options.max_rounds);
+        let mut id = self.next_id();
+        let mut params = driver.first(&id)?;
+        loop {
+            let value = self
+                .exchange(id, method, params, &stamp, options, headers.clone(), true)
+                .await
+                .map_err(|e| rpc_from_status(&self.id, e))?;
+            match ResultType::of(&value) {
+                Some(ResultType::InputRequired) => {}
+                Some(ResultType::Complete) => return Ok(value),
+                Some(other) => {
+                    return Err(ClientError::Protocol(format!(
+                        "unrecognised resultType `{other}`"
+                    )))
+                }
+                None => return Err(ClientError::protocol("resultType must be a string")),
+            }
+            let asked: InputRequiredResult = decode(value)?;
+            let round = driver.on_input_required(asked)?;
+            let mut answers = BTreeMap::new();
+            for (key, request) in round.requests {
+                let response = answer(&*self.input, &self.id, request)
+                    .await
+                    .map_err(|(method, reason)| ClientError::Input { method, reason })?;
+                answers.insert(key, response);
+            }
+            id = self.next_id();
+            params = driver.retry(answers, &id)?;
+        }
+    }
+
+    /// The `_meta` of a request as the client stamps it, to build params
+    /// with. The client stamps every request again when it sends it.
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError::Closed`] before the era is settled.
+    pub fn meta(&self) -> Result<v::RequestMetaObject, ClientError> {
+        let stamp = match self.stamp()? {
+            Stamp::Legacy(version) => Stamp::Modern(version),
+            other => other,
+        };
+        let params = self.stamp_params(&stamp, Map::new(), None);
+        decode(params.get("_meta").cloned().unwrap_or(Value::Null))
+    }
+
+    /// Builds the params of `R` from JSON, adding the `_meta` the type
+    /// requires.
+    ///
+    /// # Errors
+    ///
+    /// When the JSON does not fit `R::Params`.
+    pub fn params<R: Request>(&self, value: Value) -> Result<R::Params, ClientError> {
+        let mut params = object(value)?;
+        params.insert("_meta".into(), json!(self.meta()?));
+        decode(Value::Object(params))
+    }
+
+    /// Sends `R` and returns its result, once. For `prompts/get` and
+    /// `resources/read` the result may ask for input; see
+    /// [`Client::call_with_input`].
+    ///
+    /// # Errors
+    ///
+    /// Transport failures, timeouts, JSON-RPC errors from the server, and
+    /// results that do not fit `R::Result`.
+    pub async fn call<R: FreeRequest>(
+        &self,
+        params: R::Params,
+    ) -> Result<Untrusted<R::Result>, ClientError> {
+        self.call_with::<R>(params, &CallOptions::default()).await
+    }
+
+    /// [`Client::call`] with per-request options.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::call`].
+    pub async fn call_with<R: FreeRequest>(
+        &self,
+        params: R::Params,
+        options: &CallOptions,
+    ) -> Result<Untrusted<R::Result>, ClientError> {
+        if R::METHOD == v::DiscoverRequest::METHOD && self.stamp_is_legacy() {
+            return Err(ClientError::WrongEra(v::DiscoverRequest::METHOD));
+        }
+        let params = object(serde_json::to_value(params).map_err(ClientError::protocol)?)?;
+        let value = self.request(R::METHOD, params, options).await?;
+        Ok(Untrusted::new(self.id.clone(), decode(value)?))
+    }
+
+    /// Sends `R`, answers every round of input it asks for, and returns the
+    /// complete result.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::call`], plus the driver's: too many rounds, or input the
+    /// host's handler could not give.
+    pub async fn call_with_input<R: FreeRequest + InputRequiredCapable>(
+        &self,
+        params: R::Params,
+        options: &CallOptions,
+    ) -> Result<Untrusted<R::Complete>, ClientError> {
+        let params = object(serde_json::to_value(params).map_err(ClientError::protocol)?)?;
+        let value = self
+            .request_with_input(R::METHOD, params, options, Vec::new())
+            .await?;
+        Ok(Untrusted::new(self.id.clone(), decode(value)?))
+    }
+
+    fn stamp_is_legacy(&self) -> bool {
+        matches!(self.stamp(), Ok(Stamp::Legacy(_)))
+    }
+
+    fn is_http_modern(&self) -> bool {
+        matches!(&*self.transport, Transport::Http(_))
+            && matches!(self.stamp(), Ok(Stamp::Modern(_)))
+    }
+
+    /// Every page of a list method, as raw results.
+    async fn pages(&self, method: &str) -> Result<Vec<Value>, ClientError> {
+        let mut pages = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let mut params = Map::new();
+            if let Some(cursor) = &cursor {
+                params.insert("cursor".into(), json!(cursor));
+            }
+            let page = self
+                .request(method, params, &CallOptions::default())
+                .await?;
+            cursor = page
+                .get("nextCursor")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            pages.push(page);
+            if cursor.is_none() {
+                return Ok(pages);
+            }
+        }
+        Err(ClientError::Protocol(format!(
+            "`{method}` did not end within {MAX_PAGES} pages"
+        )))
+    }
+
+    /// Lists the server's tools, every page. Over HTTP, tools whose
+    /// `x-mcp-header` annotations break the rules are dropped and reported
+    /// in [`ToolList::excluded`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::call`].
+    pub async fn list_tools(&self) -> Result<ToolList, ClientError> {
+        let mut list = ToolList::default();
+        let mut known = BTreeMap::new();
+        let http = matches!(&*self.transport, Transport::Http(_));
+        for page in self.pages(v::ListToolsRequest::METHOD).await? {
+            let page: v::ListToolsResult = decode(page)?;
+            for tool in page.tools {
+                let schema = serde_json::to_value(&tool.input_schema)
+                    .ok()
+                    .and_then(|s| object(s).ok())
+                    .unwrap_or_default();
+                let headers = match headers::header_params(&schema) {
+                    Ok(headers) => headers,
+                    Err(error) if http => {
+                        list.excluded.push(ExcludedTool {
+                            name: Untrusted::new(self.id.clone(), tool.name),
+                            error,
+                        });
+                        continue;
+                    }
+                    // Over stdio there are no headers to send.
+                    Err(_) => Vec::new(),
+                };
+                known.insert(
+                    tool.name.clone(),
+                    KnownTool {
+                        tool: tool.clone(),
+                        headers,
+                    },
+                );
+                list.tools.push(Untrusted::new(self.id.clone(), tool));
+            }
+        }
+        if let Ok(mut tools) = self.tools.lock() {
+            *tools = known;
+        }
+        Ok(list)
+    }
+
+    /// Lists the server's prompts, every page.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::call`].
+    pub async fn list_prompts(&self) -> Result<Vec<Untrusted<v::Prompt>>, ClientError> {
+        let mut prompts = Vec::new();
+        for page in self.pages(v::ListPromptsRequest::METHOD).await? {
+            let page: v::ListPromptsResult = decode(page)?;
+            prompts.extend(
+                page.prompts
+                    .into_iter()
+                    .map(|p| Untrusted::new(self.id.clone(), p)),
+            );
+        }
+        Ok(prompts)
+    }
+
+    /// Lists the server's resources, every page.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::call`].
+    pub async fn list_resources(&self) -> Result<Vec<Untrusted<v::Resource>>, ClientError> {
+        let mut resources = Vec::new();
+        for page in self.pages(v::ListResourcesRequest::METHOD).await? {
+            let page: v::ListResourcesResult = decode(page)?;
+            resources.extend(
+                page.resources
+                    .into_iter()
+                    .map(|r| Untrusted::new(self.id.clone(), r)),
+            );
+        }
+        Ok(resources)
+    }
+
+    fn known_tool(&self, name: &str) -> Option<KnownTool> {
+        self.tools.lock().ok()?.get(name).cloned()
+    }
+
+    /// Prepares a call of `tool` with `arguments`, for the gate to decide
+    /// on. Lists the tools first if the tool is not known yet.
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError::UnknownTool`] when the server has no such tool (or
+    /// it was dropped), and listing errors.
+    pub async fn prepare_call(
+        &self,
+        tool: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<ToolCall, ClientError> {
+        self.prepare_named(tool, tool.to_owned(), arguments).await
+    }
+
+    pub(crate) async fn prepare_named(
+        &self,
+        tool: &str,
+        qualified: String,
+        arguments: Map<String, Value>,
+    ) -> Result<ToolCall, ClientError> {
+        if self.known_tool(tool).is_none() {
+            self.list_tools().await?;
+        }
+        let known = self
+            .known_tool(tool)
+            .ok_or_else(|| ClientError::UnknownTool(tool.to_owned()))?;
+        Ok(ToolCall::new(
+            self.id.clone(),
+            tool.to_owned(),
+            qualified,
+            arguments,
+            self.options.trust,
+            known
+                .tool
+                .annotations
+                .map(|a| Untrusted::new(self.id.clone(), a)),
+        ))
+    }
+
+    /// Runs an approved tool call, answering every round of input the tool
+    /// asks for, and returns its result. Over HTTP, a `-32020` header
+    /// mismatch refreshes the tool list and retries once.
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError::ApprovalMismatch`] when `approval` was issued for a
+    /// different call or the call is for another server; otherwise as
+    /// [`Client::call_with_input`].
+    pub async fn call_tool(
+        &self,
+        call: ToolCall,
+        approval: Approval,
+        options: &CallOptions,
+    ) -> Result<Untrusted<CallToolResult>, ClientError> {
+        if call.server() != &self.id || !approval.covers(&call) {
+            return Err(ClientError::ApprovalMismatch);
+        }
+        self.run_tool(&call, options).await
+    }
+
+    /// Runs a tool call whose approval the caller has checked.
+    pub(crate) async fn run_tool(
+        &self,
+        call: &ToolCall,
+        options: &CallOptions,
+    ) -> Result<Untrusted<CallToolResult>, ClientError> {
+        let mut params = Map::new();
+        params.insert("name".into(), json!(call.tool()));
+        params.insert("arguments".into(), Value::Object(call.arguments().clone()));
+        let mut refreshed = false;
+        loop {
+            let headers = self.param_headers(call).await?;
+            match self
+                .request_with_input(v::CallToolRequest::METHOD, params.clone(), options, headers)
+                .await
+            {
+                Err(ClientError::Rpc(e))
+                    if e.accept_ref().error_code() == ErrorCode::HEADER_MISMATCH
+                        && !refreshed
+                        && self.is_http_modern() =>
+                {
+                    refreshed = true;
+                    self.list_tools().await?;
+                }
+                Ok(value) => return Ok(Untrusted::new(self.id.clone(), decode(value)?)),
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    async fn param_headers(&self, call: &ToolCall) -> Result<Vec<(String, String)>, ClientError> {
+        if !self.is_http_modern() {
+            return Ok(Vec::new());
+        }
+        if self.known_tool(call.tool()).is_none() {
+            self.list_tools().await?;
+        }
+        let known = self
+            .known_tool(call.tool())
+            .ok_or_else(|| ClientError::UnknownTool(call.tool().to_owned()))?;
+        Ok(headers::param_headers(
+            &known.headers,
+            Some(call.arguments()),
+        )?)
+    }
+
+    /// Gets a prompt, answering any input it asks for.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::call_with_input`].
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: BTreeMap<String, String>,
+    ) -> Result<Untrusted<v::GetPromptResult>, ClientError> {
+        let params =
+            self.params::<v::GetPromptRequest>(json!({ "name": name, "arguments": arguments }))?;
+        self.call_with_input::<v::GetPromptRequest>(params, &CallOptions::default())
+            .await
+    }
+
+    /// Reads a resource, answering any input it asks for.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::call_with_input`].
+    pub async fn read_resource(
+        &self,
+        uri: &str,
+    ) -> Result<Untrusted<v::ReadResourceResult>, ClientError> {
+        let params = self.params::<v::ReadResourceRequest>(json!({ "uri": uri }))?;
+        self.call_with_input::<v::ReadResourceRequest>(params, &CallOptions::default())
+            .await
+    }
+}

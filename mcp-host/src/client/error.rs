@@ -1,0 +1,88 @@
+//! What can go wrong talking to a server.
+
+use std::time::Duration;
+
+use mcp_types::jsonrpc::ErrorObject;
+
+use crate::approval::Denied;
+use crate::headers::ParamValueError;
+use crate::mrtr::MrtrError;
+use crate::probe::ProbeError;
+use crate::untrusted::Untrusted;
+
+/// An error of a client or of the host.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// The server process could not be started.
+    #[error("could not start the server: {0}")]
+    Spawn(std::io::Error),
+    /// Reading or writing the transport failed.
+    #[error("transport failure: {0}")]
+    Io(#[from] std::io::Error),
+    /// The HTTP request failed before a status came back.
+    #[error("HTTP request failed: {0}")]
+    Http(String),
+    /// The HTTP reply had a status other than 2xx.
+    #[error("HTTP status {status}")]
+    HttpStatus {
+        /// The status.
+        status: u16,
+        /// The body, as received.
+        body: Vec<u8>,
+    },
+    /// The connection or process ended before the answer came.
+    #[error("the server closed the connection")]
+    Closed,
+    /// No answer within the request's timeout; the request was cancelled.
+    #[error("no answer within {0:?}")]
+    Timeout(Duration),
+    /// The server answered with a JSON-RPC error; its message is the
+    /// server's text, so it stays untrusted (and renders as such).
+    #[error("the server answered with error {}: {}", .0.accept_ref().code, .0.as_ref().map(|e| &e.message).render())]
+    Rpc(Untrusted<ErrorObject>),
+    /// The server sent something that breaks the protocol.
+    #[error("the server broke the protocol: {0}")]
+    Protocol(String),
+    /// The era probe failed.
+    #[error(transparent)]
+    Probe(#[from] ProbeError),
+    /// The multi-round-trip driver stopped.
+    #[error(transparent)]
+    Mrtr(#[from] MrtrError),
+    /// The host's input handler could not answer an input request.
+    #[error("the host could not answer the server's `{method}` request: {reason}")]
+    Input {
+        /// The input request's method.
+        method: String,
+        /// Why.
+        reason: String,
+    },
+    /// The gate did not let the call through.
+    #[error(transparent)]
+    Denied(#[from] Denied),
+    /// The approval given was issued for another call.
+    #[error("the approval was issued for a different call")]
+    ApprovalMismatch,
+    /// No such tool, or it was dropped for breaking the header rules.
+    #[error("unknown tool `{0}`")]
+    UnknownTool(String),
+    /// No server with that id.
+    #[error("unknown server `{0}`")]
+    UnknownServer(String),
+    /// An argument cannot be carried in its `Mcp-Param-*` header.
+    #[error(transparent)]
+    Header(#[from] ParamValueError),
+    /// The configuration is not usable.
+    #[error("bad configuration: {0}")]
+    Config(String),
+    /// The method does not exist in the era the server speaks.
+    #[error("`{0}` is not available in the era this server speaks")]
+    WrongEra(&'static str),
+}
+
+impl ClientError {
+    pub(crate) fn protocol(what: impl std::fmt::Display) -> Self {
+        Self::Protocol(what.to_string())
+    }
+}

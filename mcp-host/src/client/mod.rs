@@ -1,0 +1,538 @@
+//! One client per server, over a stdio subprocess or Streamable HTTP.
+//!
+//! [`Client::connect`] starts the transport and settles the era: it probes
+//! with `server/discover` (see [`probe`](crate::probe)) and falls back to
+//! the legacy `initialize` handshake when the server is legacy, or goes
+//! straight to `initialize` when [`ClientOptions::force_legacy`] is set.
+//! From then on every request is stamped for that era: modern requests
+//! carry the version, the client's capabilities and its identity in
+//! `_meta` (and the `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and
+//! `Mcp-Param-*` headers over HTTP); legacy requests ride the session.
+//!
+//! Requests are typed by the method table of `mcp-types`:
+//! [`Client::call`] takes any [`FreeRequest`] and returns its result, and
+//! [`Client::call_with_input`] also answers the server's input requests
+//! through the host's [`InputHandler`] until the result is complete. Tool
+//! calls are not free: they need an [`Approval`](crate::approval::Approval)
+//! and go through [`Client::call_tool`].
+//!
+//! Every request has a timeout, after which it is cancelled; dropping a
+//! request's future cancels it too (`notifications/cancelled` on stdio, a
+//! closed connection on HTTP).
+
+mod call;
+pub mod error;
+mod http;
+pub mod input;
+mod stdio;
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::time::Duration;
+
+use mcp_types::jsonrpc::Message;
+use mcp_types::v2026_07_28::{Implementation, RequestId, ServerCapabilities, Tool};
+use mcp_types::version::{Era, ProtocolVersion};
+use serde_json::{json, Map, Value};
+use tokio::sync::mpsc;
+
+pub use call::{CallOptions, ExcludedTool, FreeRequest, Progress, ProgressFn, ToolList};
+pub use error::ClientError;
+pub use input::{InputHandler, NoInput};
+pub use stdio::{Shutdown, StdioCommand};
+
+use crate::approval::Trust;
+use crate::headers::HeaderParam;
+use crate::names::ServerId;
+use crate::probe::{DiscoverReply, EraProbe, ProbeStep};
+use crate::untrusted::Untrusted;
+
+/// Where a server is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A process to start, spoken to over its stdin and stdout.
+    Stdio(StdioCommand),
+    /// A Streamable HTTP endpoint.
+    Http {
+        /// The endpoint URL.
+        url: String,
+        /// Headers added to every request, such as `Authorization`.
+        headers: Vec<(String, String)>,
+    },
+}
+
+/// How a client behaves.
+#[derive(Debug, Clone)]
+pub struct ClientOptions {
+    /// What the client says it is, on every request.
+    pub client_info: Implementation,
+    /// The versions the client speaks, in any order.
+    pub versions: Vec<ProtocolVersion>,
+    /// Skip the probe and run `initialize`.
+    pub force_legacy: bool,
+    /// How long to wait for an answer to `server/discover` before taking
+    /// silence for a legacy server.
+    pub probe_timeout: Duration,
+    /// The default timeout of a request.
+    pub request_timeout: Duration,
+    /// How many rounds of input one call may ask for.
+    pub max_rounds: usize,
+    /// The trust placed in the server's declarations.
+    pub trust: Trust,
+    /// How long shutdown waits at each step before escalating.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        Self {
+            client_info: Implementation {
+                name: String::from("mcp-host"),
+                version: String::from(env!("CARGO_PKG_VERSION")),
+                title: None,
+                description: None,
+                icons: None,
+                website_url: None,
+                extra: Map::new(),
+            },
+            versions: vec![
+                ProtocolVersion::V2026_07_28,
+                ProtocolVersion::V2025_11_25,
+                ProtocolVersion::V2025_06_18,
+                ProtocolVersion::V2025_03_26,
+            ],
+            force_legacy: false,
+            probe_timeout: Duration::from_secs(3),
+            request_timeout: Duration::from_secs(60),
+            max_rounds: crate::mrtr::DEFAULT_MAX_ROUNDS,
+            trust: Trust::Untrusted,
+            shutdown_grace: Duration::from_secs(2),
+        }
+    }
+}
+
+/// What the client learnt when it connected.
+#[derive(Debug, Clone)]
+pub struct Session {
+    /// The server's era.
+    pub era: Era,
+    /// The version every request uses.
+    pub version: ProtocolVersion,
+    /// What the server can do.
+    pub capabilities: ServerCapabilities,
+    /// What the server says it is.
+    pub server_info: Option<Untrusted<Implementation>>,
+    /// The server's guidance for the model.
+    pub instructions: Option<Untrusted<String>>,
+}
+
+/// The key under which a host remembers the era of a server: the origin
+/// of an HTTP endpoint, or the configured process of a stdio server.
+pub fn era_key(id: &ServerId, target: &Target) -> String {
+    match target {
+        Target::Http { url, .. } => reqwest::Url::parse(url)
+            .map(|u| u.origin().ascii_serialization())
+            .unwrap_or_else(|_| url.clone()),
+        Target::Stdio(_) => format!("stdio:{id}"),
+    }
+}
+
+/// The era a host remembers for a server, so that a restart need not probe
+/// again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KnownEra {
+    /// Probe: the server answered `server/discover`.
+    Modern,
+    /// Go straight to `initialize`.
+    Legacy,
+}
+
+enum Transport {
+    Stdio(stdio::Stdio),
+    Http(http::Http),
+}
+
+/// A tool the client has listed, with the headers its calls need.
+#[derive(Debug, Clone)]
+struct KnownTool {
+    tool: Tool,
+    headers: Vec<HeaderParam>,
+}
+
+/// A client of one server.
+pub struct Client {
+    id: ServerId,
+    transport: Arc<Transport>,
+    options: ClientOptions,
+    input: Arc<dyn InputHandler>,
+    next_id: AtomicI64,
+    session: RwLock<Option<Session>>,
+    tools: Mutex<BTreeMap<String, KnownTool>>,
+    /// The task reading a legacy HTTP session's GET stream.
+    listener: Mutex<Option<tokio::task::AbortHandle>>,
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        if let Some(listener) = self.listener.lock().ok().and_then(|mut l| l.take()) {
+            listener.abort();
+        }
+    }
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("id", &self.id)
+            .field("session", &self.session())
+            .finish_non_exhaustive()
+    }
+}
+
+/// How a request is stamped for the era.
+#[derive(Debug, Clone)]
+enum Stamp {
+    Modern(ProtocolVersion),
+    Legacy(ProtocolVersion),
+    Initialize,
+}
+
+impl Client {
+    /// Starts the transport to `target` and settles the era. `input`
+    /// answers the server's input requests; `known` is an era remembered
+    /// from an earlier connection.
+    ///
+    /// # Errors
+    ///
+    /// When the server cannot be started or reached, when the probe fails
+    /// (a modern server with no version in common), or when `initialize`
+    /// fails.
+    pub async fn connect(
+        id: ServerId,
+        target: Target,
+        input: Arc<dyn InputHandler>,
+        options: ClientOptions,
+        known: Option<KnownEra>,
+    ) -> Result<Self, ClientError> {
+        let transport = Arc::new(match &target {
+            Target::Stdio(command) => Transport::Stdio(stdio::Stdio::spawn(command)?),
+            Target::Http { url, headers } => Transport::Http(http::Http::new(url, headers)?),
+        });
+        if let Transport::Stdio(stdio) = &*transport {
+            if let Some(requests) = stdio.take_server_requests() {
+                tokio::spawn(answer_server_requests(
+                    requests,
+                    Arc::downgrade(&transport),
+                    input.clone(),
+                    id.clone(),
+                ));
+            }
+        }
+        let client = Self {
+            id,
+            transport,
+            options,
+            input,
+            next_id: AtomicI64::new(1),
+            session: RwLock::new(None),
+            tools: Mutex::new(BTreeMap::new()),
+            listener: Mutex::new(None),
+        };
+        client.establish(known).await?;
+        Ok(client)
+    }
+
+    /// The host's id for the server.
+    pub fn id(&self) -> &ServerId {
+        &self.id
+    }
+
+    /// What the client learnt when it connected.
+    pub fn session(&self) -> Option<Session> {
+        self.session.read().ok()?.clone()
+    }
+
+    /// The era to remember for this server.
+    pub fn known_era(&self) -> Option<KnownEra> {
+        self.session().map(|s| match s.era {
+            Era::Modern => KnownEra::Modern,
+            Era::Legacy => KnownEra::Legacy,
+        })
+    }
+
+    /// Whether the transport has ended: the process exited or closed its
+    /// output. Always `false` over HTTP, which has no connection to lose.
+    pub fn is_closed(&self) -> bool {
+        match &*self.transport {
+            Transport::Stdio(stdio) => stdio.is_closed(),
+            Transport::Http(_) => false,
+        }
+    }
+
+    /// Whether the server runs as a local process.
+    pub fn is_stdio(&self) -> bool {
+        matches!(&*self.transport, Transport::Stdio(_))
+    }
+
+    /// The trust placed in the server.
+    pub fn trust(&self) -> Trust {
+        self.options.trust
+    }
+
+    /// Shuts the server down: over stdio, close its stdin, wait, then
+    /// SIGTERM, wait, then SIGKILL; over HTTP, end the legacy session if
+    /// there is one. `None` over HTTP.
+    pub async fn shutdown(&self) -> Option<Shutdown> {
+        match &*self.transport {
+            Transport::Stdio(stdio) => Some(stdio.shutdown(self.options.shutdown_grace).await),
+            Transport::Http(http) => {
+                http.end_session().await;
+                None
+            }
+        }
+    }
+
+    fn next_id(&self) -> RequestId {
+        RequestId::Integer(self.next_id.fetch_add(1, Ordering::Relaxed))
+    }
+
+    fn stamp(&self) -> Result<Stamp, ClientError> {
+        let session = self.session().ok_or(ClientError::Closed)?;
+        Ok(match session.era {
+            Era::Modern => Stamp::Modern(session.version),
+            Era::Legacy => Stamp::Legacy(session.version),
+        })
+    }
+
+    fn set_session(&self, session: Session) {
+        if let Ok(mut slot) = self.session.write() {
+            *slot = Some(session);
+        }
+    }
+
+    async fn establish(&self, known: Option<KnownEra>) -> Result<(), ClientError> {
+        if self.options.force_legacy {
+            return self.initialize().await;
+        }
+        if known == Some(KnownEra::Legacy) {
+            // Re-probe if the remembered era no longer holds.
+            match self.initialize().await {
+                Err(ClientError::Rpc(_)) => {}
+                other => return other,
+            }
+        }
+        let Some(mut probe) = EraProbe::new(&self.options.versions) else {
+            return self.initialize().await;
+        };
+        loop {
+            let reply = self.discover(probe.version().clone()).await?;
+            match probe.on_reply(reply) {
+                ProbeStep::Modern { version, result } => {
+                    let server_info = result
+                        .meta
+                        .as_ref()
+                        .and_then(|m| m.server_info.clone())
+                        .map(|i| Untrusted::new(self.id.clone(), i));
+                    self.set_session(Session {
+                        era: Era::Modern,
+                        version,
+                        capabilities: result.capabilities,
+                        server_info,
+                        instructions: result
+                            .instructions
+                            .map(|i| Untrusted::new(self.id.clone(), i)),
+                    });
+                    return Ok(());
+                }
+                ProbeStep::RetryModern { .. } => continue,
+                ProbeStep::Legacy(_) => return self.initialize().await,
+                ProbeStep::Failed(e) => return Err(e.into()),
+            }
+        }
+    }
+
+    /// One `server/discover` attempt, as the probe wants to see it.
+    async fn discover(&self, version: ProtocolVersion) -> Result<DiscoverReply, ClientError> {
+        let options = CallOptions {
+            timeout: Some(self.options.probe_timeout),
+            progress: None,
+        };
+        let outcome = self
+            .exchange(
+                self.next_id(),
+                "server/discover",
+                Map::new(),
+                &Stamp::Modern(version),
+                &options,
+                Vec::new(),
+                false,
+            )
+            .await;
+        let http = matches!(&*self.transport, Transport::Http(_));
+        match outcome {
+            Ok(result) => Ok(DiscoverReply::Result(result)),
+            Err(ClientError::Rpc(error)) => Ok(DiscoverReply::Error(error.accept())),
+            Err(ClientError::Timeout(_)) => Ok(DiscoverReply::Silence),
+            Err(ClientError::Closed) if http => Ok(DiscoverReply::Silence),
+            Err(ClientError::HttpStatus { status, body }) => {
+                Ok(DiscoverReply::HttpStatus { status, body })
+            }
+            Err(other) => Err(other),
+        }
+    }
+
+    async fn initialize(&self) -> Result<(), ClientError> {
+        let offered = self
+            .options
+            .versions
+            .iter()
+            .filter(|v| v.era() == Some(Era::Legacy))
+            .max()
+            .cloned()
+            .unwrap_or(ProtocolVersion::LATEST_LEGACY);
+        let params = json!({
+            "protocolVersion": offered,
+            "capabilities": self.input.capabilities(),
+            "clientInfo": self.options.client_info,
+        });
+        let Value::Object(params) = params else {
+            return Err(ClientError::protocol("initialize params"));
+        };
+        let value = self
+            .exchange(
+                self.next_id(),
+                "initialize",
+                params,
+                &Stamp::Initialize,
+                &CallOptions::default(),
+                Vec::new(),
+                false,
+            )
+            .await?;
+        let result: mcp_types::v2025_11_25::InitializeResult =
+            serde_json::from_value(value).map_err(ClientError::protocol)?;
+        let version = ProtocolVersion::parse(&result.protocol_version);
+        if version.era() != Some(Era::Legacy) || !self.options.versions.contains(&version) {
+            return Err(ClientError::Protocol(format!(
+                "the server chose version `{version}`, which this client does not speak"
+            )));
+        }
+        let capabilities = serde_json::to_value(&result.capabilities)
+            .and_then(serde_json::from_value)
+            .unwrap_or_default();
+        let server_info = serde_json::to_value(&result.server_info)
+            .and_then(serde_json::from_value)
+            .ok()
+            .map(|i| Untrusted::new(self.id.clone(), i));
+        self.set_session(Session {
+            era: Era::Legacy,
+            version: version.clone(),
+            capabilities,
+            server_info,
+            instructions: result
+                .instructions
+                .map(|i| Untrusted::new(self.id.clone(), i)),
+        });
+        let stamp = Stamp::Legacy(version.clone());
+        self.notify("notifications/initialized", &stamp).await?;
+        if let Transport::Http(http) = &*self.transport {
+            let headers = vec![(
+                "MCP-Protocol-Version".to_owned(),
+                version.as_str().to_owned(),
+            )];
+            if let Some(stream) = http.open_stream(&headers).await {
+                let task = tokio::spawn(listen(
+                    stream,
+                    Arc::downgrade(&self.transport),
+                    self.input.clone(),
+                    self.id.clone(),
+                    headers,
+                ));
+                if let Ok(mut slot) = self.listener.lock() {
+                    *slot = Some(task.abort_handle());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    async fn notify(&self, method: &str, stamp: &Stamp) -> Result<(), ClientError> {
+        let message = json!({ "jsonrpc": "2.0", "method": method });
+        match &*self.transport {
+            Transport::Stdio(stdio) => stdio.write(&message),
+            Transport::Http(http) => {
+                let headers = self.era_headers(stamp, method, None);
+                http.post(&message, &headers).await.map(drop)
+            }
+        }
+    }
+
+    /// The headers a request carries over HTTP in its era.
+    fn era_headers(
+        &self,
+        stamp: &Stamp,
+        method: &str,
+        params: Option<&Map<String, Value>>,
+    ) -> Vec<(String, String)> {
+        match stamp {
+            Stamp::Modern(version) => {
+                crate::headers::request_headers(version.as_str(), method, params)
+            }
+            // The legacy era has no `Mcp-Method` or `Mcp-Name`; sending them
+            // costs nothing and serves intermediaries that route on them.
+            Stamp::Legacy(version) => {
+                crate::headers::request_headers(version.as_str(), method, params)
+            }
+            Stamp::Initialize => vec![(
+                "Mcp-Method".to_owned(),
+                crate::headers::encode_value(method),
+            )],
+        }
+    }
+}
+
+/// Answers the requests a legacy HTTP server sends on its GET stream, with
+/// a POST each, until the stream ends or the client goes away.
+async fn listen(
+    mut stream: http::Answer,
+    transport: Weak<Transport>,
+    input: Arc<dyn InputHandler>,
+    origin: ServerId,
+    headers: Vec<(String, String)>,
+) {
+    while let Some(Ok(message)) = stream.next().await {
+        let Message::Request { id, method, params } = message else {
+            continue;
+        };
+        let reply = call::reply_to(&*input, &origin, id, &method, params).await;
+        let Some(transport) = transport.upgrade() else {
+            break;
+        };
+        if let Transport::Http(http) = &*transport {
+            let _ = http.post(&reply, &headers).await;
+        }
+    }
+}
+
+/// Answers the legacy server-to-client requests of a stdio server, one at
+/// a time, until the process's output ends.
+async fn answer_server_requests(
+    mut requests: mpsc::UnboundedReceiver<Message>,
+    transport: Weak<Transport>,
+    input: Arc<dyn InputHandler>,
+    origin: ServerId,
+) {
+    while let Some(message) = requests.recv().await {
+        let Message::Request { id, method, params } = message else {
+            continue;
+        };
+        let reply = call::reply_to(&*input, &origin, id, &method, params).await;
+        let Some(transport) = transport.upgrade() else {
+            break;
+        };
+        if let Transport::Stdio(stdio) = &*transport {
+            let _ = stdio.write(&reply);
+        }
+    }
+}

@@ -1,0 +1,556 @@
+//! The host: one client per configured server, their lifecycle, and one
+//! catalogue of every server's tools, prompts and resources under
+//! host-controlled names.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, RwLock};
+
+use futures_util::future::join_all;
+use mcp_types::v2026_07_28::{CallToolResult, Prompt, Resource, Tool};
+use serde_json::{Map, Value};
+
+use crate::approval::{Approval, Approver, Denied, Gate, Policy, ToolCall};
+use crate::client::{
+    CallOptions, Client, ClientError, ClientOptions, ExcludedTool, InputHandler, KnownEra, NoInput,
+    Session, Shutdown,
+};
+use crate::config::{HostConfig, ServerConfig};
+use crate::names::{QualifiedNames, ServerId};
+use crate::untrusted::Untrusted;
+use crate::BoxFuture;
+
+/// A tool in the host's catalogue.
+#[derive(Debug, Clone)]
+pub struct HostTool {
+    /// The host's name for it.
+    pub qualified: String,
+    /// The server it belongs to.
+    pub server: ServerId,
+    /// Its definition, as the server wrote it.
+    pub tool: Untrusted<Tool>,
+}
+
+/// A prompt in the host's catalogue.
+#[derive(Debug, Clone)]
+pub struct HostPrompt {
+    /// The host's name for it.
+    pub qualified: String,
+    /// The server it belongs to.
+    pub server: ServerId,
+    /// Its definition, as the server wrote it.
+    pub prompt: Untrusted<Prompt>,
+}
+
+/// A resource in the host's catalogue. Resources keep their URIs; the
+/// server id tells them apart.
+#[derive(Debug, Clone)]
+pub struct HostResource {
+    /// The server it belongs to.
+    pub server: ServerId,
+    /// Its description, as the server wrote it.
+    pub resource: Untrusted<Resource>,
+}
+
+/// How one configured server is doing.
+#[derive(Debug, Clone)]
+pub struct ServerStatus {
+    /// Its id.
+    pub id: ServerId,
+    /// What its client learnt, when connected.
+    pub session: Option<Session>,
+    /// Why it is not connected, when it is not.
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Default)]
+struct Catalogue {
+    tool_names: QualifiedNames,
+    tools: Vec<HostTool>,
+    prompt_names: QualifiedNames,
+    prompts: Vec<HostPrompt>,
+    resources: Vec<HostResource>,
+    excluded: Vec<ExcludedTool>,
+}
+
+struct Slot {
+    config: ServerConfig,
+    client: tokio::sync::RwLock<Option<Arc<Client>>>,
+    error: Mutex<Option<String>>,
+}
+
+fn set_error(slot: &Slot, error: Option<String>) {
+    if let Ok(mut slot) = slot.error.lock() {
+        *slot = error;
+    }
+}
+
+/// Builds a [`Host`].
+pub struct HostBuilder {
+    config: HostConfig,
+    policy: Policy,
+    approver: Option<Arc<dyn Approver>>,
+    input: Arc<dyn InputHandler>,
+    options: ClientOptions,
+}
+
+impl std::fmt::Debug for HostBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostBuilder")
+            .field("config", &self.config)
+            .field("policy", &self.policy)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HostBuilder {
+    /// Sets the approval policy; the default asks for every tool that may
+    /// write.
+    pub fn policy(mut self, policy: Policy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Sets who is asked; without one, every call that needs asking is
+    /// denied.
+    pub fn approver(mut self, approver: Arc<dyn Approver>) -> Self {
+        self.approver = Some(approver);
+        self
+    }
+
+    /// Sets who answers the servers' input requests; without one, the host
+    /// declares no input capabilities and declines.
+    pub fn input(mut self, input: Arc<dyn InputHandler>) -> Self {
+        self.input = input;
+        self
+    }
+
+    /// Sets the options every client starts from; each server's `trust`
+    /// and `legacy` come from its configuration.
+    pub fn options(mut self, options: ClientOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Connects to every server at once, then lists what they offer. A
+    /// server that fails to connect is reported by [`Host::servers`] and
+    /// left out; the others go on.
+    pub async fn start(self) -> Host {
+        let gate = match self.approver {
+            Some(approver) => Gate::new(self.policy, approver),
+            None => Gate::new(self.policy, Arc::new(crate::approval::DenyAll)),
+        };
+        let slots = self
+            .config
+            .servers
+            .into_iter()
+            .map(|(id, config)| {
+                let slot = Slot {
+                    config,
+                    client: tokio::sync::RwLock::new(None),
+                    error: Mutex::new(None),
+                };
+                (id, slot)
+            })
+            .collect();
+        let host = Host {
+            slots,
+            gate,
+            input: self.input,
+            options: self.options,
+            eras: Mutex::new(HashMap::new()),
+            catalogue: RwLock::new(Catalogue::default()),
+        };
+        join_all(host.slots.keys().map(|id| host.connect(id))).await;
+        host.refresh().await;
+        host
+    }
+}
+
+/// One client per configured server, the gate every tool call passes, and
+/// the catalogue of what the servers offer.
+pub struct Host {
+    slots: BTreeMap<ServerId, Slot>,
+    gate: Gate,
+    input: Arc<dyn InputHandler>,
+    options: ClientOptions,
+    eras: Mutex<HashMap<String, KnownEra>>,
+    catalogue: RwLock<Catalogue>,
+}
+
+impl std::fmt::Debug for Host {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Host")
+            .field("servers", &self.slots.keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Host {
+    /// A builder for a host of the servers in `config`.
+    pub fn builder(config: HostConfig) -> HostBuilder {
+        HostBuilder {
+            config,
+            policy: Policy::default(),
+            approver: None,
+            input: Arc::new(NoInput),
+            options: ClientOptions::default(),
+        }
+    }
+
+    fn slot(&self, id: &ServerId) -> Result<&Slot, ClientError> {
+        self.slots
+            .get(id)
+            .ok_or_else(|| ClientError::UnknownServer(id.to_string()))
+    }
+
+    /// Starts (or restarts) the client of `id`.
+    async fn connect(&self, id: &ServerId) -> Result<Arc<Client>, ClientError> {
+        let slot = self.slot(id)?;
+        let mut options = self.options.clone();
+        options.trust = slot.config.trust;
+        options.force_legacy |= slot.config.legacy;
+        let key = crate::client::era_key(id, &slot.config.target);
+        let known = self.eras.lock().ok().and_then(|e| e.get(&key).cloned());
+        // A forced era says nothing about the server: keep it out of the cache.
+        let forced = options.force_legacy;
+        let outcome = Client::connect(
+            id.clone(),
+            slot.config.target.clone(),
+            self.input.clone(),
+            options,
+            known,
+        )
+        .await;
+        match outcome {
+            Ok(client) => {
+                if let (false, Some(era), Ok(mut eras)) =
+                    (forced, client.known_era(), self.eras.lock())
+                {
+                    eras.insert(key, era);
+                }
+                let client = Arc::new(client);
+                *slot.client.write().await = Some(client.clone());
+                set_error(slot, None);
+                Ok(client)
+            }
+            Err(e) => {
+                set_error(slot, Some(e.to_string()));
+                Err(e)
+            }
+        }
+    }
+
+    /// The client of `id`, if it is connected.
+    pub async fn client(&self, id: &ServerId) -> Option<Arc<Client>> {
+        self.slots.get(id)?.client.read().await.clone()
+    }
+
+    /// Every configured server and how it is doing.
+    pub async fn servers(&self) -> Vec<ServerStatus> {
+        let mut list = Vec::new();
+        for (id, slot) in &self.slots {
+            let client = slot.client.read().await.clone();
+            list.push(ServerStatus {
+                id: id.clone(),
+                session: client.and_then(|c| c.session()),
+                error: slot.error.lock().ok().and_then(|e| e.clone()),
+            });
+        }
+        list
+    }
+
+    /// Runs `op` on the client of `id`. If a stdio server has crashed, it
+    /// is restarted and `op` runs once more: what was in flight is retried.
+    async fn with_client<'a, T>(
+        &self,
+        id: &ServerId,
+        op: impl Fn(Arc<Client>) -> BoxFuture<'a, Result<T, ClientError>>,
+    ) -> Result<T, ClientError> {
+        let client = match self.client(id).await {
+            Some(client) => client,
+            None => self.connect(id).await?,
+        };
+        match op(client.clone()).await {
+            Err(ClientError::Closed) if client.is_stdio() => {
+                let fresh = self.restart(id, &client).await?;
+                op(fresh).await
+            }
+            other => other,
+        }
+    }
+
+    /// Replaces a dead client, unless another task already did.
+    async fn restart(&self, id: &ServerId, dead: &Arc<Client>) -> Result<Arc<Client>, ClientError> {
+        if let Some(current) = self.client(id).await {
+            if !Arc::ptr_eq(&current, dead) && !current.is_closed() {
+                return Ok(current);
+            }
+        }
+        let _ = dead.shutdown().await;
+        self.connect(id).await
+    }
+
+    /// Lists the tools, prompts and resources of every connected server
+    /// again and renames them. A server whose listing fails contributes
+    /// nothing until the next refresh.
+    pub async fn refresh(&self) {
+        let mut tools = Vec::new();
+        let mut prompts = Vec::new();
+        let mut resources = Vec::new();
+        let mut excluded = Vec::new();
+        for (id, slot) in &self.slots {
+            if slot.client.read().await.is_none() {
+                continue;
+            }
+            let capabilities = self
+                .client(id)
+                .await
+                .and_then(|c| c.session())
+                .map(|s| s.capabilities);
+            let Some(capabilities) = capabilities else {
+                continue;
+            };
+            if capabilities.tools.is_some() {
+                if let Ok(list) = self
+                    .with_client(id, |c| Box::pin(async move { c.list_tools().await }))
+                    .await
+                {
+                    tools.extend(list.tools.into_iter().map(|t| (id.clone(), t)));
+                    excluded.extend(list.excluded);
+                }
+            }
+            if capabilities.prompts.is_some() {
+                if let Ok(list) = self
+                    .with_client(id, |c| Box::pin(async move { c.list_prompts().await }))
+                    .await
+                {
+                    prompts.extend(list.into_iter().map(|p| (id.clone(), p)));
+                }
+            }
+            if capabilities.resources.is_some() {
+                if let Ok(list) = self
+                    .with_client(id, |c| Box::pin(async move { c.list_resources().await }))
+                    .await
+                {
+                    resources.extend(list.into_iter().map(|resource| HostResource {
+                        server: id.clone(),
+                        resource,
+                    }));
+                }
+            }
+        }
+        let tool_names =
+            QualifiedNames::build(tools.iter().map(|(s, t)| (s, &t.accept_ref().name)));
+        let prompt_names =
+            QualifiedNames::build(prompts.iter().map(|(s, p)| (s, &p.accept_ref().name)));
+        let mut catalogue = Catalogue {
+            tools: Vec::new(),
+            prompts: Vec::new(),
+            resources,
+            excluded,
+            tool_names,
+            prompt_names,
+        };
+        for (server, tool) in tools {
+            if let Some(q) = catalogue
+                .tool_names
+                .qualified(&server, &tool.accept_ref().name)
+            {
+                let qualified = q.to_owned();
+                catalogue.tools.push(HostTool {
+                    qualified,
+                    server,
+                    tool,
+                });
+            }
+        }
+        for (server, prompt) in prompts {
+            if let Some(q) = catalogue
+                .prompt_names
+                .qualified(&server, &prompt.accept_ref().name)
+            {
+                let qualified = q.to_owned();
+                catalogue.prompts.push(HostPrompt {
+                    qualified,
+                    server,
+                    prompt,
+                });
+            }
+        }
+        catalogue
+            .tools
+            .sort_by(|a, b| a.qualified.cmp(&b.qualified));
+        catalogue
+            .prompts
+            .sort_by(|a, b| a.qualified.cmp(&b.qualified));
+        if let Ok(mut slot) = self.catalogue.write() {
+            *slot = catalogue;
+        }
+    }
+
+    /// Every tool of every server, by qualified name.
+    pub fn tools(&self) -> Vec<HostTool> {
+        self.catalogue
+            .read()
+            .map(|c| c.tools.clone())
+            .unwrap_or_default()
+    }
+
+    /// The tools dropped for breaking the `x-mcp-header` rules.
+    pub fn excluded_tools(&self) -> Vec<ExcludedTool> {
+        self.catalogue
+            .read()
+            .map(|c| c.excluded.clone())
+            .unwrap_or_default()
+    }
+
+    /// Every prompt of every server, by qualified name.
+    pub fn prompts(&self) -> Vec<HostPrompt> {
+        self.catalogue
+            .read()
+            .map(|c| c.prompts.clone())
+            .unwrap_or_default()
+    }
+
+    /// Every resource of every server.
+    pub fn resources(&self) -> Vec<HostResource> {
+        self.catalogue
+            .read()
+            .map(|c| c.resources.clone())
+            .unwrap_or_default()
+    }
+
+    /// The server and tool a qualified tool name stands for.
+    pub fn resolve_tool(&self, qualified: &str) -> Option<(ServerId, String)> {
+        let catalogue = self.catalogue.read().ok()?;
+        let (server, tool) = catalogue.tool_names.resolve(qualified)?;
+        Some((server.clone(), tool.to_owned()))
+    }
+
+    /// The server and prompt a qualified prompt name stands for.
+    pub fn resolve_prompt(&self, qualified: &str) -> Option<(ServerId, String)> {
+        let catalogue = self.catalogue.read().ok()?;
+        let (server, prompt) = catalogue.prompt_names.resolve(qualified)?;
+        Some((server.clone(), prompt.to_owned()))
+    }
+
+    /// Prepares a call of the tool named `qualified` with `arguments`, for
+    /// [`Host::authorize`].
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError::UnknownTool`] for a name not in the catalogue, and
+    /// the client's errors.
+    pub async fn prepare(
+        &self,
+        qualified: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<ToolCall, ClientError> {
+        let (server, tool) = self
+            .resolve_tool(qualified)
+            .ok_or_else(|| ClientError::UnknownTool(qualified.to_owned()))?;
+        let tool = &tool;
+        self.with_client(&server, |c| {
+            let (qualified, arguments) = (qualified.to_owned(), arguments.clone());
+            Box::pin(async move { c.prepare_named(tool, qualified, arguments).await })
+        })
+        .await
+    }
+
+    /// Applies the policy to `call` and asks the approver when it says so.
+    ///
+    /// # Errors
+    ///
+    /// [`Denied`] when the approver says no.
+    pub async fn authorize(&self, call: &ToolCall) -> Result<Approval, Denied> {
+        self.gate.authorize(call).await
+    }
+
+    /// Runs an approved call. If its stdio server crashed meanwhile, the
+    /// server is restarted and the call sent once more.
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError::ApprovalMismatch`] when `approval` was issued for
+    /// another call; otherwise the client's errors.
+    pub async fn call_tool(
+        &self,
+        call: ToolCall,
+        approval: Approval,
+        options: &CallOptions,
+    ) -> Result<Untrusted<CallToolResult>, ClientError> {
+        if !approval.covers(&call) {
+            return Err(ClientError::ApprovalMismatch);
+        }
+        let server = call.server().clone();
+        let call = &call;
+        self.with_client(&server, |c| {
+            Box::pin(async move { c.run_tool(call, options).await })
+        })
+        .await
+    }
+
+    /// Gets the prompt named `qualified`.
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError::UnknownTool`] for a name not in the catalogue, and
+    /// the client's errors.
+    pub async fn get_prompt(
+        &self,
+        qualified: &str,
+        arguments: BTreeMap<String, String>,
+    ) -> Result<Untrusted<mcp_types::v2026_07_28::GetPromptResult>, ClientError> {
+        let (server, prompt) = self
+            .resolve_prompt(qualified)
+            .ok_or_else(|| ClientError::UnknownTool(qualified.to_owned()))?;
+        let prompt = &prompt;
+        self.with_client(&server, |c| {
+            let arguments = arguments.clone();
+            Box::pin(async move { c.get_prompt(prompt, arguments).await })
+        })
+        .await
+    }
+
+    /// Shuts every server down at once: stdio servers by closing stdin,
+    /// then SIGTERM, then SIGKILL.
+    pub async fn shutdown(&self) -> Vec<(ServerId, Option<Shutdown>)> {
+        let mut clients = Vec::new();
+        for (id, slot) in &self.slots {
+            if let Some(client) = slot.client.write().await.take() {
+                clients.push((id.clone(), client));
+            }
+        }
+        join_all(clients.into_iter().map(|(id, client)| async move {
+            let outcome = client.shutdown().await;
+            (id, outcome)
+        }))
+        .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn send<T: Send>(_: &T) {}
+
+    /// The host's futures can be spawned on a multi-threaded runtime.
+    #[allow(dead_code)]
+    fn futures_are_send(host: &Host, call: ToolCall, approval: Approval, id: ServerId) {
+        send(&host.call_tool(call.clone(), approval, &CallOptions::default()));
+        send(&host.refresh());
+        send(&host.prepare("x", Map::new()));
+        send(&host.servers());
+        send(&host.connect(&id));
+        send(&host.shutdown());
+        send(&host.authorize(&call));
+    }
+
+    #[test]
+    fn host_and_clients_are_shareable() {
+        fn shared<T: Send + Sync>() {}
+        shared::<Host>();
+        shared::<Client>();
+    }
+}

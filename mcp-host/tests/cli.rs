@@ -1,0 +1,106 @@
+//! The `mcp-host` command against the `everything` example.
+
+mod common;
+
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{json, Value};
+
+fn config_file(name: &str, servers: Value) -> std::path::PathBuf {
+    let path =
+        std::env::temp_dir().join(format!("mcp-host-cli-{}-{name}.json", std::process::id()));
+    std::fs::write(&path, json!({ "mcpServers": servers }).to_string()).expect("config written");
+    path
+}
+
+fn host(config: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mcp-host"))
+        .arg("--config")
+        .arg(config)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("mcp-host runs")
+}
+
+fn json_out(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
+#[test]
+fn servers_tools_and_calls() {
+    let (_server, url) = common::everything_http();
+    let command = common::everything().display().to_string();
+    let config = config_file(
+        "main",
+        json!({
+            "local": {"command": command, "args": ["--stdio"]},
+            "remote": {"url": url, "legacy": true},
+        }),
+    );
+
+    let servers = host(&config, &["servers"]);
+    assert!(servers.status.success());
+    let servers = json_out(&servers);
+    assert_eq!(servers[0]["id"], "local");
+    assert_eq!(servers[0]["era"], "modern");
+    assert_eq!(servers[1]["era"], "legacy");
+    assert_eq!(servers[1]["version"], "2025-11-25");
+
+    let tools = json_out(&host(&config, &["tools"]));
+    let names: Vec<&str> = tools
+        .as_array()
+        .map(|t| t.iter().filter_map(|t| t["name"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(
+        names.contains(&"local__test_simple_text") && names.contains(&"remote__test_simple_text")
+    );
+
+    // No terminal to ask: the call is denied.
+    let denied = host(&config, &["call", "local__test_simple_text"]);
+    assert!(!denied.status.success());
+    assert!(String::from_utf8_lossy(&denied.stderr).contains("denied"));
+
+    let approved = host(
+        &config,
+        &["call", "remote__test_tool_with_progress", "--yes"],
+    );
+    assert!(
+        approved.status.success(),
+        "{}",
+        String::from_utf8_lossy(&approved.stderr)
+    );
+    assert_eq!(
+        json_out(&approved)["content"][0]["text"],
+        "Progress complete"
+    );
+    assert!(String::from_utf8_lossy(&approved.stderr).contains("100%"));
+
+    let args = r#"{"region": "eu"}"#;
+    let header = host(
+        &config,
+        &[
+            "call",
+            "local__test_custom_header_tool",
+            "--args",
+            args,
+            "--yes",
+        ],
+    );
+    assert_eq!(json_out(&header)["content"][0]["text"], "region: eu");
+
+    // The tool's own error makes the exit status 1, with the result printed.
+    let failing = host(&config, &["call", "local__test_error_handling", "--yes"]);
+    assert!(!failing.status.success());
+    assert_eq!(json_out(&failing)["isError"], true);
+
+    let unknown = host(&config, &["call", "nope__nothing", "--yes"]);
+    assert!(!unknown.status.success());
+    let _ = std::fs::remove_file(&config);
+}

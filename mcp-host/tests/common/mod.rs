@@ -1,0 +1,173 @@
+//! Helpers shared by the integration tests: the peers and a scripted
+//! input handler.
+
+#![allow(dead_code)]
+
+use std::net::{SocketAddr, TcpListener};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use mcp_host::client::{ClientOptions, InputHandler, StdioCommand, Target};
+use mcp_host::untrusted::Untrusted;
+use mcp_host::BoxFuture;
+use mcp_host::ServerId;
+use mcp_types::v2026_07_28::{
+    ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
+    ElicitResult, ListRootsResult,
+};
+use serde_json::json;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("mcp-host sits in the workspace root")
+}
+
+/// Builds the `everything` example once per test process; its path.
+pub fn everything() -> &'static Path {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let status = Command::new(cargo)
+            .current_dir(root())
+            .args([
+                "build",
+                "--quiet",
+                "-p",
+                "mcp-server",
+                "--example",
+                "everything",
+            ])
+            .stdout(Stdio::null())
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "building the everything example failed");
+        let target = root().join(std::env::var_os("CARGO_TARGET_DIR").unwrap_or("target".into()));
+        let path = target.join("debug/examples/everything");
+        assert!(path.is_file(), "{} was not built", path.display());
+        path
+    })
+}
+
+/// The `everything` example over stdio.
+pub fn everything_stdio() -> Target {
+    Target::Stdio(StdioCommand {
+        command: everything().display().to_string(),
+        args: vec!["--stdio".into()],
+        ..StdioCommand::default()
+    })
+}
+
+/// A scripted python server in `mode`, with `env` added.
+pub fn scripted(mode: &str, env: Vec<(String, String)>) -> Target {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scripted/server.py");
+    Target::Stdio(StdioCommand {
+        command: "python3".into(),
+        args: vec![script.display().to_string(), mode.into()],
+        env,
+        ..StdioCommand::default()
+    })
+}
+
+/// A child process killed when dropped.
+pub struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The `everything` example over HTTP on a free port, once it accepts
+/// connections; the endpoint URL.
+pub fn everything_http() -> (Running, String) {
+    let addr: SocketAddr = TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port");
+    let child = Command::new(everything())
+        .args(["--http", &addr.to_string()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the example starts");
+    let running = Running(child);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(addr).is_err() {
+        assert!(Instant::now() < deadline, "the example never listened");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    (running, format!("http://{addr}/mcp"))
+}
+
+/// Client options for tests: short probe, forced era when asked.
+pub fn options(legacy: bool) -> ClientOptions {
+    ClientOptions {
+        force_legacy: legacy,
+        probe_timeout: Duration::from_millis(700),
+        request_timeout: Duration::from_secs(20),
+        ..ClientOptions::default()
+    }
+}
+
+/// Answers every form elicitation by accepting with `name`, `username`,
+/// `email` and `color` filled in, and counts the questions.
+#[derive(Default)]
+pub struct Answers {
+    pub asked: AtomicUsize,
+}
+
+impl Answers {
+    pub fn new() -> Arc<Self> {
+        Arc::new(Self::default())
+    }
+
+    pub fn asked(&self) -> usize {
+        self.asked.load(Ordering::SeqCst)
+    }
+}
+
+impl InputHandler for Answers {
+    fn capabilities(&self) -> ClientCapabilities {
+        serde_json::from_value(json!({"elicitation": {"form": {}}, "sampling": {}, "roots": {}}))
+            .expect("capabilities")
+    }
+
+    fn sample<'a>(
+        &'a self,
+        request: Untrusted<CreateMessageRequestParams>,
+    ) -> BoxFuture<'a, Result<CreateMessageResult, String>> {
+        let asked = request.accept().messages.len();
+        Box::pin(async move {
+            assert!(asked > 0, "a sampling request carries messages");
+            serde_json::from_value(json!({"role": "assistant", "model": "test-model",
+                "content": {"type": "text", "text": "Hello there"}}))
+            .map_err(|e| e.to_string())
+        })
+    }
+
+    fn roots<'a>(&'a self, _server: &'a ServerId) -> BoxFuture<'a, ListRootsResult> {
+        Box::pin(async {
+            serde_json::from_value(json!({"roots": [{"uri": "file:///work", "name": "work"}]}))
+                .expect("roots")
+        })
+    }
+
+    fn elicit<'a>(
+        &'a self,
+        request: Untrusted<ElicitRequestParams>,
+    ) -> BoxFuture<'a, ElicitResult> {
+        self.asked.fetch_add(1, Ordering::SeqCst);
+        // The request stays untrusted: the test only checks where it came from.
+        assert!(!request.origin().as_str().is_empty());
+        Box::pin(async {
+            serde_json::from_value(json!({"action": "accept", "content": {
+                "name": "Ada", "username": "ada", "email": "ada@example.com", "color": "green"}}))
+            .expect("an elicit result")
+        })
+    }
+}

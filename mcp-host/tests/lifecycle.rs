@@ -1,0 +1,188 @@
+//! The host's lifecycle and policy against scripted servers: a crashed
+//! server is restarted and the call in flight retried, shutdown escalates,
+//! and annotations count only from trusted servers.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::{options, scripted};
+use mcp_host::approval::{ApproveAll, Grant};
+use mcp_host::client::{CallOptions, Client, NoInput, Shutdown, Target};
+use mcp_host::{Host, HostConfig, ServerId};
+use serde_json::{json, Map};
+
+fn config(entries: serde_json::Value) -> HostConfig {
+    HostConfig::from_json(&json!({ "mcpServers": entries }).to_string()).expect("config")
+}
+
+fn python(mode: &str, extra: serde_json::Value) -> serde_json::Value {
+    let Target::Stdio(command) = scripted(mode, Vec::new()) else {
+        unreachable!("scripted servers run over stdio")
+    };
+    let mut entry = json!({"command": command.command, "args": command.args});
+    if let (Some(entry), Some(extra)) = (entry.as_object_mut(), extra.as_object()) {
+        entry.extend(extra.clone());
+    }
+    entry
+}
+
+#[tokio::test]
+async fn a_crashed_server_is_restarted_and_the_call_retried() {
+    let markers = std::env::temp_dir().join(format!("mcp-host-crash-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&markers);
+    std::fs::create_dir_all(&markers).expect("marker dir");
+    let entry = python(
+        "crash",
+        json!({"env": {"MARKER_DIR": markers.display().to_string()}}),
+    );
+    let host = Host::builder(config(json!({ "svc": entry })))
+        .approver(Arc::new(ApproveAll))
+        .options(options(false))
+        .start()
+        .await;
+    let id = ServerId::new("svc").expect("id");
+    let before = host.client(&id).await.expect("connected");
+    let call = host
+        .prepare("svc__flaky", Map::new())
+        .await
+        .expect("prepared");
+    let approval = host.authorize(&call).await.expect("approved");
+    // The first attempt kills the process; the host restarts it and sends
+    // the call again.
+    let result = host
+        .call_tool(call, approval, &CallOptions::default())
+        .await
+        .expect("retried after the restart");
+    let text =
+        serde_json::to_value(result.accept()).expect("encodes")["content"][0]["text"].clone();
+    assert_eq!(text, json!("flaky done"));
+    assert!(markers.join("crashed").exists(), "the server did crash");
+    let after = host.client(&id).await.expect("reconnected");
+    assert!(
+        !Arc::ptr_eq(&before, &after),
+        "a new client replaced the dead one"
+    );
+    host.shutdown().await;
+    let _ = std::fs::remove_dir_all(&markers);
+}
+
+#[tokio::test]
+async fn shutdown_escalates_to_sigkill() {
+    let mut opts = options(false);
+    opts.shutdown_grace = Duration::from_millis(200);
+    let stubborn = ServerId::new("stubborn").expect("id");
+    let client = Client::connect(
+        stubborn,
+        scripted("stubborn", Vec::new()),
+        Arc::new(NoInput),
+        opts.clone(),
+        None,
+    )
+    .await
+    .expect("connects");
+    assert_eq!(client.shutdown().await, Some(Shutdown::Killed));
+    assert_eq!(client.shutdown().await, Some(Shutdown::AlreadyGone));
+    let polite = ServerId::new("polite").expect("id");
+    let client = Client::connect(
+        polite,
+        scripted("versions", Vec::new()),
+        Arc::new(NoInput),
+        opts,
+        None,
+    )
+    .await
+    .expect("connects");
+    assert_eq!(client.shutdown().await, Some(Shutdown::Exited));
+}
+
+#[tokio::test]
+async fn only_trusted_servers_relax_the_policy() {
+    // No approver: only the policy can let a call through.
+    let host = Host::builder(config(json!({
+        "trusted": python("versions", json!({"trusted": true})),
+        "untrusted": python("versions", json!({})),
+    })))
+    .options(options(false))
+    .start()
+    .await;
+    let call = host
+        .prepare("trusted__echo", Map::new())
+        .await
+        .expect("prepared");
+    let approval = host
+        .authorize(&call)
+        .await
+        .expect("read-only on a trusted server");
+    assert_eq!(approval.grant(), Grant::Policy);
+    host.call_tool(call, approval, &CallOptions::default())
+        .await
+        .expect("runs");
+    // The same annotation from an untrusted server relaxes nothing.
+    let call = host
+        .prepare("untrusted__echo", Map::new())
+        .await
+        .expect("prepared");
+    assert!(host.authorize(&call).await.is_err());
+    // A tool that may write is asked about even on a trusted server.
+    let call = host
+        .prepare("trusted__flaky", Map::new())
+        .await
+        .expect("prepared");
+    assert!(host.authorize(&call).await.is_err());
+    host.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_timed_out_call_is_cancelled_on_stdio() {
+    let markers = std::env::temp_dir().join(format!("mcp-host-cancel-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&markers);
+    std::fs::create_dir_all(&markers).expect("marker dir");
+    let env = vec![("MARKER_DIR".to_owned(), markers.display().to_string())];
+    let id = ServerId::new("slow").expect("id");
+    let client = Client::connect(
+        id,
+        scripted("versions", env),
+        Arc::new(NoInput),
+        options(false),
+        None,
+    )
+    .await
+    .expect("connects");
+    let call = client
+        .prepare_call("slow", Map::new())
+        .await
+        .expect("prepared");
+    let approval = mcp_host::approval::Gate::new(Default::default(), Arc::new(ApproveAll))
+        .authorize(&call)
+        .await
+        .expect("approved");
+    let hurried = CallOptions {
+        timeout: Some(Duration::from_millis(200)),
+        progress: None,
+    };
+    let outcome = client.call_tool(call, approval, &hurried).await;
+    assert!(
+        matches!(outcome, Err(mcp_host::ClientError::Timeout(_))),
+        "{outcome:?}"
+    );
+    // The server heard `notifications/cancelled` for the request id it got.
+    let mut cancelled = Vec::new();
+    for _ in 0..100 {
+        cancelled = std::fs::read_dir(&markers)
+            .map(|d| {
+                d.filter_map(|e| e.ok()?.file_name().into_string().ok())
+                    .collect()
+            })
+            .unwrap_or_default();
+        if !cancelled.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(cancelled.len(), 1, "{cancelled:?}");
+    assert!(cancelled[0].starts_with("cancelled-"));
+    client.shutdown().await;
+    let _ = std::fs::remove_dir_all(&markers);
+}

@@ -1,0 +1,53 @@
+//! The smallest useful server: one tool that adds two numbers. The server
+//! benchmark (`bench/server_bench.py`) measures this program.
+//!
+//! ```text
+//! cargo run -p mcp-server --example calculator -- --stdio
+//! cargo run -p mcp-server --example calculator -- --http 127.0.0.1:3000   # endpoint /mcp
+//! ```
+
+use mcp_server::transport::{http, stdio};
+use mcp_server::{tool, tools, Server};
+
+struct Calculator;
+
+#[tools]
+impl Calculator {
+    /// Adds `a` and `b`.
+    #[tool]
+    fn add(
+        &self,
+        /// The first number.
+        a: i64,
+        /// The second number.
+        b: i64,
+    ) -> String {
+        // Widened, so the sum of any two i64 is exact.
+        (i128::from(a) + i128::from(b)).to_string()
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let server = Server::builder(Calculator)
+        .info("calculator", env!("CARGO_PKG_VERSION"))
+        .tools()
+        .build()?;
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["--stdio"] => stdio::serve(server).await?,
+        ["--http", addr] => {
+            let addr = addr.parse()?;
+            eprintln!("serving MCP at http://{addr}/mcp");
+            http::serve(server, addr, async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await?;
+        }
+        _ => {
+            eprintln!("usage: calculator --stdio | --http ADDR:PORT");
+            std::process::exit(2);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,457 @@
+//! Every limit in `Limits`: exceeding it gets an error that names it, and
+//! the server goes on serving.
+
+use std::time::Duration;
+
+use mcp_server::transport::{http, stdio};
+use mcp_server::{tool, tools, Limits, Outcome, Server};
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+
+struct Tools;
+
+#[tools]
+impl Tools {
+    /// Adds two numbers.
+    #[tool]
+    fn add(&self, a: i64, b: i64) -> i64 {
+        a + b
+    }
+
+    /// Sleeps for `ms` milliseconds.
+    #[tool]
+    async fn sleep(&self, ms: u64) -> String {
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+        String::from("awake")
+    }
+}
+
+fn server(limits: Limits) -> Server {
+    Server::builder(Tools)
+        .tools()
+        .limits(limits)
+        .build()
+        .expect("server builds")
+}
+
+fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    })
+}
+
+fn call(id: i64, name: &str, arguments: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"_meta": meta(), "name": name, "arguments": arguments}})
+}
+
+fn listen(id: i64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+        "params": {"_meta": meta(), "notifications": {"toolsListChanged": true}}})
+}
+
+fn cancel(id: i64) -> Value {
+    json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id}})
+}
+
+/// The reply of an outcome that must be a plain reply.
+fn reply(outcome: Outcome) -> (u16, Value) {
+    match outcome {
+        Outcome::Reply { status, message } => (status, message),
+        other => panic!("expected a reply, got {other:?}"),
+    }
+}
+
+/// A stdio connection to an in-process server.
+struct Pipe {
+    input: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    output: BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>,
+}
+
+impl Pipe {
+    fn start(server: Server) -> Self {
+        let (client, server_side) = tokio::io::duplex(1 << 16);
+        let (r, w) = tokio::io::split(server_side);
+        tokio::spawn(stdio::serve_io(server, r, w));
+        let (output, input) = tokio::io::split(client);
+        Pipe {
+            input,
+            output: BufReader::new(output),
+        }
+    }
+
+    async fn send(&mut self, message: &Value) {
+        let mut line = serde_json::to_vec(message).expect("encodes");
+        line.push(b'\n');
+        self.input.write_all(&line).await.expect("write");
+    }
+
+    async fn next(&mut self) -> Value {
+        let mut line = String::new();
+        tokio::time::timeout(Duration::from_secs(10), self.output.read_line(&mut line))
+            .await
+            .expect("a line in time")
+            .expect("read");
+        serde_json::from_str(&line).expect("JSON line")
+    }
+}
+
+/// Sends a POST and returns the status line, the headers and whatever body
+/// arrived once `done` says it is enough (or the server closed).
+async fn post(
+    port: u16,
+    body: &Value,
+    name: Option<&str>,
+    done: impl Fn(&str) -> bool,
+) -> (u16, String, tokio::net::TcpStream) {
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .expect("connect");
+    let body = body.to_string();
+    let method = serde_json::from_str::<Value>(&body).expect("JSON")["method"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: {method}\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    if let Some(name) = name {
+        request.push_str(&format!("Mcp-Name: {name}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(&body);
+    stream.write_all(request.as_bytes()).await.expect("send");
+    let mut text = String::new();
+    let mut buffer = [0u8; 4096];
+    while !done(&text) {
+        let read = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut buffer))
+            .await
+            .expect("data in time")
+            .expect("read");
+        if read == 0 {
+            break;
+        }
+        text.push_str(&String::from_utf8_lossy(&buffer[..read]));
+    }
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, text, stream)
+}
+
+/// Whether a whole JSON body (by Content-Length) has arrived.
+fn complete(text: &str) -> bool {
+    let Some((head, body)) = text.split_once("\r\n\r\n") else {
+        return false;
+    };
+    let length = head
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("content-length:")
+                .map(|v| v.trim().to_owned())
+        })
+        .and_then(|v| v.parse::<usize>().ok());
+    length.is_some_and(|n| body.len() >= n)
+}
+
+async fn serve_http(server: Server) -> u16 {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let port = listener.local_addr().expect("address").port();
+    let app = http::router(server, "/mcp", http::HttpConfig::default());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    port
+}
+
+fn body_json(text: &str) -> Value {
+    let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    serde_json::from_str(body.trim()).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+#[test]
+fn defaults_are_documented_values() {
+    let limits = Limits::default();
+    assert_eq!(limits.max_message_bytes, 4 * 1024 * 1024);
+    assert_eq!(limits.max_depth, 64);
+    assert_eq!(limits.max_in_flight, 64);
+    assert_eq!(limits.request_timeout, Duration::from_secs(300));
+    assert_eq!(limits.max_streams, 256);
+}
+
+#[tokio::test]
+async fn nesting_deeper_than_the_limit_is_refused_before_parsing() {
+    let server = server(Limits {
+        max_depth: 8,
+        ..Limits::default()
+    });
+    let deep = format!("{}{}", "[".repeat(9), "]".repeat(9));
+    let (status, message) = reply(server.handle_bytes(deep.as_bytes(), None).await);
+    assert_eq!(
+        (status, message["error"]["code"].as_i64()),
+        (400, Some(-32600))
+    );
+    assert!(message["error"]["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("deeper than 8 levels")));
+    // Within the limit, the same shape is parsed (and is then a batch).
+    let shallow = format!("{}{}", "[".repeat(8), "]".repeat(8));
+    let (_, message) = reply(server.handle_bytes(shallow.as_bytes(), None).await);
+    assert!(message["error"]["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("batches")));
+    // Above the parser's own guard, the parser refuses: still an error,
+    // never a stack overflow.
+    let server = self::server(Limits {
+        max_depth: 100_000,
+        ..Limits::default()
+    });
+    let deeper = "[".repeat(50_000);
+    let (_, message) = reply(server.handle_bytes(deeper.as_bytes(), None).await);
+    assert_eq!(message["error"]["code"], -32700);
+    assert!(message["error"]["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("recursion limit")));
+}
+
+#[tokio::test]
+async fn an_oversized_http_body_gets_413_with_a_json_rpc_error() {
+    let port = serve_http(server(Limits {
+        max_message_bytes: 1024,
+        ..Limits::default()
+    }))
+    .await;
+    let mut request = call(1, "add", json!({"a": 1, "b": 2}));
+    request["params"]["pad"] = json!("x".repeat(2000));
+    let (status, text, _) = post(port, &request, Some("add"), complete).await;
+    assert_eq!(status, 413, "{text}");
+    let error = &body_json(&text)["error"];
+    assert_eq!(error["code"], -32600);
+    assert!(error["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("exceeds the limit of 1024 bytes")));
+    let (status, text, _) = post(
+        port,
+        &call(2, "add", json!({"a": 1, "b": 2})),
+        Some("add"),
+        complete,
+    )
+    .await;
+    assert_eq!(status, 200, "{text}");
+}
+
+#[tokio::test]
+async fn stdio_answers_requests_beyond_max_in_flight_at_once() {
+    let mut pipe = Pipe::start(server(Limits {
+        max_in_flight: 2,
+        ..Limits::default()
+    }));
+    pipe.send(&call(1, "sleep", json!({"ms": 60_000}))).await;
+    pipe.send(&call(2, "sleep", json!({"ms": 60_000}))).await;
+    pipe.send(&call(3, "add", json!({"a": 1, "b": 2}))).await;
+    let busy = pipe.next().await;
+    assert_eq!(busy["id"], 3);
+    assert_eq!(busy["error"]["code"], -32603);
+    assert_eq!(
+        busy["error"]["data"],
+        json!({"limit": "max_in_flight", "max": 2})
+    );
+    // The reader never blocked, so cancellations get through and free the
+    // places.
+    pipe.send(&cancel(1)).await;
+    pipe.send(&cancel(2)).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    pipe.send(&call(4, "add", json!({"a": 1, "b": 2}))).await;
+    let answer = pipe.next().await;
+    assert_eq!(answer["id"], 4);
+    assert_eq!(answer["result"]["structuredContent"]["result"], 3);
+}
+
+#[tokio::test]
+async fn an_http_body_that_never_arrives_gets_408() {
+    let port = serve_http(server(Limits {
+        request_timeout: Duration::from_millis(200),
+        ..Limits::default()
+    }))
+    .await;
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .expect("connect");
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"jsonrpc\""
+    );
+    stream.write_all(head.as_bytes()).await.expect("send");
+    let mut text = String::new();
+    let mut buffer = [0u8; 4096];
+    while !complete(&text) {
+        let read = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buffer))
+            .await
+            .expect("answered in time")
+            .expect("read");
+        if read == 0 {
+            break;
+        }
+        text.push_str(&String::from_utf8_lossy(&buffer[..read]));
+    }
+    assert!(text.starts_with("HTTP/1.1 408"), "{text}");
+    assert_eq!(body_json(&text)["error"]["code"], -32600);
+}
+
+#[tokio::test]
+async fn http_answers_503_beyond_max_in_flight() {
+    let port = serve_http(server(Limits {
+        max_in_flight: 1,
+        ..Limits::default()
+    }))
+    .await;
+    let slow = tokio::spawn(async move {
+        post(
+            port,
+            &call(1, "sleep", json!({"ms": 1_000})),
+            Some("sleep"),
+            complete,
+        )
+        .await
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (status, text, _) = post(
+        port,
+        &call(2, "add", json!({"a": 1, "b": 2})),
+        Some("add"),
+        complete,
+    )
+    .await;
+    assert_eq!(status, 503, "{text}");
+    assert!(text.to_ascii_lowercase().contains("retry-after: 1"));
+    let error = &body_json(&text)["error"];
+    assert_eq!(error["code"], -32603);
+    assert_eq!(error["data"], json!({"limit": "max_in_flight", "max": 1}));
+    let (status, _, _) = slow.await.expect("joins");
+    assert_eq!(status, 200);
+    let (status, _, _) = post(
+        port,
+        &call(3, "add", json!({"a": 1, "b": 2})),
+        Some("add"),
+        complete,
+    )
+    .await;
+    assert_eq!(status, 200, "the place is free again");
+}
+
+#[tokio::test]
+async fn a_handler_past_the_timeout_is_cancelled_and_answered() {
+    let server = server(Limits {
+        request_timeout: Duration::from_millis(200),
+        ..Limits::default()
+    });
+    let started = std::time::Instant::now();
+    let (status, message) = reply(
+        server
+            .handle(call(1, "sleep", json!({"ms": 30_000})), None)
+            .await,
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(status, 200);
+    assert_eq!(message["id"], 1);
+    assert_eq!(message["error"]["code"], -32603);
+    assert_eq!(
+        message["error"]["data"],
+        json!({"limit": "request_timeout", "max": 200})
+    );
+    // A streamed answer (progress requested) is timed the same way.
+    let mut streamed = call(2, "sleep", json!({"ms": 30_000}));
+    streamed["params"]["_meta"]["progressToken"] = json!("p");
+    let Outcome::Stream {
+        mut messages,
+        guard: _guard,
+    } = server.handle(streamed, None).await
+    else {
+        panic!("a request for progress streams");
+    };
+    let last = tokio::time::timeout(Duration::from_secs(5), messages.recv())
+        .await
+        .expect("answered in time")
+        .expect("one message");
+    assert_eq!(
+        (last["id"].as_i64(), last["error"]["code"].as_i64()),
+        (Some(2), Some(-32603))
+    );
+    let (_, message) = reply(
+        server
+            .handle(call(3, "sleep", json!({"ms": 1})), None)
+            .await,
+    );
+    assert_eq!(message["result"]["content"][0]["text"], "awake");
+}
+
+#[tokio::test]
+async fn streams_beyond_max_streams_are_refused_until_one_closes() {
+    let server = server(Limits {
+        max_streams: 1,
+        ..Limits::default()
+    });
+    let first = server.handle(listen(1), None).await;
+    assert!(matches!(first, Outcome::Stream { .. }));
+    let (status, message) = reply(server.handle(listen(2), None).await);
+    assert_eq!(status, 503);
+    assert_eq!(message["id"], 2);
+    assert_eq!(message["error"]["code"], -32603);
+    assert_eq!(
+        message["error"]["data"],
+        json!({"limit": "max_streams", "max": 1})
+    );
+    // A streamed tool answer needs a place too; a plain one does not.
+    let mut streamed = call(3, "add", json!({"a": 1, "b": 2}));
+    streamed["params"]["_meta"]["progressToken"] = json!(1);
+    let (status, _) = reply(server.handle(streamed.clone(), None).await);
+    assert_eq!(status, 503);
+    let (status, _) = reply(
+        server
+            .handle(call(4, "add", json!({"a": 1, "b": 2})), None)
+            .await,
+    );
+    assert_eq!(status, 200);
+    // Closing the listen stream frees its place.
+    drop(first);
+    assert!(matches!(
+        server.handle(streamed, None).await,
+        Outcome::Stream { .. }
+    ));
+}
+
+#[tokio::test]
+async fn http_listen_streams_are_bounded() {
+    let port = serve_http(server(Limits {
+        max_streams: 1,
+        ..Limits::default()
+    }))
+    .await;
+    let (status, text, open) = post(port, &listen(1), None, |t| t.contains("acknowledged")).await;
+    assert_eq!(status, 200, "{text}");
+    let (status, text, _) = post(port, &listen(2), None, complete).await;
+    assert_eq!(status, 503, "{text}");
+    assert_eq!(body_json(&text)["error"]["data"]["limit"], "max_streams");
+    // The client leaving ends the stream and frees the place.
+    drop(open);
+    let mut reopened = None;
+    for _ in 0..50 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let (status, text, stream) = post(port, &listen(3), None, |t| {
+            t.contains("acknowledged") || complete(t)
+        })
+        .await;
+        if status == 200 {
+            reopened = Some((text, stream));
+            break;
+        }
+    }
+    assert!(reopened.is_some(), "the place was never freed");
+}
