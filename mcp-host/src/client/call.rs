@@ -134,10 +134,11 @@ enum Answer {
 }
 
 impl Answer {
-    async fn next(&mut self) -> Option<Result<Message, ClientError>> {
+    /// The next message for the request, or why none will come.
+    async fn next(&mut self) -> Result<Message, ClientError> {
         match self {
-            Self::Stdio(pending) => pending.next().await.map(Ok),
-            Self::Http(answer) => answer.next().await,
+            Self::Stdio(pending) => pending.next().await,
+            Self::Http(answer) => answer.next().await.unwrap_or(Err(ClientError::Truncated)),
         }
     }
 }
@@ -262,7 +263,7 @@ impl Client {
                 armed: cancel_on_drop,
             };
             loop {
-                let message = answer.next().await.ok_or(ClientError::Closed)??;
+                let message = answer.next().await?;
                 match message {
                     Message::Response {
                         id: answered,
@@ -292,7 +293,16 @@ impl Client {
                         method,
                         params,
                     } => self.answer_over_http(asked, &method, params, stamp).await,
-                    Message::Response { .. } | Message::ErrorResponse { .. } => {}
+                    // Over stdio only this request's responses are routed
+                    // here; over HTTP the reply belongs to this request
+                    // alone, so another id means a confused server. Its
+                    // answer is nobody's: fail rather than guess.
+                    stray @ (Message::Response { .. } | Message::ErrorResponse { .. }) => {
+                        let answered = stray.id().map_or("null".to_owned(), |a| a.to_string());
+                        return Err(ClientError::Protocol(format!(
+                            "the server answered request {id} with a response to {answered}"
+                        )));
+                    }
                 }
             }
         };

@@ -34,6 +34,26 @@ pub enum ClientError {
     /// The connection or process ended before the answer came.
     #[error("the server closed the connection")]
     Closed,
+    /// The server's HTTP reply to a request ended without the response:
+    /// its event stream closed (or broke off mid-event) first, or its body
+    /// was empty.
+    #[error("the server's reply ended before the response to the request")]
+    Truncated,
+    /// A message from the server is larger than
+    /// [`ClientOptions::max_message_size`](super::ClientOptions::max_message_size):
+    /// one line over stdio, one body or event over HTTP. Over stdio the
+    /// connection is failed as well, since its framing is lost.
+    #[error("the server sent a message larger than {limit} bytes")]
+    MessageTooLarge {
+        /// The limit, in bytes.
+        limit: usize,
+    },
+    /// A successful HTTP reply to a request that is neither
+    /// `application/json` nor `text/event-stream`. Carries the media type
+    /// (lowercase, without parameters), or `None` when there was no
+    /// `Content-Type`.
+    #[error("the server answered with {}, not `application/json` or `text/event-stream`", describe_media(.0))]
+    ContentType(Option<String>),
     /// No answer within the request's timeout; the request was cancelled.
     #[error("no answer within {0:?}")]
     Timeout(Duration),
@@ -79,6 +99,19 @@ pub enum ClientError {
     /// The method does not exist in the era the server speaks.
     #[error("`{0}` is not available in the era this server speaks")]
     WrongEra(&'static str),
+}
+
+fn describe_media(media: &Option<String>) -> String {
+    match media {
+        Some(media) => format!("content type `{media}`"),
+        None => "no content type".to_owned(),
+    }
+}
+
+impl From<crate::sse::EventTooLarge> for ClientError {
+    fn from(e: crate::sse::EventTooLarge) -> Self {
+        Self::MessageTooLarge { limit: e.0 }
+    }
 }
 
 impl ClientError {

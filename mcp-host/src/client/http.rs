@@ -14,9 +14,6 @@ use crate::sse::SseReader;
 
 const SESSION_HEADER: &str = "mcp-session-id";
 
-/// Largest JSON body or SSE event accepted, in bytes.
-const MAX_BODY: usize = 16 * 1024 * 1024;
-
 /// One MCP endpoint.
 pub(crate) struct Http {
     client: reqwest::Client,
@@ -24,6 +21,8 @@ pub(crate) struct Http {
     headers: HeaderMap,
     /// The legacy session, once `initialize` created one.
     session: Mutex<Option<String>>,
+    /// Largest JSON body or SSE event accepted, in bytes.
+    limit: usize,
 }
 
 /// What came back for one POST.
@@ -58,7 +57,10 @@ impl Answer {
                 let events = match response.chunk().await {
                     Ok(Some(chunk)) => match reader.push(&chunk) {
                         Ok(events) => events,
-                        Err(e) => return Some(Err(ClientError::protocol(e))),
+                        Err(e) => {
+                            *done = true;
+                            return Some(Err(e.into()));
+                        }
                     },
                     Ok(None) => {
                         *done = true;
@@ -83,8 +85,12 @@ impl Answer {
 
 impl Http {
     /// A transport for `url`, adding `headers` (from the configuration) to
-    /// every POST.
-    pub(crate) fn new(url: &str, headers: &[(String, String)]) -> Result<Self, ClientError> {
+    /// every POST, and accepting bodies and events of up to `limit` bytes.
+    pub(crate) fn new(
+        url: &str,
+        headers: &[(String, String)],
+        limit: usize,
+    ) -> Result<Self, ClientError> {
         let url = reqwest::Url::parse(url).map_err(|e| ClientError::Config(format!("url: {e}")))?;
         let mut map = HeaderMap::new();
         for (name, value) in headers {
@@ -103,6 +109,7 @@ impl Http {
             url,
             headers: map,
             session: Mutex::new(None),
+            limit,
         })
     }
 
@@ -140,31 +147,35 @@ impl Http {
         }
         let status = response.status();
         if !status.is_success() {
-            let body = read_body(&mut response).await.unwrap_or_default();
+            let body = read_body(&mut response, self.limit)
+                .await
+                .unwrap_or_default();
             return Err(ClientError::HttpStatus {
                 status: status.as_u16(),
                 body,
             });
         }
-        let content_type = response
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_ascii_lowercase();
-        if content_type.starts_with("text/event-stream") {
+        let media = media_type(response.headers());
+        if media.as_deref() == Some("text/event-stream") {
             return Ok(Answer::Sse {
                 response,
-                reader: SseReader::with_limit(MAX_BODY),
+                reader: SseReader::with_limit(self.limit),
                 queue: VecDeque::new(),
                 done: false,
             });
         }
-        let body = read_body(&mut response).await?;
+        let body = read_body(&mut response, self.limit).await?;
+        // An accepted notification (or answer) has no body, whatever its
+        // content type.
         if body.iter().all(u8::is_ascii_whitespace) {
             return Ok(Answer::Json(None));
         }
-        let message = Message::from_slice(&body).map_err(ClientError::protocol)?;
+        if media.as_deref() != Some("application/json") {
+            return Err(ClientError::ContentType(media));
+        }
+        let message = Message::from_slice(&body).map_err(|e| {
+            ClientError::Protocol(format!("the response body is not a JSON-RPC message: {e}"))
+        })?;
         Ok(Answer::Json(Some(message)))
     }
 
@@ -184,14 +195,10 @@ impl Http {
             request = request.header(SESSION_HEADER, session);
         }
         let response = request.send().await.ok()?;
-        let streams = response
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|t| t.to_ascii_lowercase().starts_with("text/event-stream"));
+        let streams = media_type(response.headers()).as_deref() == Some("text/event-stream");
         (response.status().is_success() && streams).then(|| Answer::Sse {
             response,
-            reader: SseReader::with_limit(MAX_BODY),
+            reader: SseReader::with_limit(self.limit),
             queue: VecDeque::new(),
             done: false,
         })
@@ -212,16 +219,35 @@ impl Http {
     }
 }
 
-/// The body, up to [`MAX_BODY`] bytes.
-async fn read_body(response: &mut reqwest::Response) -> Result<Vec<u8>, ClientError> {
+/// The media type of a reply, lowercase and without parameters; `None`
+/// without a `Content-Type`. A value that is not a plain `type/subtype`
+/// token is replaced, so that server text never reaches an error message.
+fn media_type(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(CONTENT_TYPE)?.to_str().unwrap_or("");
+    let media = value.split(';').next().unwrap_or("").trim();
+    let plain = !media.is_empty()
+        && media.len() <= 64
+        && media.split('/').count() == 2
+        && media
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$&^_.+-/".contains(&b));
+    Some(if plain {
+        media.to_ascii_lowercase()
+    } else {
+        String::from("<unreadable>")
+    })
+}
+
+/// The body, up to `limit` bytes.
+async fn read_body(response: &mut reqwest::Response, limit: usize) -> Result<Vec<u8>, ClientError> {
     let mut body = Vec::new();
     while let Some(chunk) = response
         .chunk()
         .await
         .map_err(|e| ClientError::Http(e.to_string()))?
     {
-        if body.len() + chunk.len() > MAX_BODY {
-            return Err(ClientError::protocol("the response body is too large"));
+        if body.len() + chunk.len() > limit {
+            return Err(ClientError::MessageTooLarge { limit });
         }
         body.extend_from_slice(&chunk);
     }

@@ -19,6 +19,18 @@
 //! Every request has a timeout, after which it is cancelled; dropping a
 //! request's future cancels it too (`notifications/cancelled` on stdio, a
 //! closed connection on HTTP).
+//!
+//! A misbehaving server gets a typed error, never a hang or unbounded
+//! buffering. Over stdio, lines that are not JSON-RPC messages (a start-up
+//! banner, stray logs) are skipped; responses are routed by id, so one
+//! whose id the client never issued or no longer waits for is dropped; and
+//! a line longer than [`ClientOptions::max_message_size`] fails the
+//! connection with [`ClientError::MessageTooLarge`]. Over HTTP, an error
+//! status is [`ClientError::HttpStatus`] (or [`ClientError::Rpc`] when its
+//! body is a JSON-RPC error), a reply that ends before its response is
+//! [`ClientError::Truncated`], one of another media type is
+//! [`ClientError::ContentType`], and a body that is not a message, or a
+//! response to another id, is [`ClientError::Protocol`].
 
 mod call;
 pub mod error;
@@ -62,6 +74,9 @@ pub enum Target {
     },
 }
 
+/// The default of [`ClientOptions::max_message_size`]: 16 MiB.
+pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 16 * 1024 * 1024;
+
 /// How a client behaves.
 #[derive(Debug, Clone)]
 pub struct ClientOptions {
@@ -82,6 +97,23 @@ pub struct ClientOptions {
     pub trust: Trust,
     /// How long shutdown waits at each step before escalating.
     pub shutdown_grace: Duration,
+    /// The largest message accepted from the server, in bytes: one line
+    /// over stdio, one JSON body or one event over HTTP. A larger message
+    /// fails the request with [`ClientError::MessageTooLarge`] as soon as
+    /// the limit is passed, so memory stays bounded; over stdio it fails
+    /// the connection too. Lines that are not JSON-RPC messages but fit
+    /// the limit are skipped. Defaults to [`DEFAULT_MAX_MESSAGE_SIZE`].
+    ///
+    /// ```
+    /// use mcp_host::client::ClientOptions;
+    ///
+    /// let options = ClientOptions {
+    ///     max_message_size: 1024 * 1024,
+    ///     ..ClientOptions::default()
+    /// };
+    /// assert!(options.max_message_size < mcp_host::client::DEFAULT_MAX_MESSAGE_SIZE);
+    /// ```
+    pub max_message_size: usize,
 }
 
 impl Default for ClientOptions {
@@ -108,6 +140,7 @@ impl Default for ClientOptions {
             max_rounds: crate::mrtr::DEFAULT_MAX_ROUNDS,
             trust: Trust::Untrusted,
             shutdown_grace: Duration::from_secs(2),
+            max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
         }
     }
 }
@@ -215,9 +248,10 @@ impl Client {
         options: ClientOptions,
         known: Option<KnownEra>,
     ) -> Result<Self, ClientError> {
+        let limit = options.max_message_size;
         let transport = Arc::new(match &target {
-            Target::Stdio(command) => Transport::Stdio(stdio::Stdio::spawn(command)?),
-            Target::Http { url, headers } => Transport::Http(http::Http::new(url, headers)?),
+            Target::Stdio(command) => Transport::Stdio(stdio::Stdio::spawn(command, limit)?),
+            Target::Http { url, headers } => Transport::Http(http::Http::new(url, headers, limit)?),
         });
         if let Transport::Stdio(stdio) = &*transport {
             if let Some(requests) = stdio.take_server_requests() {
@@ -369,12 +403,12 @@ impl Client {
                 false,
             )
             .await;
-        let http = matches!(&*self.transport, Transport::Http(_));
         match outcome {
             Ok(result) => Ok(DiscoverReply::Result(result)),
             Err(ClientError::Rpc(error)) => Ok(DiscoverReply::Error(error.accept())),
-            Err(ClientError::Timeout(_)) => Ok(DiscoverReply::Silence),
-            Err(ClientError::Closed) if http => Ok(DiscoverReply::Silence),
+            // No response over HTTP (an empty body, a stream that ends
+            // first) is the silence of a legacy server.
+            Err(ClientError::Timeout(_) | ClientError::Truncated) => Ok(DiscoverReply::Silence),
             Err(ClientError::HttpStatus { status, body }) => {
                 Ok(DiscoverReply::HttpStatus { status, body })
             }

@@ -5,6 +5,12 @@
 //! request id as the token), and the server-to-client requests of the
 //! legacy era to one queue the client answers from. A writer task owns the
 //! child's stdin; closing it is the first step of shutdown.
+//!
+//! Lines that are not JSON-RPC messages are skipped, and so are responses
+//! whose id no request waits for. A line longer than the client's message
+//! limit ends the reader at once: the requests in flight fail with
+//! [`ClientError::MessageTooLarge`], later ones with
+//! [`ClientError::Closed`].
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -20,9 +26,6 @@ use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 
 use super::error::ClientError;
-
-/// Largest line accepted from a server, in bytes.
-const MAX_LINE: usize = 16 * 1024 * 1024;
 
 /// How a server process is started.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -48,7 +51,26 @@ enum Outgoing {
 #[derive(Default)]
 struct Routes {
     pending: HashMap<String, mpsc::UnboundedSender<Message>>,
-    closed: bool,
+    /// Why the reader stopped, once it has.
+    end: Option<End>,
+}
+
+/// Why the reader of the server's output stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    /// The output ended or could not be read.
+    Closed,
+    /// A line passed the limit, in bytes.
+    TooLarge(usize),
+}
+
+impl End {
+    fn error(self) -> ClientError {
+        match self {
+            Self::Closed => ClientError::Closed,
+            Self::TooLarge(limit) => ClientError::MessageTooLarge { limit },
+        }
+    }
 }
 
 /// A running server process.
@@ -67,8 +89,14 @@ pub(crate) struct Pending {
 }
 
 impl Pending {
-    pub(crate) async fn next(&mut self) -> Option<Message> {
-        self.rx.recv().await
+    /// The next message for the request; once the server's output has
+    /// ended, the reason as an error.
+    pub(crate) async fn next(&mut self) -> Result<Message, ClientError> {
+        if let Some(message) = self.rx.recv().await {
+            return Ok(message);
+        }
+        let end = self.routes.lock().ok().and_then(|r| r.end);
+        Err(end.unwrap_or(End::Closed).error())
     }
 }
 
@@ -85,8 +113,9 @@ fn key(id: &RequestId) -> String {
 }
 
 impl Stdio {
-    /// Starts the process and its reader and writer tasks.
-    pub(crate) fn spawn(spec: &StdioCommand) -> Result<Self, ClientError> {
+    /// Starts the process and its reader and writer tasks; lines longer
+    /// than `limit` bytes fail the connection.
+    pub(crate) fn spawn(spec: &StdioCommand, limit: usize) -> Result<Self, ClientError> {
         let mut command = Command::new(&spec.command);
         command
             .args(&spec.args)
@@ -114,6 +143,7 @@ impl Stdio {
         let (requests_tx, requests_rx) = mpsc::unbounded_channel();
         tokio::spawn(read_lines(
             BufReader::new(stdout),
+            limit,
             routes.clone(),
             requests_tx,
         ));
@@ -132,7 +162,7 @@ impl Stdio {
 
     /// Whether the process's output has ended.
     pub(crate) fn is_closed(&self) -> bool {
-        self.routes.lock().map_or(true, |r| r.closed)
+        self.routes.lock().map_or(true, |r| r.end.is_some())
     }
 
     /// Sends a request and returns the stream of what comes back for it.
@@ -141,7 +171,7 @@ impl Stdio {
         let key = key(id);
         {
             let mut routes = self.routes.lock().map_err(|_| ClientError::Closed)?;
-            if routes.closed {
+            if routes.end.is_some() {
                 return Err(ClientError::Closed);
             }
             routes.pending.insert(key.clone(), tx);
@@ -219,47 +249,63 @@ async fn write_lines(mut stdin: ChildStdin, mut rx: mpsc::UnboundedReceiver<Outg
     // Dropping stdin closes it: the server sees end of input.
 }
 
-/// One line of at most `MAX_LINE` bytes, without its newline; `None` at the
-/// end of input. Longer lines are skipped.
-async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R) -> std::io::Result<Option<Vec<u8>>> {
+/// What [`read_line`] found.
+#[derive(Debug, PartialEq, Eq)]
+enum Read {
+    /// A line, without its newline.
+    Line(Vec<u8>),
+    /// A line longer than the limit; the rest of it is left unread.
+    TooLong,
+    /// The end of input.
+    End,
+}
+
+/// One line of at most `limit` bytes. A longer line is reported as soon as
+/// it passes the limit, without waiting for its end.
+async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, limit: usize) -> std::io::Result<Read> {
     let mut line = Vec::new();
-    let mut too_long = false;
     loop {
         let buffer = reader.fill_buf().await?;
         if buffer.is_empty() {
-            return Ok((!line.is_empty() && !too_long).then_some(line));
+            return Ok(if line.is_empty() {
+                Read::End
+            } else {
+                Read::Line(line)
+            });
         }
-        let (chunk, done) = match buffer.iter().position(|b| *b == b'\n') {
+        let (chunk, used) = match buffer.iter().position(|b| *b == b'\n') {
             Some(end) => (&buffer[..end], Some(end + 1)),
             None => (buffer, None),
         };
-        if !too_long && line.len() + chunk.len() <= MAX_LINE {
-            line.extend_from_slice(chunk);
-        } else {
-            too_long = true;
-            line.clear();
+        if line.len() + chunk.len() > limit {
+            return Ok(Read::TooLong);
         }
-        let used = done.unwrap_or(buffer.len());
+        line.extend_from_slice(chunk);
+        let done = used.is_some();
+        let used = used.unwrap_or(buffer.len());
         reader.consume(used);
-        if done.is_some() {
-            if too_long {
-                too_long = false;
-                continue;
-            }
-            return Ok(Some(line));
+        if done {
+            return Ok(Read::Line(line));
         }
     }
 }
 
+/// Routes every message of the server's output until it ends or breaks
+/// the limit, then fails what is still waiting.
 async fn read_lines<R: AsyncBufRead + Unpin>(
     mut reader: R,
+    limit: usize,
     routes: Arc<Mutex<Routes>>,
     requests: mpsc::UnboundedSender<Message>,
 ) {
-    while let Ok(Some(line)) = read_line(&mut reader).await {
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
+    let end = loop {
+        let line = match read_line(&mut reader, limit).await {
+            Ok(Read::Line(line)) => line,
+            Ok(Read::TooLong) => break End::TooLarge(limit),
+            Ok(Read::End) | Err(_) => break End::Closed,
+        };
+        // Not a message (a banner, a log line, a blank line, stray JSON):
+        // the channel is impure, but the messages around it still count.
         let Ok(message) = Message::from_slice(&line) else {
             continue;
         };
@@ -275,6 +321,8 @@ async fn read_lines<R: AsyncBufRead + Unpin>(
                 continue;
             }
         };
+        // A response to an id no request waits for (never issued, already
+        // answered, or cancelled) goes nowhere.
         let Some(route) = route else { continue };
         let sender = routes
             .lock()
@@ -283,9 +331,9 @@ async fn read_lines<R: AsyncBufRead + Unpin>(
         if let Some(sender) = sender {
             let _ = sender.send(message);
         }
-    }
+    };
     if let Ok(mut routes) = routes.lock() {
-        routes.closed = true;
+        routes.end = Some(end);
         routes.pending.clear();
     }
 }
@@ -296,16 +344,56 @@ mod tests {
 
     #[tokio::test]
     async fn lines_are_bounded_and_split() {
-        let long = vec![b'x'; MAX_LINE + 10];
         let mut input = Vec::new();
         input.extend_from_slice(b"{\"a\":1}\r\n");
-        input.extend_from_slice(&long);
+        input.extend_from_slice(&[b'y'; 16]);
         input.extend_from_slice(b"\nlast");
+        let mut reader = BufReader::with_capacity(4, &input[..]);
+        let first = read_line(&mut reader, 16).await.expect("read");
+        assert_eq!(first, Read::Line(b"{\"a\":1}\r".to_vec()));
+        // A line of exactly the limit is accepted.
+        let full = read_line(&mut reader, 16).await.expect("read");
+        assert_eq!(full, Read::Line(vec![b'y'; 16]));
+        let last = read_line(&mut reader, 16).await.expect("read");
+        assert_eq!(last, Read::Line(b"last".to_vec()));
+        assert_eq!(read_line(&mut reader, 16).await.expect("read"), Read::End);
+    }
+
+    #[tokio::test]
+    async fn a_long_line_is_refused_before_its_end() {
+        // Far longer than the limit, and never ended: the reader stops
+        // once the limit is passed instead of buffering the rest.
+        let input = vec![b'x'; 1 << 20];
         let mut reader = BufReader::with_capacity(64, &input[..]);
-        let first = read_line(&mut reader).await.expect("read");
-        assert_eq!(first.as_deref(), Some(&b"{\"a\":1}\r"[..]));
-        let next = read_line(&mut reader).await.expect("read");
-        assert_eq!(next.as_deref(), Some(&b"last"[..]));
-        assert_eq!(read_line(&mut reader).await.expect("read"), None);
+        assert_eq!(
+            read_line(&mut reader, 100).await.expect("read"),
+            Read::TooLong
+        );
+        assert!(reader.buffer().len() <= 64);
+    }
+
+    #[tokio::test]
+    async fn a_long_line_fails_the_requests_in_flight() {
+        let routes = Arc::new(Mutex::new(Routes::default()));
+        let (tx, rx) = mpsc::unbounded_channel();
+        routes
+            .lock()
+            .expect("lock")
+            .pending
+            .insert(key(&RequestId::Integer(1)), tx);
+        let mut pending = Pending {
+            rx,
+            routes: routes.clone(),
+            key: key(&RequestId::Integer(1)),
+        };
+        let mut input = b"Starting server...\n".to_vec();
+        input.extend_from_slice(&[b'x'; 200]);
+        let (requests, _) = mpsc::unbounded_channel();
+        read_lines(BufReader::new(&input[..]), 100, routes.clone(), requests).await;
+        assert!(matches!(
+            pending.next().await,
+            Err(ClientError::MessageTooLarge { limit: 100 })
+        ));
+        assert_eq!(routes.lock().expect("lock").end, Some(End::TooLarge(100)));
     }
 }
