@@ -1,6 +1,8 @@
 //! HTTP peers scripted in the test: a legacy server that answers the probe
 //! with a bare 400, and a modern one whose tools test the header rules.
 
+mod common;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -11,6 +13,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
+use common::{reply, serve};
 use mcp_host::approval::{ApproveAll, Gate, Policy};
 use mcp_host::client::{CallOptions, Client, ClientOptions, NoInput, Target};
 use mcp_host::ServerId;
@@ -21,15 +24,6 @@ use serde_json::{json, Map, Value};
 struct Peer {
     calls: Arc<AtomicUsize>,
     seen: Arc<Mutex<Vec<(String, String)>>>,
-}
-
-fn reply(status: StatusCode, body: Value) -> Response {
-    (
-        status,
-        [("content-type", "application/json")],
-        body.to_string(),
-    )
-        .into_response()
 }
 
 /// A legacy server: a modern request gets 400 with an empty body.
@@ -108,17 +102,6 @@ async fn modern(State(peer): State<Peer>, headers: HeaderMap, body: Bytes) -> Re
             json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "no"}}),
         ),
     }
-}
-
-async fn serve(router: Router) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("address");
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, router).await;
-    });
-    format!("http://{addr}/mcp")
 }
 
 fn options() -> ClientOptions {

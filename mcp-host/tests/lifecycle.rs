@@ -7,37 +7,22 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{options, scripted};
+use common::{host_config, options, scripted, scripted_entry};
 use mcp_host::approval::{ApproveAll, Grant};
-use mcp_host::client::{CallOptions, Client, NoInput, Shutdown, Target};
-use mcp_host::{Host, HostConfig, ServerId};
+use mcp_host::client::{CallOptions, Client, NoInput, Shutdown};
+use mcp_host::{Host, ServerId};
 use serde_json::{json, Map};
-
-fn config(entries: serde_json::Value) -> HostConfig {
-    HostConfig::from_json(&json!({ "mcpServers": entries }).to_string()).expect("config")
-}
-
-fn python(mode: &str, extra: serde_json::Value) -> serde_json::Value {
-    let Target::Stdio(command) = scripted(mode, Vec::new()) else {
-        unreachable!("scripted servers run over stdio")
-    };
-    let mut entry = json!({"command": command.command, "args": command.args});
-    if let (Some(entry), Some(extra)) = (entry.as_object_mut(), extra.as_object()) {
-        entry.extend(extra.clone());
-    }
-    entry
-}
 
 #[tokio::test]
 async fn a_crashed_server_is_restarted_and_the_call_retried() {
     let markers = std::env::temp_dir().join(format!("mcp-host-crash-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&markers);
     std::fs::create_dir_all(&markers).expect("marker dir");
-    let entry = python(
+    let entry = scripted_entry(
         "crash",
         json!({"env": {"MARKER_DIR": markers.display().to_string()}}),
     );
-    let host = Host::builder(config(json!({ "svc": entry })))
+    let host = Host::builder(host_config(json!({ "svc": entry })))
         .approver(Arc::new(ApproveAll))
         .options(options(false))
         .start()
@@ -100,9 +85,9 @@ async fn shutdown_escalates_to_sigkill() {
 #[tokio::test]
 async fn only_trusted_servers_relax_the_policy() {
     // No approver: only the policy can let a call through.
-    let host = Host::builder(config(json!({
-        "trusted": python("versions", json!({"trusted": true})),
-        "untrusted": python("versions", json!({})),
+    let host = Host::builder(host_config(json!({
+        "trusted": scripted_entry("versions", json!({"trusted": true})),
+        "untrusted": scripted_entry("versions", json!({})),
     })))
     .options(options(false))
     .start()

@@ -1,5 +1,5 @@
-//! Helpers shared by the integration tests: the peers and a scripted
-//! input handler.
+//! Helpers shared by the integration tests: the peers, a scripted input
+//! handler, and approved tool calls.
 
 #![allow(dead_code)]
 
@@ -10,15 +10,20 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use mcp_host::client::{ClientOptions, InputHandler, StdioCommand, Target};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use mcp_host::approval::{ApproveAll, Gate, Policy};
+use mcp_host::client::{
+    CallOptions, Client, ClientError, ClientOptions, InputHandler, StdioCommand, Target,
+};
 use mcp_host::untrusted::Untrusted;
 use mcp_host::BoxFuture;
-use mcp_host::ServerId;
+use mcp_host::{HostConfig, ServerId};
 use mcp_types::v2026_07_28::{
     ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
     ElicitResult, ListRootsResult,
 };
-use serde_json::json;
+use serde_json::{json, Value};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -70,6 +75,70 @@ pub fn scripted(mode: &str, env: Vec<(String, String)>) -> Target {
         env,
         ..StdioCommand::default()
     })
+}
+
+/// The configuration entry of the scripted python server in `mode`, with
+/// the fields of `extra` (`env`, `trusted`, ...) added.
+pub fn scripted_entry(mode: &str, extra: Value) -> Value {
+    let Target::Stdio(command) = scripted(mode, Vec::new()) else {
+        unreachable!("scripted servers run over stdio")
+    };
+    let mut entry = json!({"command": command.command, "args": command.args});
+    if let (Some(entry), Some(extra)) = (entry.as_object_mut(), extra.as_object()) {
+        entry.extend(extra.clone());
+    }
+    entry
+}
+
+/// A host configuration of `entries`, keyed by server id.
+pub fn host_config(entries: Value) -> HostConfig {
+    HostConfig::from_json(&json!({ "mcpServers": entries }).to_string()).expect("config")
+}
+
+/// Serves `router` on a free local port; the endpoint URL.
+pub async fn serve(router: axum::Router) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("address");
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    format!("http://{addr}/mcp")
+}
+
+/// A JSON reply of an HTTP peer.
+pub fn reply(status: StatusCode, body: Value) -> Response {
+    (
+        status,
+        [("content-type", "application/json")],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+/// Calls `tool` with `arguments` on `client`, approved by a gate that
+/// approves everything; the text of the result's first content block.
+pub async fn call_text(
+    client: &Client,
+    tool: &str,
+    arguments: Value,
+    options: &CallOptions,
+) -> Result<String, ClientError> {
+    let Value::Object(arguments) = arguments else {
+        panic!("arguments are an object");
+    };
+    let call = client.prepare_call(tool, arguments).await?;
+    let approval = Gate::new(Policy::default(), Arc::new(ApproveAll))
+        .authorize(&call)
+        .await
+        .expect("approved");
+    let result = client.call_tool(call, approval, options).await?;
+    let result = serde_json::to_value(result.accept()).expect("encodes");
+    Ok(result["content"][0]["text"]
+        .as_str()
+        .expect("a text block")
+        .to_owned())
 }
 
 /// A child process killed when dropped.

@@ -8,10 +8,23 @@ The first argument picks how it behaves:
   crash       modern; the first `tools/call` of `flaky` kills the process
               (a marker file in $MARKER_DIR remembers it happened).
   stubborn    modern; ignores end of input and SIGTERM.
+  banner      modern; prints a start-up banner to stdout before anything.
+  noisy       modern; writes lines that are not messages for this client
+              (text, bad UTF-8, stray JSON, responses to ids never issued)
+              before every message.
 
 In the modern modes, `tools/call` of `slow` is never answered; a
 `notifications/cancelled` for it leaves a file `cancelled-<id>` in
-$MARKER_DIR.
+$MARKER_DIR. The modern modes also list the tools of FAULTS, each of
+which misbehaves in one way:
+
+  stall       answered late: just before the answer to the next request.
+  gather      held until `of` calls have come, then all answered in
+              reverse order with "gather <n>", among responses to ids
+              never issued and followed by duplicates.
+  big         answered with a text of `bytes` bytes.
+  huge        answered with `bytes` bytes and no newline, then nothing.
+  flood       answered after `lines` lines of garbage of 1 KiB each.
 """
 
 import json
@@ -29,10 +42,40 @@ TOOLS = [
     {"name": "slow", "inputSchema": {"type": "object"}},
 ]
 
+FAULTS = [{"name": name, "inputSchema": {"type": "object"}}
+          for name in ("stall", "gather", "big", "huge", "flood")]
+
+NOISE = [
+    b"Starting server...",
+    b"",
+    b"   ",
+    b"\xff\xfe not UTF-8",
+    b"{broken json",
+    b"[1, 2, 3]",
+    b"null",
+    b'{"hello": "world"}',
+    b'{"jsonrpc": "2.0"}',
+    b'{"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "log"}}',
+    b'{"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 999999, "progress": 1}}',
+    b'{"jsonrpc": "2.0", "id": 424242, "result": {"resultType": "complete"}}',
+    b'{"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}',
+    # A string id that spells an integer id the client did issue.
+    b'{"jsonrpc": "2.0", "id": "1", "result": {"resultType": "complete"}}',
+]
+
+STALLED = []
+GATHERED = []
+
+
+def write(raw):
+    sys.stdout.buffer.write(raw)
+    sys.stdout.buffer.flush()
+
 
 def send(message):
-    sys.stdout.write(json.dumps(message) + "\n")
-    sys.stdout.flush()
+    if MODE == "noisy":
+        write(b"\n".join(NOISE) + b"\n")
+    write(json.dumps(message).encode() + b"\n")
 
 
 def result(id_, value):
@@ -65,6 +108,39 @@ def legacy(message):
         error(id_, -32601, "Method not found")
 
 
+def text(id_, value):
+    result(id_, {"resultType": "complete", "content": [{"type": "text", "text": value}]})
+
+
+def fault(id_, name, arguments):
+    """Runs the fault tool `name`; False when `name` is not one."""
+    if name == "stall":
+        STALLED.append(id_)
+    elif name == "gather":
+        GATHERED.append((id_, arguments["n"]))
+        if len(GATHERED) < arguments["of"]:
+            return True
+        first = GATHERED[0][0]
+        send({"jsonrpc": "2.0", "id": first + 1000, "result": {"resultType": "complete"}})
+        text(str(first), "a string id")
+        send({"jsonrpc": "2.0", "id": None, "error": {"code": -32603, "message": "whose?"}})
+        for held, n in reversed(GATHERED):
+            text(held, "gather %s" % n)
+        for held, n in GATHERED:
+            text(held, "duplicate %s" % n)
+        GATHERED.clear()
+    elif name == "big":
+        text(id_, "b" * arguments["bytes"])
+    elif name == "huge":
+        write(b"x" * arguments["bytes"])
+    elif name == "flood":
+        write((b"garbage " * 128 + b"\n") * arguments["lines"])
+        text(id_, "flood done")
+    else:
+        return False
+    return True
+
+
 def modern(message):
     method, id_ = message.get("method"), message.get("id")
     if method == "notifications/cancelled":
@@ -74,6 +150,9 @@ def modern(message):
         return
     if id_ is None:
         return
+    # A late answer to a cancelled request, crossing the cancel.
+    while STALLED:
+        text(STALLED.pop(), "stall done")
     version = message.get("params", {}).get("_meta", {}).get(META_VERSION)
     if version != "2026-07-28":
         error(id_, -32022, "Unsupported protocol version",
@@ -85,18 +164,18 @@ def modern(message):
                      "_meta": {"io.modelcontextprotocol/serverInfo":
                                {"name": "scripted-" + MODE, "version": "1"}}})
     elif method == "tools/list":
-        result(id_, {"resultType": "complete", "tools": TOOLS, "ttlMs": 0,
+        result(id_, {"resultType": "complete", "tools": TOOLS + FAULTS, "ttlMs": 0,
                      "cacheScope": "public"})
     elif method == "tools/call":
         name = message["params"]["name"]
-        if name == "slow":
-            return  # never answered
+        arguments = message["params"].get("arguments", {})
+        if name == "slow" or fault(id_, name, arguments):
+            return  # slow: never answered
         marker = os.path.join(os.environ.get("MARKER_DIR", "."), "crashed")
         if MODE == "crash" and name == "flaky" and not os.path.exists(marker):
             open(marker, "w").close()
             os._exit(3)
-        result(id_, {"resultType": "complete",
-                     "content": [{"type": "text", "text": name + " done"}]})
+        text(id_, name + " done")
     else:
         error(id_, -32601, "Method not found")
 
@@ -105,6 +184,8 @@ def main():
     if MODE == "stubborn":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     handle = legacy if MODE in ("silent", "not-found") else modern
+    if MODE == "banner":
+        write(b"Starting server...\nListening on stdio\n")
     for line in sys.stdin:
         line = line.strip()
         if line:
