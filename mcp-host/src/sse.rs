@@ -1,6 +1,10 @@
 //! An incremental reader of `text/event-stream` bodies: bytes in, the
-//! `data` of each complete event out. Comment lines, `event`, `id` and
-//! `retry` fields are skipped; the protocol has no use for them.
+//! `data` of each complete event out. Comment lines and `event` fields are
+//! skipped. The reader also keeps what a client needs to resume a broken
+//! stream in the legacy era: the id of the last event it completed and the
+//! reconnection delay the server asked for. The modern era has neither.
+
+use std::time::Duration;
 
 /// Reads server-sent events from chunks of bytes.
 #[derive(Debug, Default)]
@@ -10,6 +14,11 @@ pub struct SseReader {
     /// Bytes accepted for the event being read, against runaway events.
     pending: usize,
     limit: Option<usize>,
+    /// The `id` field seen last, which becomes the last event id once its
+    /// event is complete.
+    id_buffer: String,
+    last_event_id: String,
+    retry: Option<Duration>,
 }
 
 /// An event grew past the reader's limit.
@@ -51,6 +60,19 @@ impl SseReader {
         Ok(events)
     }
 
+    /// The id of the last complete event that named one (events without an
+    /// `id` field keep the previous id), to send as `Last-Event-ID` when
+    /// resuming. `None` when no event had an id, or the last id was empty.
+    pub fn last_event_id(&self) -> Option<&str> {
+        Some(self.last_event_id.as_str()).filter(|id| !id.is_empty())
+    }
+
+    /// How long the server asked the client to wait before reconnecting,
+    /// from the last valid `retry` field.
+    pub fn retry(&self) -> Option<Duration> {
+        self.retry
+    }
+
     /// Ends the stream: an event not closed by a blank line still counts.
     pub fn finish(&mut self) -> Option<String> {
         let rest = std::mem::take(&mut self.buffer);
@@ -64,9 +86,12 @@ impl SseReader {
 
     fn line(&mut self, line: &[u8], events: &mut Vec<String>) {
         if line.is_empty() {
-            if !self.data.is_empty() {
-                events.push(self.data.join("\n"));
-                self.data.clear();
+            self.last_event_id.clone_from(&self.id_buffer);
+            // An event whose data is empty (a priming event that carries
+            // only an id) is not delivered.
+            let data = std::mem::take(&mut self.data).join("\n");
+            if !data.is_empty() {
+                events.push(data);
             }
             self.pending = self.buffer.len();
             return;
@@ -79,8 +104,15 @@ impl SseReader {
             Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
             None => (&*line, ""),
         };
-        if field == "data" {
-            self.data.push(value.to_owned());
+        match field {
+            "data" => self.data.push(value.to_owned()),
+            "id" if !value.contains('\0') => value.clone_into(&mut self.id_buffer),
+            "retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
+                if let Ok(ms) = value.parse() {
+                    self.retry = Some(Duration::from_millis(ms));
+                }
+            }
+            _ => {}
         }
     }
 }
@@ -112,6 +144,34 @@ mod tests {
         assert_eq!(events, vec!["one\ntwo"]);
         assert_eq!(reader.finish(), Some("last".to_owned()));
         assert_eq!(reader.finish(), None);
+    }
+
+    #[test]
+    fn ids_and_retry_are_kept_for_resumption() {
+        let mut reader = SseReader::default();
+        assert_eq!(reader.last_event_id(), None);
+        // A priming event: an id and a delay, no data to deliver.
+        let events = reader.push(b"id: s-1\nretry: 500\ndata: \n\n").expect("ok");
+        assert!(events.is_empty());
+        assert_eq!(reader.last_event_id(), Some("s-1"));
+        assert_eq!(reader.retry(), Some(Duration::from_millis(500)));
+        // An id counts once its event is complete.
+        assert_eq!(
+            reader.push(b"id: s-2\ndata: x").expect("ok"),
+            Vec::<String>::new()
+        );
+        assert_eq!(reader.last_event_id(), Some("s-1"));
+        assert_eq!(reader.push(b"\n\n").expect("ok"), vec!["x"]);
+        assert_eq!(reader.last_event_id(), Some("s-2"));
+        // Events without an id keep the last one; bad delays are ignored.
+        reader.push(b"retry: soon\ndata: y\n\n").expect("ok");
+        assert_eq!(reader.last_event_id(), Some("s-2"));
+        assert_eq!(reader.retry(), Some(Duration::from_millis(500)));
+        // An empty id clears it; an id with NUL is ignored.
+        reader.push(b"id\ndata: z\n\n").expect("ok");
+        assert_eq!(reader.last_event_id(), None);
+        reader.push(b"id: a\0b\ndata: z\n\n").expect("ok");
+        assert_eq!(reader.last_event_id(), None);
     }
 
     #[test]

@@ -324,7 +324,16 @@ async fn typescript_sdk_v2_server_legacy_sessions_over_http() {
         "Hello, Ada!"
     );
     assert_eq!(answers.asked(), 1);
-    assert_eq!(approver.asked(), ["web__echo", "web__greet"]);
+    // The tool closes its own stream before answering; the client resumes
+    // it with `Last-Event-ID` and the SDK replays the answer.
+    assert_eq!(
+        host_run(&host, "web__interrupted", json!({})).await,
+        "answered after a break"
+    );
+    assert_eq!(
+        approver.asked(),
+        ["web__echo", "web__greet", "web__interrupted"]
+    );
     host.shutdown().await;
 }
 

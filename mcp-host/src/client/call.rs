@@ -255,7 +255,13 @@ impl Client {
         let work = async {
             let mut answer = match &*self.transport {
                 Transport::Stdio(stdio) => Answer::Stdio(stdio.send(&id, &body)?),
-                Transport::Http(http) => Answer::Http(Box::new(http.post(&body, &headers).await?)),
+                Transport::Http(http) => {
+                    let mut answer = http.post(&body, &headers).await?;
+                    if matches!(stamp, Stamp::Legacy(_)) {
+                        http.resume_on_break(&mut answer, &headers);
+                    }
+                    Answer::Http(Box::new(answer))
+                }
             };
             let mut guard = CancelOnDrop {
                 transport: &self.transport,

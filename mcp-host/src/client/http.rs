@@ -1,9 +1,18 @@
 //! The Streamable HTTP transport: each request is a POST whose answer is
 //! one JSON object or an SSE stream ending with the response. Dropping the
 //! answer stream closes the connection, which is how HTTP cancels.
+//!
+//! In the legacy era a stream whose events carry ids can be resumed: when
+//! it ends or breaks before the response, the client waits for the delay
+//! the server named (`retry`), then GETs the endpoint with the id of the
+//! last event it received as `Last-Event-ID`, and reads on from the stream
+//! that comes back. It gives up after [`MAX_RESUMES`] reconnections in a
+//! row that bring no message. The modern era has no resumption: a broken
+//! stream is a lost request.
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
+use std::time::Duration;
 
 use mcp_types::jsonrpc::Message;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
@@ -13,6 +22,15 @@ use super::error::ClientError;
 use crate::sse::SseReader;
 
 const SESSION_HEADER: &str = "mcp-session-id";
+const LAST_EVENT_ID: &str = "last-event-id";
+const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
+
+/// Reconnections in a row, each bringing no message, after which a broken
+/// stream is given up.
+pub(crate) const MAX_RESUMES: usize = 5;
+
+/// The wait before resuming when the server named none.
+const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 
 /// One MCP endpoint.
 pub(crate) struct Http {
@@ -30,57 +48,171 @@ pub(crate) enum Answer {
     /// A single JSON message, not yet taken.
     Json(Option<Message>),
     /// An event stream.
-    Sse {
-        response: reqwest::Response,
-        reader: SseReader,
-        queue: VecDeque<Message>,
-        done: bool,
-    },
+    Sse(Box<EventStream>),
+}
+
+/// An event stream being read, and how to resume it if it breaks.
+pub(crate) struct EventStream {
+    response: reqwest::Response,
+    reader: SseReader,
+    queue: VecDeque<Message>,
+    /// The current response has ended; what is queued is all it gave.
+    ended: bool,
+    /// Why it ended, when it broke rather than closed.
+    error: Option<ClientError>,
+    /// Nothing more will come.
+    done: bool,
+    resume: Option<Resume>,
+    limit: usize,
+}
+
+/// What a GET that resumes a stream needs.
+struct Resume {
+    client: reqwest::Client,
+    url: reqwest::Url,
+    /// The configured headers, the protocol version and the session.
+    headers: HeaderMap,
+    last_event_id: Option<String>,
+    retry: Duration,
+    /// Reconnections since the last message.
+    fruitless: usize,
 }
 
 impl Answer {
     pub(crate) async fn next(&mut self) -> Option<Result<Message, ClientError>> {
         match self {
             Self::Json(message) => message.take().map(Ok),
-            Self::Sse {
-                response,
-                reader,
-                queue,
-                done,
-            } => loop {
-                if let Some(message) = queue.pop_front() {
-                    return Some(Ok(message));
-                }
-                if *done {
-                    return None;
-                }
-                let events = match response.chunk().await {
-                    Ok(Some(chunk)) => match reader.push(&chunk) {
-                        Ok(events) => events,
-                        Err(e) => {
-                            *done = true;
-                            return Some(Err(e.into()));
-                        }
-                    },
-                    Ok(None) => {
-                        *done = true;
-                        reader.finish().into_iter().collect()
-                    }
-                    Err(e) => {
-                        *done = true;
-                        return Some(Err(ClientError::Http(e.to_string())));
-                    }
-                };
-                // Events that are not messages (empty keep-alives and the
-                // like) are skipped.
-                queue.extend(
-                    events
-                        .iter()
-                        .filter_map(|e| Message::from_slice(e.as_bytes()).ok()),
-                );
-            },
+            Self::Sse(stream) => stream.next().await,
         }
     }
+}
+
+impl EventStream {
+    fn new(response: reqwest::Response, limit: usize) -> Self {
+        Self {
+            response,
+            reader: SseReader::with_limit(limit),
+            queue: VecDeque::new(),
+            ended: false,
+            error: None,
+            done: false,
+            resume: None,
+            limit,
+        }
+    }
+
+    /// Whether the stream can be resumed from where it is.
+    fn resumable(&self) -> bool {
+        self.resume
+            .as_ref()
+            .is_some_and(|r| r.last_event_id.is_some() && r.fruitless < MAX_RESUMES)
+    }
+
+    async fn next(&mut self) -> Option<Result<Message, ClientError>> {
+        loop {
+            if let Some(message) = self.queue.pop_front() {
+                return Some(Ok(message));
+            }
+            if self.done {
+                return self.error.take().map(Err);
+            }
+            if self.ended {
+                self.ended = false;
+                if self.reconnect().await {
+                    self.error = None;
+                } else {
+                    self.done = true;
+                }
+                continue;
+            }
+            match self.response.chunk().await {
+                Ok(Some(chunk)) => match self.reader.push(&chunk) {
+                    Ok(events) => self.take(events),
+                    Err(e) => {
+                        self.done = true;
+                        return Some(Err(e.into()));
+                    }
+                },
+                Ok(None) => {
+                    // An event cut off by the end is lost; a resumed stream
+                    // sends it again, so it is only read when there is no
+                    // resuming.
+                    if !self.resumable() {
+                        let rest = self.reader.finish();
+                        self.take(rest.into_iter().collect());
+                    }
+                    self.ended = true;
+                }
+                Err(e) => {
+                    self.error = Some(ClientError::Http(e.to_string()));
+                    self.ended = true;
+                }
+            }
+        }
+    }
+
+    /// Queues the messages among `events` (others, such as keep-alives,
+    /// are skipped) and notes where the stream is.
+    fn take(&mut self, events: Vec<String>) {
+        let before = self.queue.len();
+        self.queue.extend(
+            events
+                .iter()
+                .filter_map(|e| Message::from_slice(e.as_bytes()).ok()),
+        );
+        if let Some(resume) = &mut self.resume {
+            if let Some(id) = self.reader.last_event_id() {
+                resume.last_event_id = Some(id.to_owned());
+            }
+            if let Some(retry) = self.reader.retry() {
+                resume.retry = retry;
+            }
+            if self.queue.len() > before {
+                resume.fruitless = 0;
+            }
+        }
+    }
+
+    /// Resumes the stream with a GET naming the last event received.
+    /// `false` when it cannot or may not be resumed, or the server refuses.
+    async fn reconnect(&mut self) -> bool {
+        while self.resumable() {
+            let Some(resume) = &mut self.resume else {
+                return false;
+            };
+            let Some(last) = resume.last_event_id.clone() else {
+                return false;
+            };
+            resume.fruitless += 1;
+            tokio::time::sleep(resume.retry).await;
+            let sent = resume
+                .client
+                .get(resume.url.clone())
+                .headers(resume.headers.clone())
+                .header(ACCEPT, "text/event-stream")
+                .header(LAST_EVENT_ID, last)
+                .send()
+                .await;
+            match sent {
+                Ok(response) if is_event_stream(&response) => {
+                    self.response = response;
+                    self.reader = SseReader::with_limit(self.limit);
+                    return true;
+                }
+                // A refusal (the server keeps no events, or not that one)
+                // is final.
+                Ok(_) => return false,
+                // The server may be coming back: try again, up to the bound.
+                Err(e) => self.error = Some(ClientError::Http(e.to_string())),
+            }
+        }
+        false
+    }
+}
+
+fn is_event_stream(response: &reqwest::Response) -> bool {
+    response.status().is_success()
+        && media_type(response.headers()).as_deref() == Some("text/event-stream")
 }
 
 impl Http {
@@ -157,12 +289,9 @@ impl Http {
         }
         let media = media_type(response.headers());
         if media.as_deref() == Some("text/event-stream") {
-            return Ok(Answer::Sse {
-                response,
-                reader: SseReader::with_limit(self.limit),
-                queue: VecDeque::new(),
-                done: false,
-            });
+            return Ok(Answer::Sse(Box::new(EventStream::new(
+                response, self.limit,
+            ))));
         }
         let body = read_body(&mut response, self.limit).await?;
         // An accepted notification (or answer) has no body, whatever its
@@ -179,9 +308,40 @@ impl Http {
         Ok(Answer::Json(Some(message)))
     }
 
+    /// Lets a legacy request's answer resume its stream if it breaks (see
+    /// the module docs). Of `headers`, the request's, only the protocol
+    /// version goes with the GET; the session does too.
+    pub(crate) fn resume_on_break(&self, answer: &mut Answer, headers: &[(String, String)]) {
+        let Answer::Sse(stream) = answer else {
+            return;
+        };
+        let mut map = self.headers.clone();
+        for (name, value) in headers {
+            if name.eq_ignore_ascii_case(PROTOCOL_VERSION_HEADER) {
+                if let Ok(value) = HeaderValue::from_str(value) {
+                    map.insert(PROTOCOL_VERSION_HEADER, value);
+                }
+            }
+        }
+        if let Some(session) = self.session.lock().ok().and_then(|s| s.clone()) {
+            if let Ok(value) = HeaderValue::from_str(&session) {
+                map.insert(SESSION_HEADER, value);
+            }
+        }
+        stream.resume = Some(Resume {
+            client: self.client.clone(),
+            url: self.url.clone(),
+            headers: map,
+            last_event_id: None,
+            retry: DEFAULT_RETRY,
+            fruitless: 0,
+        });
+    }
+
     /// Opens the legacy session's GET stream, on which a legacy server
     /// sends requests that belong to no request of the client. `None` when
-    /// the server offers none (405, or any other refusal).
+    /// the server offers none (405, or any other refusal). It resumes like
+    /// a request's stream when it breaks.
     pub(crate) async fn open_stream(&self, headers: &[(String, String)]) -> Option<Answer> {
         let mut request = self
             .client
@@ -195,13 +355,12 @@ impl Http {
             request = request.header(SESSION_HEADER, session);
         }
         let response = request.send().await.ok()?;
-        let streams = media_type(response.headers()).as_deref() == Some("text/event-stream");
-        (response.status().is_success() && streams).then(|| Answer::Sse {
-            response,
-            reader: SseReader::with_limit(self.limit),
-            queue: VecDeque::new(),
-            done: false,
-        })
+        if !is_event_stream(&response) {
+            return None;
+        }
+        let mut answer = Answer::Sse(Box::new(EventStream::new(response, self.limit)));
+        self.resume_on_break(&mut answer, headers);
+        Some(answer)
     }
 
     /// Ends the legacy session, if there is one (best effort).
