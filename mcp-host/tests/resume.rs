@@ -3,6 +3,8 @@
 //! last event, after the delay the server asked for; resuming is bounded;
 //! and a modern stream is never resumed.
 
+mod common;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -13,39 +15,12 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
+use common::{options, reply, serve};
 use mcp_host::approval::{ApproveAll, Gate, Policy};
-use mcp_host::client::{CallOptions, Client, ClientError, ClientOptions, NoInput, Target};
+use mcp_host::client::{CallOptions, Client, ClientError, NoInput, Target};
 use mcp_host::ServerId;
 use mcp_types::version::Era;
 use serde_json::{json, Map, Value};
-
-fn reply(status: StatusCode, body: Value) -> Response {
-    (
-        status,
-        [("content-type", "application/json")],
-        body.to_string(),
-    )
-        .into_response()
-}
-
-async fn serve(router: Router) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("address");
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, router).await;
-    });
-    format!("http://{addr}/mcp")
-}
-
-fn options() -> ClientOptions {
-    ClientOptions {
-        probe_timeout: Duration::from_secs(5),
-        request_timeout: Duration::from_secs(20),
-        ..ClientOptions::default()
-    }
-}
 
 /// One GET: when it came, and its `Last-Event-ID`, session and protocol
 /// version headers.
@@ -167,10 +142,6 @@ async fn breaking_client(peer: &Breaking) -> Client {
         .route("/mcp", post(breaking_post).get(breaking_get))
         .with_state(peer.clone());
     let url = serve(router).await;
-    let options = ClientOptions {
-        force_legacy: !peer.modern,
-        ..options()
-    };
     Client::connect(
         ServerId::new("breaking").expect("id"),
         Target::Http {
@@ -178,7 +149,7 @@ async fn breaking_client(peer: &Breaking) -> Client {
             headers: Vec::new(),
         },
         Arc::new(NoInput),
-        options,
+        options(!peer.modern),
         None,
     )
     .await
