@@ -183,6 +183,7 @@ fn defaults_are_documented_values() {
     assert_eq!(limits.max_depth, 64);
     assert_eq!(limits.max_in_flight, 64);
     assert_eq!(limits.request_timeout, Duration::from_secs(300));
+    assert_eq!(limits.body_timeout, Duration::from_secs(30));
     assert_eq!(limits.max_streams, 256);
 }
 
@@ -276,8 +277,9 @@ async fn stdio_answers_requests_beyond_max_in_flight_at_once() {
 
 #[tokio::test]
 async fn an_http_body_that_never_arrives_gets_408() {
+    // The handler limit stays long: the body limit alone must answer.
     let port = serve_http(server(Limits {
-        request_timeout: Duration::from_millis(200),
+        body_timeout: Duration::from_millis(200),
         ..Limits::default()
     }))
     .await;
@@ -454,4 +456,37 @@ async fn http_listen_streams_are_bounded() {
         }
     }
     assert!(reopened.is_some(), "the place was never freed");
+}
+
+#[tokio::test]
+async fn a_legacy_client_may_pipeline_past_max_in_flight_when_calls_do_not_wait() {
+    let mut pipe = Pipe::start(server(Limits {
+        max_in_flight: 2,
+        ..Limits::default()
+    }));
+    pipe.send(
+        &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"}}}),
+    )
+    .await;
+    assert_eq!(pipe.next().await["result"]["protocolVersion"], "2025-11-25");
+    pipe.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    // Written back to back before any answer is read: calls that finish
+    // without waiting are answered as they are read and hold no place.
+    let mut burst = Vec::new();
+    for id in 1..=200 {
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "add", "arguments": {"a": id, "b": 1}}});
+        burst.extend(serde_json::to_vec(&request).expect("encodes"));
+        burst.push(b'\n');
+    }
+    pipe.input.write_all(&burst).await.expect("write");
+    for id in 1..=200 {
+        let answer = pipe.next().await;
+        assert_eq!(answer["id"], id, "{answer}");
+        assert_eq!(answer["result"]["structuredContent"]["result"], id + 1);
+        assert!(answer["result"].get("resultType").is_none(), "{answer}");
+    }
 }

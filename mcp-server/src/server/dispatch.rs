@@ -139,6 +139,24 @@ fn decode<T: DeserializeOwned>(params: Map<String, Value>) -> Result<T, ErrorObj
     })
 }
 
+/// Removes `arguments` from the params of `tools/call`: absent and `null`
+/// are no arguments, anything but an object is -32602 worded as the
+/// decoder words it.
+fn take_arguments(params: &mut Map<String, Value>) -> Result<Map<String, Value>, ErrorObject> {
+    match params.remove("arguments") {
+        None | Some(Value::Null) => Ok(Map::new()),
+        Some(Value::Object(arguments)) => Ok(arguments),
+        Some(other) => {
+            let error = serde_json::from_value::<Map<String, Value>>(other)
+                .err()
+                .map_or_else(|| "expected a map".to_owned(), |e| e.to_string());
+            Err(ErrorObject::invalid_params(format!(
+                "invalid params: `arguments`: {error}"
+            )))
+        }
+    }
+}
+
 fn to_value(result: impl serde::Serialize) -> Result<Value, ErrorObject> {
     serde_json::to_value(result)
         .map_err(|e| ErrorObject::internal_error(format!("cannot encode the result: {e}")))
@@ -353,9 +371,9 @@ impl Server {
         cx: &Context,
     ) -> Result<Value, ErrorObject> {
         let timeout = self.inner.limits.request_timeout;
-        match tokio::time::timeout(timeout, self.call_handler(method, params, cx)).await {
-            Ok(result) => result,
-            Err(_) => Err(ErrorObject::internal_error(format!(
+        match super::within(timeout, self.call_handler(method, params, cx)).await {
+            Some(result) => result,
+            None => Err(ErrorObject::internal_error(format!(
                 "`{method}` did not finish within {} ms and was cancelled",
                 timeout.as_millis()
             ))
@@ -372,15 +390,20 @@ impl Server {
         let handlers = &self.inner.handlers;
         match method {
             "tools/call" => {
+                // The arguments are taken out before the rest is decoded
+                // (by reference, to keep the path of a bad member): they
+                // are most of the params, and are passed on as they are.
+                let mut params = params;
+                let arguments = take_arguments(&mut params)?;
                 let params: v::CallToolRequestParams = decode(params)?;
                 let cx = cx
                     .clone()
                     .with_retry(params.input_responses, params.request_state);
-                let arguments = params.arguments.unwrap_or_default();
+                let mut arguments = Value::Object(arguments);
                 if let Some(validator) = self.inner.validators.get(&params.name) {
-                    let instance = Value::Object(arguments.clone());
+                    let instance = &arguments;
                     let problems: Vec<String> = validator
-                        .iter_errors(&instance)
+                        .iter_errors(instance)
                         .take(8)
                         .map(|e| match e.instance_path().to_string() {
                             path if path.is_empty() => e.to_string(),
@@ -396,6 +419,10 @@ impl Server {
                         return to_value(ToolOutput::error(message).complete());
                     }
                 }
+                let arguments = match arguments.take() {
+                    Value::Object(arguments) => arguments,
+                    _ => Map::new(),
+                };
                 let Some(call) = handlers.call_tool(&params.name, &cx, arguments) else {
                     return Err(ErrorObject::invalid_params(format!(
                         "unknown tool `{}`",

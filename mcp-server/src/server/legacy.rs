@@ -8,6 +8,7 @@
 //! again with them, as a modern retry would.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -343,8 +344,9 @@ impl Server {
             .with_bus(self.inner.bus.clone())
             .with_notifier(notifier, progress_token, session.log_level());
         let server = self.clone();
-        let task = tokio::spawn(async move {
-            let message = match server
+        let final_stream = stream.clone();
+        let mut work = Box::pin(async move {
+            match server
                 .rounds(&method, params, base, &session, &stream)
                 .await
             {
@@ -352,9 +354,30 @@ impl Server {
                     json!({ "jsonrpc": "2.0", "id": id, "result": legacy_result(result) })
                 }
                 Err(e) => error_message(Some(&id), &e),
-            };
-            let _ = stream.send(message).await;
+            }
         });
+        // Most calls finish without waiting and without notifying: they are
+        // answered at once, with no task and no stream. The waker does not
+        // matter: a call that waits is polled again by the task that takes
+        // it over.
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        let task = match work.as_mut().poll(&mut cx) {
+            std::task::Poll::Ready(message) if messages.is_empty() => {
+                return Outcome::Reply {
+                    status: 200,
+                    message,
+                };
+            }
+            // Notifications went out first: the answer follows them on the
+            // stream, sent by a task since the buffer may be full.
+            std::task::Poll::Ready(message) => tokio::spawn(async move {
+                let _ = final_stream.send(message).await;
+            }),
+            std::task::Poll::Pending => tokio::spawn(async move {
+                let message = work.await;
+                let _ = final_stream.send(message).await;
+            }),
+        };
         Outcome::Stream {
             messages,
             guard: AbortOnDrop::new(task.abort_handle()).holding(permit),

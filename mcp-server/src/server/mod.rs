@@ -63,9 +63,12 @@ pub struct Limits {
     /// Longest a handler may run (default 300 s). A handler still running
     /// then is cancelled and its request answered with -32603.
     /// `Duration::MAX` turns the limit off. `subscriptions/listen` streams
-    /// are not handlers and are not timed. On HTTP it also bounds how long
-    /// a request body may take to arrive (then 408).
+    /// are not handlers and are not timed.
     pub request_timeout: Duration,
+    /// Longest an HTTP request body may take to arrive once its headers are
+    /// in (default 30 s); a slower body is answered with 408 and stops
+    /// holding its place under `max_in_flight`. Not used on stdio.
+    pub body_timeout: Duration,
     /// Most streams open at once across the whole server (default 256):
     /// `subscriptions/listen` streams, answers streamed as SSE or as
     /// notifications followed by the response, and legacy calls. A request
@@ -85,10 +88,29 @@ impl Default for Limits {
             max_depth: 64,
             max_in_flight: 64,
             request_timeout: Duration::from_secs(300),
+            body_timeout: Duration::from_secs(30),
             max_streams: 256,
             page_size: 100,
             notification_buffer: 64,
         }
+    }
+}
+
+/// Awaits `future` for at most `limit`; `None` when the time ran out (the
+/// future is then dropped, which cancels it).
+///
+/// The timer is armed only if the first poll leaves the future pending:
+/// most handlers and most bodies are ready at once, and a timer costs a
+/// registration and a removal in the runtime's timer wheel on every call.
+pub(crate) async fn within<F: std::future::Future>(
+    limit: Duration,
+    future: F,
+) -> Option<F::Output> {
+    let mut future = std::pin::pin!(future);
+    let first = std::future::poll_fn(|cx| std::task::Poll::Ready(future.as_mut().poll(cx))).await;
+    match first {
+        std::task::Poll::Ready(output) => Some(output),
+        std::task::Poll::Pending => tokio::time::timeout(limit, future).await.ok(),
     }
 }
 

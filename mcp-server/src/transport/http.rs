@@ -43,11 +43,13 @@ impl Default for HttpConfig {
     }
 }
 
-#[derive(Clone)]
+/// What every request of one router shares; the router holds it in an
+/// `Arc`, so extracting it per request is a reference count, not a copy of
+/// the host list.
 struct App {
     server: Server,
     config: HttpConfig,
-    sessions: Arc<Sessions>,
+    sessions: Sessions,
     /// One permit per request being handled, under `Limits::max_in_flight`.
     permits: Arc<Semaphore>,
 }
@@ -62,8 +64,9 @@ const MAX_SESSIONS: usize = 10_000;
 /// the router: at most `max_in_flight` requests are handled at once (one
 /// more gets 503 before its body is read), a body over `max_message_bytes`
 /// gets 413 without being buffered whole, and a body still arriving after
-/// `request_timeout` gets 408. The place a request holds covers reading its
-/// body, so the memory held by bodies is bounded by the two limits.
+/// `body_timeout` gets 408. The place a request holds covers reading its
+/// body, so the memory held by bodies is bounded by the two limits, and a
+/// client that trickles its body holds a place for `body_timeout` at most.
 pub fn router(server: Server, path: &str, config: HttpConfig) -> Router {
     let in_flight = server.limits().max_in_flight.min(Semaphore::MAX_PERMITS);
     Router::new()
@@ -72,12 +75,12 @@ pub fn router(server: Server, path: &str, config: HttpConfig) -> Router {
             post(handle_post).get(not_allowed).delete(handle_delete),
         )
         .layer(DefaultBodyLimit::disable())
-        .with_state(App {
+        .with_state(Arc::new(App {
             server,
             config,
-            sessions: Arc::new(Sessions::new(MAX_SESSIONS)),
+            sessions: Sessions::new(MAX_SESSIONS),
             permits: Arc::new(Semaphore::new(in_flight)),
-        })
+        }))
 }
 
 /// Serves `server` at `http://{addr}/mcp` until `shutdown` completes, then
@@ -195,7 +198,7 @@ fn is_legacy(headers: &HeaderMap) -> bool {
     }
 }
 
-async fn handle_post(State(app): State<App>, headers: HeaderMap, body: Body) -> Response {
+async fn handle_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Body) -> Response {
     if let Err(reason) = check_origin(&app.config, &headers) {
         let error = ErrorObject::invalid_request(reason);
         return json_response(403, &crate::server::error_message(None, &error));
@@ -214,11 +217,14 @@ async fn handle_post(State(app): State<App>, headers: HeaderMap, body: Body) -> 
         return response;
     };
     let read = axum::body::to_bytes(body, limits.max_message_bytes);
-    let Ok(body) = tokio::time::timeout(limits.request_timeout, read).await else {
+    let Some(body) = crate::server::within(limits.body_timeout, read).await else {
         let error = ErrorObject::invalid_request(format!(
             "the body did not arrive within {} ms",
-            limits.request_timeout.as_millis()
-        ));
+            limits.body_timeout.as_millis()
+        ))
+        .with_data(
+            serde_json::json!({ "limit": "body_timeout", "max": limits.body_timeout.as_millis() }),
+        );
         return json_response(408, &crate::server::error_message(None, &error));
     };
     let body = match body {
@@ -283,7 +289,7 @@ async fn handle_legacy(app: &App, headers: &HeaderMap, body: &Bytes) -> Response
     response
 }
 
-async fn handle_delete(State(app): State<App>, headers: HeaderMap) -> Response {
+async fn handle_delete(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
     if check_origin(&app.config, &headers).is_err() {
         return StatusCode::FORBIDDEN.into_response();
     }
