@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Runtime cost of a served tool: the `calculator` example of mcp-server
-beside the same calculator written for rmcp 3.11 and a raw line echo, all
+beside the same calculator written for rmcp 3.11 and a line echo (raw, and
+parsing each line as JSON), all
 built --release and measured in one run of `mcp-bench --bin server`.
 
 usage: python3 bench/server_bench.py [DRIVER ARGS...]
@@ -92,10 +93,18 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 ECHO_MAIN = """\
 use std::io::{BufRead, Write};
 
+// `line-echo` copies each line of stdin to stdout; `line-echo --json` also
+// parses each line as JSON and writes the value back encoded, the least a
+// JSON-RPC peer must do with a message.
 fn main() -> std::io::Result<()> {
+    let json = std::env::args().any(|arg| arg == "--json");
     let mut output = std::io::stdout().lock();
     for line in std::io::stdin().lock().split(b'\\n') {
         let mut line = line?;
+        if json {
+            let value: serde_json::Value = serde_json::from_slice(&line)?;
+            line = serde_json::to_vec(&value)?;
+        }
         line.push(b'\\n');
         output.write_all(&line)?;
         output.flush()?;
@@ -106,7 +115,7 @@ fn main() -> std::io::Result<()> {
 
 CRATES = {
     "rmcp": ("rmcp-calculator", RMCP_DEPS, RMCP_MAIN),
-    "echo": ("line-echo", "", ECHO_MAIN),
+    "echo": ("line-echo", 'serde_json = "1"\n', ECHO_MAIN),
 }
 
 

@@ -66,12 +66,13 @@ impl Plan {
     };
 }
 
-/// One program driven over stdio in one era; `era: None` is the echo,
+/// One program driven over stdio in one era; `era: None` is an echo,
 /// which is sent modern requests and answers each with itself.
 #[derive(Clone, Debug)]
 pub struct Subject {
     pub name: &'static str,
     pub path: PathBuf,
+    pub args: &'static [&'static str],
     pub era: Option<Era>,
 }
 
@@ -122,21 +123,31 @@ fn main() {
         Subject {
             name: "ours",
             path: args.ours.clone(),
+            args: &["--stdio"],
             era: Some(Era::Modern),
         },
         Subject {
             name: "rmcp",
             path: args.rmcp.clone(),
+            args: &["--stdio"],
             era: Some(Era::Modern),
         },
         Subject {
             name: "rmcp (handshake)",
             path: args.rmcp.clone(),
+            args: &["--stdio"],
             era: Some(Era::Legacy),
         },
         Subject {
             name: "echo",
             path: args.echo.clone(),
+            args: &[],
+            era: None,
+        },
+        Subject {
+            name: "JSON echo",
+            path: args.echo.clone(),
+            args: &["--json"],
             era: None,
         },
     ];

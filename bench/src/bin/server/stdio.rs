@@ -49,7 +49,7 @@ struct Session {
 
 impl Session {
     fn start(subject: &Subject) -> io::Result<Session> {
-        let mut process = Running::spawn(&subject.path, &["--stdio"])?;
+        let mut process = Running::spawn(&subject.path, subject.args)?;
         let input = process
             .0
             .stdin

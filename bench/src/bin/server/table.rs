@@ -127,6 +127,15 @@ pub fn print(
         "<= 1.1x",
         |r| r <= 1.1,
     );
+    if let Some(json_echo) = index("JSON echo") {
+        target(
+            "stdio median µs vs JSON echo",
+            median(ours),
+            median(&stdio[json_echo]),
+            "<= 1.1x",
+            |r| r <= 1.1,
+        );
+    }
     let rate = |f: &Figures| f.rate();
     target(
         "stdio pipelined req/s",
