@@ -41,8 +41,9 @@
 //! - Sans-IO cores, deterministic and tested without processes:
 //!   [`probe`] (which era a server speaks, from its answer to
 //!   `server/discover`), [`mrtr`] (the books of a multi-round-trip call),
-//!   [`names`] (qualified names), [`headers`] (the HTTP header rules) and
-//!   [`sse`] (event streams).
+//!   [`names`] (qualified names), [`headers`] (the HTTP header rules),
+//!   [`listen`] (the books of a `subscriptions/listen` stream) and [`sse`]
+//!   (event streams).
 //! - [`approval`] and [`untrusted`]: the types that make the security rules
 //!   hold at compile time. A tool call needs an [`Approval`], which only a
 //!   [`Gate`] issues; server data arrives as [`Untrusted`] and has no
@@ -67,6 +68,7 @@ pub mod client;
 pub mod config;
 pub mod headers;
 mod host;
+pub mod listen;
 pub mod mrtr;
 pub mod names;
 pub mod probe;
