@@ -6,13 +6,13 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, RwLock};
 
 use futures_util::future::join_all;
-use mcp_types::v2026_07_28::{CallToolResult, Prompt, Resource, Tool};
+use mcp_types::v2026_07_28::{CallToolResult, Prompt, Resource, SubscriptionFilter, Tool};
 use serde_json::{Map, Value};
 
 use crate::approval::{Approval, Approver, Denied, Gate, Policy, ToolCall};
 use crate::client::{
     CallOptions, Client, ClientError, ClientOptions, ExcludedTool, InputHandler, KnownEra, NoInput,
-    Session, Shutdown,
+    Session, Shutdown, Subscription,
 };
 use crate::config::{HostConfig, ServerConfig};
 use crate::names::{QualifiedNames, ServerId};
@@ -512,6 +512,27 @@ impl Host {
         .await
     }
 
+    /// Opens a `subscriptions/listen` stream on the server `id` for the
+    /// changes `filter` names; see [`Client::listen`]. If the stdio server
+    /// has crashed, it is restarted and the listen sent again. An open
+    /// subscription does not survive a restart: when one breaks, listen
+    /// again.
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError::UnknownServer`], and the client's errors.
+    pub async fn listen(
+        &self,
+        id: &ServerId,
+        filter: SubscriptionFilter,
+    ) -> Result<Subscription, ClientError> {
+        self.with_client(id, |c| {
+            let filter = filter.clone();
+            Box::pin(async move { c.listen(filter).await })
+        })
+        .await
+    }
+
     /// Shuts every server down at once: stdio servers by closing stdin,
     /// then SIGTERM, then SIGKILL.
     pub async fn shutdown(&self) -> Vec<(ServerId, Option<Shutdown>)> {
@@ -545,6 +566,7 @@ mod tests {
         send(&host.connect(&id));
         send(&host.shutdown());
         send(&host.authorize(&call));
+        send(&host.listen(&id, SubscriptionFilter::default()));
     }
 
     #[test]

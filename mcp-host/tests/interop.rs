@@ -357,3 +357,29 @@ async fn typescript_sdk_v2_server_legacy_stateless_over_http() {
     assert_eq!(answers.asked(), 0);
     host.shutdown().await;
 }
+
+#[tokio::test]
+async fn typescript_sdk_v2_server_listen_over_http() {
+    let server = sdk_http("sessions");
+    let (host, _answers, _approver) = sdk_host(&server.url, false).await;
+    let web = ServerId::new("web").expect("id");
+    let filter =
+        serde_json::from_value(json!({"toolsListChanged": true, "promptsListChanged": true}))
+            .expect("a filter");
+    let mut subscription = host.listen(&web, filter).await.expect("acknowledged");
+    // The server has no prompts: it honours the tools part only.
+    let honoured = subscription.acknowledged();
+    assert_eq!(
+        (honoured.tools_list_changed, honoured.prompts_list_changed),
+        (Some(true), None)
+    );
+    assert_eq!(host_run(&host, "web__touch", json!({})).await, "announced");
+    let change = tokio::time::timeout(std::time::Duration::from_secs(5), subscription.next())
+        .await
+        .expect("a change within 5 s")
+        .expect("the stream is open")
+        .expect("a change");
+    assert_eq!(change, mcp_host::listen::Change::ToolsListChanged);
+    drop(subscription);
+    host.shutdown().await;
+}

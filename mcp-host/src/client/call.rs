@@ -64,7 +64,8 @@ mod sealed {
 
 /// A request any code may send: every modern client request except
 /// `tools/call`, which needs an approval and goes through
-/// [`Client::call_tool`], and `subscriptions/listen`, which is a stream.
+/// [`Client::call_tool`], and `subscriptions/listen`, which is a stream and
+/// goes through [`Client::listen`].
 ///
 /// ```compile_fail
 /// # async fn f(client: &mcp_host::client::Client, params: mcp_types::v2026_07_28::CallToolRequestParams) {
@@ -128,14 +129,15 @@ impl Drop for CancelOnDrop<'_> {
     }
 }
 
-enum Answer {
+/// What comes back for one request, over either transport.
+pub(super) enum Answer {
     Stdio(super::stdio::Pending),
     Http(Box<super::http::Answer>),
 }
 
 impl Answer {
     /// The next message for the request, or why none will come.
-    async fn next(&mut self) -> Result<Message, ClientError> {
+    pub(super) async fn next(&mut self) -> Result<Message, ClientError> {
         match self {
             Self::Stdio(pending) => pending.next().await,
             Self::Http(answer) => answer.next().await.unwrap_or(Err(ClientError::Truncated)),
@@ -165,7 +167,7 @@ fn progress_of(params: Option<Map<String, Value>>, origin: &ServerId) -> Option<
 
 /// An HTTP error status whose body is a JSON-RPC error (400 with -32020,
 /// -32021 or -32022, 404 with -32601) is that error.
-fn rpc_from_status(origin: &ServerId, error: ClientError) -> ClientError {
+pub(super) fn rpc_from_status(origin: &ServerId, error: ClientError) -> ClientError {
     match error {
         ClientError::HttpStatus { status, body } => match Message::from_slice(&body) {
             Ok(Message::ErrorResponse { error, .. }) => {
@@ -194,7 +196,7 @@ pub(super) async fn reply_to(
 impl Client {
     /// Stamps `params` for the era: the modern `_meta` keys, or none of
     /// them for legacy; the request id as progress token when wanted.
-    fn stamp_params(
+    pub(super) fn stamp_params(
         &self,
         stamp: &Stamp,
         mut params: Map<String, Value>,

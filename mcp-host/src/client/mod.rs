@@ -14,7 +14,9 @@
 //! [`Client::call_with_input`] also answers the server's input requests
 //! through the host's [`InputHandler`] until the result is complete. Tool
 //! calls are not free: they need an [`Approval`](crate::approval::Approval)
-//! and go through [`Client::call_tool`].
+//! and go through [`Client::call_tool`]. [`Client::listen`] opens a
+//! `subscriptions/listen` stream and hands over the server's change
+//! notifications as a [`Subscription`], which ends the stream when dropped.
 //!
 //! Every request has a timeout, after which it is cancelled; dropping a
 //! request's future cancels it too (`notifications/cancelled` on stdio, a
@@ -36,6 +38,7 @@ mod call;
 pub mod error;
 mod http;
 pub mod input;
+mod listen;
 mod stdio;
 
 use std::collections::BTreeMap;
@@ -52,6 +55,7 @@ use tokio::sync::mpsc;
 pub use call::{CallOptions, ExcludedTool, FreeRequest, Progress, ProgressFn, ToolList};
 pub use error::ClientError;
 pub use input::{InputHandler, NoInput};
+pub use listen::Subscription;
 pub use stdio::{Shutdown, StdioCommand};
 
 use crate::approval::Trust;

@@ -19,8 +19,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_types::jsonrpc::Message;
+use mcp_types::meta;
 use mcp_types::v2026_07_28::RequestId;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
@@ -290,6 +291,29 @@ async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, limit: usize) -> std
     }
 }
 
+/// The request a notification belongs to: a progress report by its token
+/// (the request's id), a listen stream's notification by its subscription
+/// id (the listen request's id), and the server's end of a listen stream
+/// by the id it cancels. All three render like [`key`].
+fn notification_route(method: &str, params: &Map<String, Value>) -> Option<String> {
+    let subscription = || {
+        params
+            .get("_meta")
+            .and_then(|m| m.get(meta::SUBSCRIPTION_ID))
+    };
+    let cancelled = || {
+        (method == "notifications/cancelled")
+            .then(|| params.get("requestId"))
+            .flatten()
+    };
+    params
+        .get("progressToken")
+        .or_else(subscription)
+        .or_else(cancelled)
+        .filter(|id| id.is_string() || id.is_i64())
+        .map(Value::to_string)
+}
+
 /// Routes every message of the server's output until it ends or breaks
 /// the limit, then fails what is still waiting.
 async fn read_lines<R: AsyncBufRead + Unpin>(
@@ -312,10 +336,9 @@ async fn read_lines<R: AsyncBufRead + Unpin>(
         let route = match &message {
             Message::Response { id, .. } => Some(key(id)),
             Message::ErrorResponse { id, .. } => id.as_ref().map(key),
-            Message::Notification { params, .. } => params
-                .as_ref()
-                .and_then(|p| p.get("progressToken"))
-                .map(Value::to_string),
+            Message::Notification { method, params } => {
+                params.as_ref().and_then(|p| notification_route(method, p))
+            }
             Message::Request { .. } => {
                 let _ = requests.send(message);
                 continue;
@@ -341,6 +364,43 @@ async fn read_lines<R: AsyncBufRead + Unpin>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn notifications_route_to_their_request() {
+        let route = |method: &str, params: Value| {
+            notification_route(method, params.as_object().expect("an object"))
+        };
+        let request = key(&RequestId::Integer(4));
+        let listen = key(&RequestId::String("l-1".into()));
+        assert_eq!(
+            route(
+                "notifications/progress",
+                json!({"progressToken": 4, "progress": 1})
+            ),
+            Some(request.clone())
+        );
+        assert_eq!(
+            route(
+                "notifications/tools/list_changed",
+                json!({"_meta": {meta::SUBSCRIPTION_ID: "l-1"}})
+            ),
+            Some(listen.clone())
+        );
+        // The server ends a listen stream by cancelling its id.
+        assert_eq!(
+            route("notifications/cancelled", json!({"requestId": "l-1"})),
+            Some(listen)
+        );
+        assert_eq!(
+            route("notifications/message", json!({"requestId": 4})),
+            None
+        );
+        assert_eq!(
+            route("notifications/progress", json!({"progressToken": 1.5})),
+            None
+        );
+        assert_eq!(route("notifications/tools/list_changed", json!({})), None);
+    }
 
     #[tokio::test]
     async fn lines_are_bounded_and_split() {
