@@ -6,6 +6,14 @@
 //! constructor, is bound by digest to the exact server, tool, arguments and
 //! data provenance of one [`ToolCall`], and is used up by the call.
 //!
+//! An approval covers its call however many times the client must send
+//! it: each round of input the tool asks for, the retry after a `-32020`
+//! header mismatch, a reissue after a broken response stream (see
+//! [`ClientOptions::max_reissues`](crate::client::ClientOptions::max_reissues))
+//! and a restart of a crashed stdio server all send the approved call
+//! again. Every send is built from the one [`ToolCall`], which the client
+//! only borrows, so none can change the server, the tool or the arguments.
+//!
 //! The default policy lets a call through unasked only when the tool is
 //! declared read-only *and* the server is [`Trust::Trusted`]. Annotations of
 //! untrusted servers never relax anything, and a call that carries data

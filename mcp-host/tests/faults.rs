@@ -423,17 +423,21 @@ async fn http_500s_are_reported() {
 async fn a_truncated_event_stream_is_an_error_not_a_hang() {
     let client = faulty_peer(Peer::default()).await;
     // Well inside the ten-second timeout: a stream that ends is reported
-    // when it ends.
+    // when it ends, and the reissues of the request with it.
     for tool in ["truncated", "cut"] {
         let outcome = run(&client, tool).await;
         assert!(
-            matches!(outcome, Err(ClientError::Truncated)),
+            matches!(outcome, Err(ClientError::Truncated { attempts: 3 })),
             "{tool}: {outcome:?}"
         );
     }
     assert_eq!(
-        ClientError::Truncated.to_string(),
+        ClientError::Truncated { attempts: 1 }.to_string(),
         "the server's reply ended before the response to the request"
+    );
+    assert_eq!(
+        ClientError::Truncated { attempts: 3 }.to_string(),
+        "the server's reply ended before the response to the request (sent 3 times)"
     );
     // A stream, or a reply, that never ends is the timeout's to end.
     for tool in ["stalled", "hang"] {

@@ -1,7 +1,8 @@
 //! Resumption of legacy event streams against scripted HTTP peers: a
 //! stream that closes before its response is resumed with a GET naming the
-//! last event, after the delay the server asked for; resuming is bounded;
-//! and a modern stream is never resumed.
+//! last event, after the delay the server asked for, and is never sent
+//! again; resuming is bounded; and a modern stream is never resumed: its
+//! request is reissued instead.
 
 mod common;
 
@@ -43,6 +44,8 @@ struct Breaking {
     answers: bool,
     /// Whether the server is modern (no session, no resumption expected).
     modern: bool,
+    /// How many times `tools/call` was POSTed.
+    posts: Arc<AtomicUsize>,
 }
 
 fn sse(body: String) -> Response {
@@ -91,6 +94,7 @@ async fn breaking_post(State(peer): State<Breaking>, body: Bytes) -> Response {
         Some("tools/list") => ok(json!({"resultType": "complete", "ttlMs": 0,
             "cacheScope": "public", "tools": [{"name": "slow", "inputSchema": {"type": "object"}}]})),
         Some("tools/call") => {
+            peer.posts.fetch_add(1, Ordering::SeqCst);
             let token = message["params"]["_meta"]["progressToken"].clone();
             let progress = json!({"jsonrpc": "2.0", "method": "notifications/progress",
                 "params": {"progressToken": token, "progress": 1}});
@@ -171,7 +175,7 @@ async fn call_slow(client: &Client, options: &CallOptions) -> Result<String, Cli
 
 // One test drives the peers that share `PENDING`, one after the other.
 #[tokio::test]
-async fn a_broken_legacy_stream_is_resumed_and_a_modern_one_is_not() {
+async fn a_broken_legacy_stream_is_resumed_and_a_modern_one_is_reissued() {
     // Resumed: after the server's delay, a GET naming the last event.
     let peer = Breaking {
         answers: true,
@@ -217,15 +221,21 @@ async fn a_broken_legacy_stream_is_resumed_and_a_modern_one_is_not() {
         "resumed after {:?}, before the 200 ms the server asked for",
         at.duration_since(closed)
     );
+    assert_eq!(
+        peer.posts.load(Ordering::SeqCst),
+        1,
+        "resumed, not reissued"
+    );
 
     // Bounded: GETs that bring nothing but new ids are given up.
     let peer = Breaking::default();
     let client = breaking_client(&peer).await;
     let outcome = call_slow(&client, &CallOptions::default()).await;
     assert!(
-        matches!(outcome, Err(ClientError::Truncated)),
+        matches!(outcome, Err(ClientError::Truncated { attempts: 1 })),
         "{outcome:?}"
     );
+    assert_eq!(peer.posts.load(Ordering::SeqCst), 1, "never reissued");
     let resumes = peer
         .gets
         .lock()
@@ -233,7 +243,8 @@ async fn a_broken_legacy_stream_is_resumed_and_a_modern_one_is_not() {
         .unwrap_or(0);
     assert_eq!(resumes, 5, "one GET per allowed reconnection");
 
-    // Modern: no event ids, no resumption; the request is lost.
+    // Modern: no event ids, no resumption; the request is lost, and sent
+    // again with a new id until the reissues are spent.
     let peer = Breaking {
         answers: true,
         modern: true,
@@ -243,8 +254,9 @@ async fn a_broken_legacy_stream_is_resumed_and_a_modern_one_is_not() {
     assert_eq!(client.session().expect("session").era, Era::Modern);
     let outcome = call_slow(&client, &CallOptions::default()).await;
     assert!(
-        matches!(outcome, Err(ClientError::Truncated)),
+        matches!(outcome, Err(ClientError::Truncated { attempts: 3 })),
         "{outcome:?}"
     );
+    assert_eq!(peer.posts.load(Ordering::SeqCst), 3);
     assert!(peer.gets.lock().map(|g| g.is_empty()).unwrap_or(false));
 }

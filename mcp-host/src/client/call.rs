@@ -29,7 +29,10 @@ const MAX_PAGES: usize = 100;
 /// A progress report of a request in flight.
 #[derive(Debug, Clone)]
 pub struct Progress {
-    /// How far along; grows with every report.
+    /// How far along; grows with every report of one send of the request.
+    /// A request reissued after its stream broke (see
+    /// [`ClientOptions::max_reissues`](super::ClientOptions::max_reissues))
+    /// is new work on the server, whose reports may start over.
     pub progress: f64,
     /// The total, if the server knows it.
     pub total: Option<f64>,
@@ -46,6 +49,8 @@ pub struct CallOptions {
     /// The timeout, instead of the client's default.
     pub timeout: Option<Duration>,
     /// Where progress reports go; setting it asks the server for them.
+    /// Each send of the request uses its own id as the progress token, and
+    /// the reports of every send, reissues included, come here.
     pub progress: Option<ProgressFn>,
 }
 
@@ -113,6 +118,55 @@ pub struct ExcludedTool {
     pub error: HeaderRuleError,
 }
 
+/// Where the client is when it sends a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Phase {
+    /// Settling the era (`server/discover`, `initialize`). The server may
+    /// be legacy and not yet initialised, so a dropped request is not
+    /// announced to it, and a stream that breaks is an answer in itself:
+    /// the probe takes it for a legacy server's silence.
+    Establishing,
+    /// In the session. A dropped request is cancelled, and a modern
+    /// request whose response stream breaks is reissued.
+    Session,
+}
+
+/// One request as the client sends it, before the era's stamp: the same
+/// every time it is sent, whatever its id.
+pub(super) struct Outgoing<'a> {
+    pub(super) method: &'a str,
+    pub(super) params: Map<String, Value>,
+    pub(super) stamp: &'a Stamp,
+    pub(super) options: &'a CallOptions,
+    /// Headers beyond the era's, such as `Mcp-Param-*`.
+    pub(super) headers: Vec<(String, String)>,
+    pub(super) phase: Phase,
+}
+
+impl Outgoing<'_> {
+    /// Whether a broken response stream loses the request, so that it is
+    /// sent again: a modern request in the session. Legacy streams resume
+    /// instead, and a request of the probe is not retried.
+    fn reissuable(&self) -> bool {
+        self.phase == Phase::Session && matches!(self.stamp, Stamp::Modern(_))
+    }
+}
+
+/// How one send of a request ended without its response.
+enum Failed {
+    /// The response stream of a reissuable request ended, or its
+    /// connection was cut, before the response: the request is lost.
+    Broken,
+    /// Anything else, which is final.
+    Error(ClientError),
+}
+
+impl From<ClientError> for Failed {
+    fn from(error: ClientError) -> Self {
+        Self::Error(error)
+    }
+}
+
 /// Disarmed once the answer is in; dropped armed, it tells a stdio server
 /// to stop.
 struct CancelOnDrop<'a> {
@@ -140,8 +194,16 @@ impl Answer {
     pub(super) async fn next(&mut self) -> Result<Message, ClientError> {
         match self {
             Self::Stdio(pending) => pending.next().await,
-            Self::Http(answer) => answer.next().await.unwrap_or(Err(ClientError::Truncated)),
+            Self::Http(answer) => answer
+                .next()
+                .await
+                .unwrap_or(Err(ClientError::Truncated { attempts: 1 })),
         }
+    }
+
+    /// Whether it is an HTTP event stream, which can break.
+    fn is_stream(&self) -> bool {
+        matches!(self, Self::Http(answer) if answer.is_stream())
     }
 }
 
@@ -236,87 +298,128 @@ impl Client {
         params
     }
 
-    /// Sends one request with `id` and waits for its answer, handling the
+    /// Sends `request` with `id` and waits for its answer, handling the
     /// progress reports and legacy server requests that come before it.
-    #[allow(clippy::too_many_arguments)]
+    /// When a modern request's response stream breaks, sends it again with
+    /// a fresh id, up to [`ClientOptions::max_reissues`] times, all within
+    /// the one timeout.
+    ///
+    /// [`ClientOptions::max_reissues`]: super::ClientOptions::max_reissues
     pub(super) async fn exchange(
         &self,
         id: RequestId,
-        method: &str,
-        params: Map<String, Value>,
-        stamp: &Stamp,
-        options: &CallOptions,
-        extra_headers: Vec<(String, String)>,
-        cancel_on_drop: bool,
+        request: Outgoing<'_>,
     ) -> Result<Value, ClientError> {
-        let params = self.stamp_params(stamp, params, options.progress.as_ref().map(|_| &id));
-        let mut headers = self.era_headers(stamp, method, Some(&params));
-        headers.extend(extra_headers);
-        let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
-        let timeout = options.timeout.unwrap_or(self.options.request_timeout);
+        let timeout = request
+            .options
+            .timeout
+            .unwrap_or(self.options.request_timeout);
         let work = async {
-            let mut answer = match &*self.transport {
-                Transport::Stdio(stdio) => Answer::Stdio(stdio.send(&id, &body)?),
-                Transport::Http(http) => {
-                    let mut answer = http.post(&body, &headers).await?;
-                    if matches!(stamp, Stamp::Legacy(_)) {
-                        http.resume_on_break(&mut answer, &headers);
-                    }
-                    Answer::Http(Box::new(answer))
-                }
-            };
-            let mut guard = CancelOnDrop {
-                transport: &self.transport,
-                id: id.clone(),
-                armed: cancel_on_drop,
-            };
+            let mut id = id;
+            let mut attempts = 1;
             loop {
-                let message = answer.next().await?;
-                match message {
-                    Message::Response {
-                        id: answered,
-                        result,
-                    } if answered == id => {
-                        guard.armed = false;
-                        return Ok(result);
+                match self.send_once(&id, &request).await {
+                    Ok(result) => return Ok(result),
+                    Err(Failed::Error(error)) => return Err(error),
+                    Err(Failed::Broken) if attempts <= self.options.max_reissues => {
+                        attempts += 1;
+                        id = self.next_id();
                     }
-                    Message::ErrorResponse {
-                        id: answered,
-                        error,
-                    } if answered.as_ref().is_none_or(|a| *a == id) => {
-                        guard.armed = false;
-                        return Err(ClientError::Rpc(Untrusted::new(self.id.clone(), error)));
-                    }
-                    Message::Notification { method, params } => {
-                        if method == "notifications/progress" {
-                            if let (Some(callback), Some(report)) =
-                                (&options.progress, progress_of(params, &self.id))
-                            {
-                                callback(report);
-                            }
-                        }
-                    }
-                    Message::Request {
-                        id: asked,
-                        method,
-                        params,
-                    } => self.answer_over_http(asked, &method, params, stamp).await,
-                    // Over stdio only this request's responses are routed
-                    // here; over HTTP the reply belongs to this request
-                    // alone, so another id means a confused server. Its
-                    // answer is nobody's: fail rather than guess.
-                    stray @ (Message::Response { .. } | Message::ErrorResponse { .. }) => {
-                        let answered = stray.id().map_or("null".to_owned(), |a| a.to_string());
-                        return Err(ClientError::Protocol(format!(
-                            "the server answered request {id} with a response to {answered}"
-                        )));
-                    }
+                    Err(Failed::Broken) => return Err(ClientError::Truncated { attempts }),
                 }
             }
         };
         match tokio::time::timeout(timeout, work).await {
             Ok(outcome) => outcome,
             Err(_) => Err(ClientError::Timeout(timeout)),
+        }
+    }
+
+    /// Sends `request` once, with `id`, and reads its answer.
+    async fn send_once(&self, id: &RequestId, request: &Outgoing<'_>) -> Result<Value, Failed> {
+        let Outgoing {
+            method,
+            stamp,
+            options,
+            phase,
+            ..
+        } = *request;
+        let params = self.stamp_params(
+            stamp,
+            request.params.clone(),
+            options.progress.as_ref().map(|_| id),
+        );
+        let mut headers = self.era_headers(stamp, method, Some(&params));
+        headers.extend(request.headers.iter().cloned());
+        let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+        let mut answer = match &*self.transport {
+            Transport::Stdio(stdio) => Answer::Stdio(stdio.send(id, &body)?),
+            Transport::Http(http) => {
+                let mut answer = http.post(&body, &headers).await?;
+                if matches!(stamp, Stamp::Legacy(_)) {
+                    http.resume_on_break(&mut answer, &headers);
+                }
+                Answer::Http(Box::new(answer))
+            }
+        };
+        let mut guard = CancelOnDrop {
+            transport: &self.transport,
+            id: id.clone(),
+            armed: phase == Phase::Session,
+        };
+        loop {
+            let message = match answer.next().await {
+                Ok(message) => message,
+                // The stream ended or its connection was cut (a transport
+                // error while reading it): the request is lost.
+                Err(ClientError::Truncated { .. } | ClientError::Http(_))
+                    if request.reissuable() && answer.is_stream() =>
+                {
+                    return Err(Failed::Broken)
+                }
+                Err(error) => return Err(error.into()),
+            };
+            match message {
+                Message::Response {
+                    id: answered,
+                    result,
+                } if answered == *id => {
+                    guard.armed = false;
+                    return Ok(result);
+                }
+                Message::ErrorResponse {
+                    id: answered,
+                    error,
+                } if answered.as_ref().is_none_or(|a| a == id) => {
+                    guard.armed = false;
+                    return Err(ClientError::Rpc(Untrusted::new(self.id.clone(), error)).into());
+                }
+                Message::Notification { method, params } => {
+                    if method == "notifications/progress" {
+                        if let (Some(callback), Some(report)) =
+                            (&options.progress, progress_of(params, &self.id))
+                        {
+                            callback(report);
+                        }
+                    }
+                }
+                Message::Request {
+                    id: asked,
+                    method,
+                    params,
+                } => self.answer_over_http(asked, &method, params, stamp).await,
+                // Over stdio only this request's responses are routed
+                // here; over HTTP the reply belongs to this request
+                // alone, so another id means a confused server. Its
+                // answer is nobody's: fail rather than guess.
+                stray @ (Message::Response { .. } | Message::ErrorResponse { .. }) => {
+                    let answered = stray.id().map_or("null".to_owned(), |a| a.to_string());
+                    return Err(ClientError::Protocol(format!(
+                        "the server answered request {id} with a response to {answered}"
+                    ))
+                    .into());
+                }
+            }
         }
     }
 
@@ -349,17 +452,17 @@ impl Client {
         options: &CallOptions,
     ) -> Result<Value, ClientError> {
         let stamp = self.stamp()?;
-        self.exchange(
-            self.next_id(),
+        let request = Outgoing {
             method,
             params,
-            &stamp,
+            stamp: &stamp,
             options,
-            Vec::new(),
-            true,
-        )
-        .await
-        .map_err(|e| rpc_from_status(&self.id, e))
+            headers: Vec::new(),
+            phase: Phase::Session,
+        };
+        self.exchange(self.next_id(), request)
+            .await
+            .map_err(|e| rpc_from_status(&self.id, e))
     }
 
     /// Runs a request that may ask for input until its result is complete:
@@ -377,8 +480,16 @@ impl Client {
         let mut id = self.next_id();
         let mut params = driver.first(&id)?;
         loop {
+            let request = Outgoing {
+                method,
+                params,
+                stamp: &stamp,
+                options,
+                headers: headers.clone(),
+                phase: Phase::Session,
+            };
             let value = self
-                .exchange(id, method, params, &stamp, options, headers.clone(), true)
+                .exchange(id, request)
                 .await
                 .map_err(|e| rpc_from_status(&self.id, e))?;
             match ResultType::of(&value) {

@@ -35,10 +35,20 @@ pub enum ClientError {
     #[error("the server closed the connection")]
     Closed,
     /// The server's HTTP reply to a request ended without the response:
-    /// its event stream closed (or broke off mid-event) first, or its body
-    /// was empty.
-    #[error("the server's reply ended before the response to the request")]
-    Truncated,
+    /// its event stream closed, broke off mid-event or lost its connection
+    /// first, or its body was empty.
+    ///
+    /// A modern request whose event stream breaks is lost, and the client
+    /// sends it again with a new id, up to
+    /// [`ClientOptions::max_reissues`](super::ClientOptions::max_reissues)
+    /// times; this error means every one of those streams broke too. A
+    /// legacy request resumes its stream instead and is sent once.
+    #[error("the server's reply ended before the response to the request{}", sent_times(*.attempts))]
+    Truncated {
+        /// How many times the request was sent, each with its own id: 1
+        /// unless it was reissued.
+        attempts: usize,
+    },
     /// A message from the server is larger than
     /// [`ClientOptions::max_message_size`](super::ClientOptions::max_message_size):
     /// one line over stdio, one body or event over HTTP. Over stdio the
@@ -105,6 +115,14 @@ fn describe_media(media: &Option<String>) -> String {
     match media {
         Some(media) => format!("content type `{media}`"),
         None => "no content type".to_owned(),
+    }
+}
+
+fn sent_times(attempts: usize) -> String {
+    if attempts > 1 {
+        format!(" (sent {attempts} times)")
+    } else {
+        String::new()
     }
 }
 

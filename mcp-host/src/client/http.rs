@@ -8,7 +8,8 @@
 //! last event it received as `Last-Event-ID`, and reads on from the stream
 //! that comes back. It gives up after [`MAX_RESUMES`] reconnections in a
 //! row that bring no message. The modern era has no resumption: a broken
-//! stream is a lost request.
+//! stream is a lost request, which the client reissues with a new id (see
+//! [`ClientOptions::max_reissues`](super::ClientOptions::max_reissues)).
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -79,6 +80,12 @@ struct Resume {
 }
 
 impl Answer {
+    /// Whether the answer is an event stream, which can break before the
+    /// response; a JSON body is whole or refused.
+    pub(crate) fn is_stream(&self) -> bool {
+        matches!(self, Self::Sse(_))
+    }
+
     pub(crate) async fn next(&mut self) -> Option<Result<Message, ClientError>> {
         match self {
             Self::Json(message) => message.take().map(Ok),

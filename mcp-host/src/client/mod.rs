@@ -22,6 +22,15 @@
 //! request's future cancels it too (`notifications/cancelled` on stdio, a
 //! closed connection on HTTP).
 //!
+//! A broken response stream loses a modern HTTP request: there is no
+//! resumption in the modern era, so the client sends the request again
+//! with a new id and the same params, at most
+//! [`ClientOptions::max_reissues`] times, within the request's one
+//! timeout. The reissue is part of the same call: a tool call reissued
+//! runs under the approval it already has, with the arguments that
+//! approval covers. A legacy request resumes its stream with
+//! `Last-Event-ID` instead.
+//!
 //! A misbehaving server gets a typed error, never a hang or unbounded
 //! buffering. Over stdio, lines that are not JSON-RPC messages (a start-up
 //! banner, stray logs) are skipped; responses are routed by id, so one
@@ -30,7 +39,8 @@
 //! connection with [`ClientError::MessageTooLarge`]. Over HTTP, an error
 //! status is [`ClientError::HttpStatus`] (or [`ClientError::Rpc`] when its
 //! body is a JSON-RPC error), a reply that ends before its response is
-//! [`ClientError::Truncated`], one of another media type is
+//! [`ClientError::Truncated`] (once the reissues are spent), one of another
+//! media type is
 //! [`ClientError::ContentType`], and a body that is not a message, or a
 //! response to another id, is [`ClientError::Protocol`].
 
@@ -53,6 +63,7 @@ use serde_json::{json, Map, Value};
 use tokio::sync::mpsc;
 
 pub use call::{CallOptions, ExcludedTool, FreeRequest, Progress, ProgressFn, ToolList};
+use call::{Outgoing, Phase};
 pub use error::ClientError;
 pub use input::{InputHandler, NoInput};
 pub use listen::Subscription;
@@ -80,6 +91,9 @@ pub enum Target {
 
 /// The default of [`ClientOptions::max_message_size`]: 16 MiB.
 pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 16 * 1024 * 1024;
+
+/// The default of [`ClientOptions::max_reissues`].
+pub const DEFAULT_MAX_REISSUES: usize = 2;
 
 /// How a client behaves.
 #[derive(Debug, Clone)]
@@ -118,6 +132,38 @@ pub struct ClientOptions {
     /// assert!(options.max_message_size < mcp_host::client::DEFAULT_MAX_MESSAGE_SIZE);
     /// ```
     pub max_message_size: usize,
+    /// How many times a modern request over HTTP is sent again when its
+    /// response stream breaks: the stream ends, or its connection is cut,
+    /// before the response. The modern era has no stream resumption, so
+    /// the request is lost, and the client reissues it with a new id and
+    /// the same params (an MRTR retry keeps its `requestState` and
+    /// `inputResponses` byte for byte). Every send of a request shares its
+    /// timeout, and its progress callback hears each of them. When the
+    /// last one breaks too, the request fails with
+    /// [`ClientError::Truncated`], whose `attempts` counts the sends.
+    ///
+    /// Only a broken stream is reissued: an error status, a refused content
+    /// type, a message over [`ClientOptions::max_message_size`], a timeout,
+    /// an empty body, and a request the caller dropped are not. Neither
+    /// are the era probe, for which a broken stream is a legacy server's
+    /// silence, nor legacy requests, which resume their stream with
+    /// `Last-Event-ID` instead.
+    ///
+    /// A tool call the server had begun before its stream broke runs again
+    /// when reissued; a host whose tools must run at most once sets this to
+    /// 0. Defaults to [`DEFAULT_MAX_REISSUES`].
+    ///
+    /// ```
+    /// use mcp_host::client::ClientOptions;
+    ///
+    /// // Send each request at most once.
+    /// let options = ClientOptions {
+    ///     max_reissues: 0,
+    ///     ..ClientOptions::default()
+    /// };
+    /// assert_ne!(options.max_reissues, mcp_host::client::DEFAULT_MAX_REISSUES);
+    /// ```
+    pub max_reissues: usize,
 }
 
 impl Default for ClientOptions {
@@ -145,6 +191,7 @@ impl Default for ClientOptions {
             trust: Trust::Untrusted,
             shutdown_grace: Duration::from_secs(2),
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+            max_reissues: DEFAULT_MAX_REISSUES,
         }
     }
 }
@@ -396,23 +443,23 @@ impl Client {
             timeout: Some(self.options.probe_timeout),
             progress: None,
         };
-        let outcome = self
-            .exchange(
-                self.next_id(),
-                "server/discover",
-                Map::new(),
-                &Stamp::Modern(version),
-                &options,
-                Vec::new(),
-                false,
-            )
-            .await;
+        let request = Outgoing {
+            method: "server/discover",
+            params: Map::new(),
+            stamp: &Stamp::Modern(version),
+            options: &options,
+            headers: Vec::new(),
+            phase: Phase::Establishing,
+        };
+        let outcome = self.exchange(self.next_id(), request).await;
         match outcome {
             Ok(result) => Ok(DiscoverReply::Result(result)),
             Err(ClientError::Rpc(error)) => Ok(DiscoverReply::Error(error.accept())),
             // No response over HTTP (an empty body, a stream that ends
             // first) is the silence of a legacy server.
-            Err(ClientError::Timeout(_) | ClientError::Truncated) => Ok(DiscoverReply::Silence),
+            Err(ClientError::Timeout(_) | ClientError::Truncated { .. }) => {
+                Ok(DiscoverReply::Silence)
+            }
             Err(ClientError::HttpStatus { status, body }) => {
                 Ok(DiscoverReply::HttpStatus { status, body })
             }
@@ -437,17 +484,15 @@ impl Client {
         let Value::Object(params) = params else {
             return Err(ClientError::protocol("initialize params"));
         };
-        let value = self
-            .exchange(
-                self.next_id(),
-                "initialize",
-                params,
-                &Stamp::Initialize,
-                &CallOptions::default(),
-                Vec::new(),
-                false,
-            )
-            .await?;
+        let request = Outgoing {
+            method: "initialize",
+            params,
+            stamp: &Stamp::Initialize,
+            options: &CallOptions::default(),
+            headers: Vec::new(),
+            phase: Phase::Establishing,
+        };
+        let value = self.exchange(self.next_id(), request).await?;
         let result: mcp_types::v2025_11_25::InitializeResult =
             serde_json::from_value(value).map_err(ClientError::protocol)?;
         let version = ProtocolVersion::parse(&result.protocol_version);
