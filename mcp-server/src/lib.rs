@@ -65,7 +65,7 @@ pub use context::Context;
 pub use elicit::ElicitForm;
 pub use mcp_derive::{prompt, prompts, resource, resources, tool, tools, ElicitForm, RequestState};
 pub use mcp_types::jsonrpc::ErrorObject;
-pub use server::{BuildError, Limits, Outcome, RequestHeaders, Server, ServerBuilder};
+pub use server::{BuildError, Limits, Outcome, Reply, RequestHeaders, Server, ServerBuilder};
 pub use state::RequestState;
 
 /// A boxed future that handlers return, so sets of handlers can be stored

@@ -58,7 +58,7 @@ fn cancel(id: i64) -> Value {
 /// The reply of an outcome that must be a plain reply.
 fn reply(outcome: Outcome) -> (u16, Value) {
     match outcome {
-        Outcome::Reply { status, message } => (status, message),
+        Outcome::Reply { status, message } => (status, message.to_value()),
         other => panic!("expected a reply, got {other:?}"),
     }
 }

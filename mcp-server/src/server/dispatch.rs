@@ -63,6 +63,69 @@ impl Drop for AbortOnDrop {
     }
 }
 
+/// One JSON-RPC response, encoded as the transport sends it (compact
+/// JSON, no trailing newline).
+///
+/// Results are encoded straight from the handler's typed value, without a
+/// `serde_json::Value` in between; [`Reply::to_value`] decodes a copy for
+/// code that wants to look inside.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Reply(Vec<u8>);
+
+impl Reply {
+    /// Encodes `message`.
+    pub fn from_value(message: &Value) -> Reply {
+        // Encoding a `Value` cannot fail: its keys are strings.
+        Reply(serde_json::to_vec(message).unwrap_or_default())
+    }
+
+    /// Encodes a success response carrying `result`.
+    fn result<R: serde::Serialize>(id: &v::RequestId, result: &R) -> Result<Reply, ErrorObject> {
+        #[derive(serde::Serialize)]
+        struct Response<'a, R> {
+            jsonrpc: &'static str,
+            id: &'a v::RequestId,
+            result: &'a R,
+        }
+        let response = Response {
+            jsonrpc: "2.0",
+            id,
+            result,
+        };
+        serde_json::to_vec(&response)
+            .map(Reply)
+            .map_err(|e| ErrorObject::internal_error(format!("cannot encode the result: {e}")))
+    }
+
+    /// The encoded bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// The encoded bytes, taken.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.0
+    }
+
+    /// The response decoded into a `Value`.
+    pub fn to_value(&self) -> Value {
+        // The bytes were encoded from a value: they decode.
+        serde_json::from_slice(&self.0).unwrap_or(Value::Null)
+    }
+}
+
+impl std::fmt::Debug for Reply {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&String::from_utf8_lossy(&self.0))
+    }
+}
+
+impl std::fmt::Display for Reply {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&String::from_utf8_lossy(&self.0))
+    }
+}
+
 /// What the transport should send back for one incoming message.
 #[derive(Debug)]
 pub enum Outcome {
@@ -70,8 +133,8 @@ pub enum Outcome {
     Reply {
         /// HTTP status: 200, or 400/404 for the errors the spec maps.
         status: u16,
-        /// The response object.
-        message: Value,
+        /// The response, encoded.
+        message: Reply,
     },
     /// Notifications followed by the response (or, for
     /// `subscriptions/listen`, notifications until the client leaves).
@@ -116,7 +179,7 @@ pub(crate) fn busy(what: &str, name: &str, max: usize) -> ErrorObject {
 fn error_reply(id: Option<&v::RequestId>, status: u16, error: ErrorObject) -> Outcome {
     Outcome::Reply {
         status,
-        message: error_message(id, &error),
+        message: Reply::from_value(&error_message(id, &error)),
     }
 }
 
@@ -139,6 +202,20 @@ fn decode<T: DeserializeOwned>(params: Map<String, Value>) -> Result<T, ErrorObj
     })
 }
 
+/// What the dispatcher reads of the params of `tools/call` besides the
+/// arguments (taken out first). `_meta` was read and checked by
+/// [`validate::request_meta`] before dispatch, in both eras, so it is not
+/// decoded a second time; other members are left to the schema's open
+/// object, as `CallToolRequestParams` would keep them.
+#[derive(serde::Deserialize)]
+struct CallParams {
+    name: String,
+    #[serde(rename = "inputResponses", default)]
+    input_responses: Option<v::InputResponses>,
+    #[serde(rename = "requestState", default)]
+    request_state: Option<String>,
+}
+
 /// Removes `arguments` from the params of `tools/call`: absent and `null`
 /// are no arguments, anything but an object is -32602 worded as the
 /// decoder words it.
@@ -154,6 +231,73 @@ fn take_arguments(params: &mut Map<String, Value>) -> Result<Map<String, Value>,
                 "invalid params: `arguments`: {error}"
             )))
         }
+    }
+}
+
+/// What a handler answered, still typed, so that a reply can be encoded
+/// from it directly.
+pub(crate) enum Answer {
+    Tool(ToolOutput),
+    Prompt(PromptOutput),
+    Resource(ResourceOutput),
+    Json(Value),
+}
+
+impl Answer {
+    /// The answer as JSON, for the paths that edit it further (streams,
+    /// legacy sessions).
+    pub(crate) fn into_value(self) -> Result<Value, ErrorObject> {
+        match self {
+            Answer::Tool(ToolOutput::Complete(result)) => to_value(result),
+            Answer::Prompt(PromptOutput::Complete(result)) => to_value(result),
+            Answer::Resource(ResourceOutput::Complete(result)) => to_value(result),
+            Answer::Tool(ToolOutput::InputRequired(result))
+            | Answer::Prompt(PromptOutput::InputRequired(result))
+            | Answer::Resource(ResourceOutput::InputRequired(result)) => to_value(result),
+            Answer::Json(value) => Ok(value),
+        }
+    }
+}
+
+/// The members every result carries that the server fills in when the
+/// handler left them out: see [`Server::response`].
+trait Framed: serde::Serialize {
+    fn result_type(&mut self) -> &mut Option<String>;
+    fn meta(&mut self) -> &mut Option<v::ResultMetaObject>;
+    /// `ttlMs` and `cacheScope`, on the results that can be cached.
+    fn cache(&mut self) -> Option<(&mut Option<i64>, &mut Option<v::CacheScope>)> {
+        None
+    }
+}
+
+macro_rules! framed {
+    ($($result:ty),*) => {$(
+        impl Framed for $result {
+            fn result_type(&mut self) -> &mut Option<String> {
+                &mut self.result_type
+            }
+            fn meta(&mut self) -> &mut Option<v::ResultMetaObject> {
+                &mut self.meta
+            }
+        }
+    )*};
+}
+
+framed!(
+    v::CallToolResult,
+    v::GetPromptResult,
+    v::InputRequiredResult
+);
+
+impl Framed for v::ReadResourceResult {
+    fn result_type(&mut self) -> &mut Option<String> {
+        &mut self.result_type
+    }
+    fn meta(&mut self) -> &mut Option<v::ResultMetaObject> {
+        &mut self.meta
+    }
+    fn cache(&mut self) -> Option<(&mut Option<i64>, &mut Option<v::CacheScope>)> {
+        Some((&mut self.ttl_ms, &mut self.cache_scope))
     }
 }
 
@@ -182,7 +326,7 @@ impl Server {
             Ok(_) => Outcome::Accepted,
             Err(e) => Outcome::Reply {
                 status: 400,
-                message: e.to_response().to_value(),
+                message: Reply::from_value(&e.to_response().to_value()),
             },
         }
     }
@@ -221,7 +365,7 @@ impl Server {
             return match result {
                 Ok(result) => Outcome::Reply {
                     status: 200,
-                    message: self.response(&id, result, true),
+                    message: Reply::from_value(&self.response(&id, result, true)),
                 },
                 Err(e) => error_reply(Some(&id), status_for(e.code), e),
             };
@@ -301,11 +445,18 @@ impl Server {
             .with_keys(self.inner.keys.clone())
             .with_bus(self.inner.bus.clone());
         if !streaming {
-            let (status, message) = match self.call(&method, params, &cx).await {
-                Ok(result) => (200, self.response(&id, result, method == "resources/read")),
-                Err(e) => (status_for(e.code), error_message(Some(&id), &e)),
+            let cacheable = method == "resources/read";
+            let reply = match self.call(&method, params, &cx).await {
+                Ok(answer) => self.encode(&id, answer, cacheable),
+                Err(e) => Err(e),
             };
-            return Outcome::Reply { status, message };
+            return match reply {
+                Ok(message) => Outcome::Reply {
+                    status: 200,
+                    message,
+                },
+                Err(e) => error_reply(Some(&id), status_for(e.code), e),
+            };
         }
         let permit = match self.stream_permit() {
             Ok(permit) => permit,
@@ -316,7 +467,8 @@ impl Server {
         cx = cx.with_notifier(notifier, meta.progress_token, meta.log_level);
         let server = self.clone();
         let task = tokio::spawn(async move {
-            let message = match server.call(&method, params, &cx).await {
+            let result = server.call(&method, params, &cx).await;
+            let message = match result.and_then(Answer::into_value) {
                 Ok(result) => server.response(&id, result, method == "resources/read"),
                 Err(e) => error_message(Some(&id), &e),
             };
@@ -369,7 +521,7 @@ impl Server {
         method: &str,
         params: Map<String, Value>,
         cx: &Context,
-    ) -> Result<Value, ErrorObject> {
+    ) -> Result<Answer, ErrorObject> {
         let timeout = self.inner.limits.request_timeout;
         match super::within(timeout, self.call_handler(method, params, cx)).await {
             Some(result) => result,
@@ -386,7 +538,7 @@ impl Server {
         method: &str,
         params: Map<String, Value>,
         cx: &Context,
-    ) -> Result<Value, ErrorObject> {
+    ) -> Result<Answer, ErrorObject> {
         let handlers = &self.inner.handlers;
         match method {
             "tools/call" => {
@@ -395,12 +547,15 @@ impl Server {
                 // are most of the params, and are passed on as they are.
                 let mut params = params;
                 let arguments = take_arguments(&mut params)?;
-                let params: v::CallToolRequestParams = decode(params)?;
+                let params: CallParams = decode(params)?;
                 let cx = cx
                     .clone()
                     .with_retry(params.input_responses, params.request_state);
                 let mut arguments = Value::Object(arguments);
-                if let Some(validator) = self.inner.validators.get(&params.name) {
+                // `is_valid` stops at the first problem and builds no error:
+                // the problems are gathered only for arguments that fail.
+                let validator = self.inner.validators.get(&params.name);
+                if let Some(validator) = validator.filter(|v| !v.is_valid(&arguments)) {
                     let instance = &arguments;
                     let problems: Vec<String> = validator
                         .iter_errors(instance)
@@ -416,7 +571,7 @@ impl Server {
                             params.name,
                             problems.join("; ")
                         );
-                        return to_value(ToolOutput::error(message).complete());
+                        return to_value(ToolOutput::error(message).complete()).map(Answer::Json);
                     }
                 }
                 let arguments = match arguments.take() {
@@ -429,10 +584,7 @@ impl Server {
                         params.name
                     )));
                 };
-                match call.await? {
-                    ToolOutput::Complete(result) => to_value(result),
-                    ToolOutput::InputRequired(result) => to_value(result),
-                }
+                Ok(Answer::Tool(call.await?))
             }
             "prompts/get" => {
                 let params: v::GetPromptRequestParams = decode(params)?;
@@ -447,10 +599,7 @@ impl Server {
                         params.name
                     )));
                 };
-                match get.await? {
-                    PromptOutput::Complete(result) => to_value(result),
-                    PromptOutput::InputRequired(result) => to_value(result),
-                }
+                Ok(Answer::Prompt(get.await?))
             }
             "resources/read" => {
                 let params: v::ReadResourceRequestParams = decode(params)?;
@@ -460,19 +609,16 @@ impl Server {
                 let Some(read) = handlers.read_resource(&params.uri, &cx) else {
                     return Err(ErrorObject::resource_not_found(&params.uri));
                 };
-                match read.await? {
-                    ResourceOutput::Complete(result) => to_value(result),
-                    ResourceOutput::InputRequired(result) => to_value(result),
-                }
+                Ok(Answer::Resource(read.await?))
             }
             "completion/complete" => {
                 let params: v::CompleteRequestParams = decode(params)?;
                 let Some(completer) = &self.inner.completer else {
                     return Err(ErrorObject::method_not_found("completion/complete"));
                 };
-                Ok(completion::result(
+                Ok(Answer::Json(completion::result(
                     completer.complete(&CompletionRequest::from_params(params)),
-                ))
+                )))
             }
             other => Err(ErrorObject::method_not_found(other)),
         }
@@ -515,6 +661,56 @@ impl Server {
             result["nextCursor"] = json!(next);
         }
         Ok(result)
+    }
+
+    /// Encodes the response to `answer`, as [`Server::response`] would
+    /// shape it, without building a `Value` first.
+    fn encode(
+        &self,
+        id: &v::RequestId,
+        answer: Answer,
+        cacheable: bool,
+    ) -> Result<Reply, ErrorObject> {
+        match answer {
+            Answer::Tool(ToolOutput::Complete(result)) => self.encode_result(id, result, cacheable),
+            Answer::Prompt(PromptOutput::Complete(result)) => {
+                self.encode_result(id, result, cacheable)
+            }
+            Answer::Resource(ResourceOutput::Complete(result)) => {
+                self.encode_result(id, result, cacheable)
+            }
+            Answer::Tool(ToolOutput::InputRequired(result))
+            | Answer::Prompt(PromptOutput::InputRequired(result))
+            | Answer::Resource(ResourceOutput::InputRequired(result)) => {
+                self.encode_result(id, result, cacheable)
+            }
+            Answer::Json(result) => Ok(Reply::from_value(&self.response(id, result, cacheable))),
+        }
+    }
+
+    fn encode_result<R: Framed>(
+        &self,
+        id: &v::RequestId,
+        mut result: R,
+        cacheable: bool,
+    ) -> Result<Reply, ErrorObject> {
+        let complete = result
+            .result_type()
+            .get_or_insert_with(|| "complete".to_owned())
+            == "complete";
+        if let (true, Some((ttl_ms, cache_scope))) = (cacheable && complete, result.cache()) {
+            ttl_ms.get_or_insert(self.inner.ttl_ms);
+            cache_scope.get_or_insert_with(|| self.inner.cache_scope.clone());
+        }
+        result
+            .meta()
+            .get_or_insert_with(|| v::ResultMetaObject {
+                server_info: None,
+                extra: Map::new(),
+            })
+            .server_info
+            .get_or_insert_with(|| self.inner.info.clone());
+        Reply::result(id, &result)
     }
 
     /// Wraps a result in a response: `resultType` defaults to `complete`,

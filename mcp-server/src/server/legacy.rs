@@ -18,7 +18,7 @@ use mcp_types::v2026_07_28::{ClientCapabilities, LoggingLevel, ProgressToken, Re
 use serde_json::{json, Map, Value};
 use tokio::sync::{mpsc, oneshot};
 
-use super::dispatch::{error_message, AbortOnDrop, Outcome};
+use super::dispatch::{error_message, AbortOnDrop, Outcome, Reply};
 use super::Server;
 use crate::context::Context;
 use crate::notify::Notifier;
@@ -172,14 +172,14 @@ impl Sessions {
 fn ok(id: &RequestId, result: Value) -> Outcome {
     Outcome::Reply {
         status: 200,
-        message: json!({ "jsonrpc": "2.0", "id": id, "result": result }),
+        message: Reply::from_value(&json!({ "jsonrpc": "2.0", "id": id, "result": result })),
     }
 }
 
 fn fail(id: Option<&RequestId>, error: ErrorObject) -> Outcome {
     Outcome::Reply {
         status: 200,
-        message: error_message(id, &error),
+        message: Reply::from_value(&error_message(id, &error)),
     }
 }
 
@@ -208,7 +208,7 @@ impl Server {
                 return (
                     Outcome::Reply {
                         status: 400,
-                        message: e.to_response().to_value(),
+                        message: Reply::from_value(&e.to_response().to_value()),
                     },
                     None,
                 )
@@ -328,7 +328,7 @@ impl Server {
             Err(e) => {
                 return Outcome::Reply {
                     status: 503,
-                    message: error_message(Some(&id), &e),
+                    message: Reply::from_value(&error_message(Some(&id), &e)),
                 }
             }
         };
@@ -365,7 +365,7 @@ impl Server {
             std::task::Poll::Ready(message) if messages.is_empty() => {
                 return Outcome::Reply {
                     status: 200,
-                    message,
+                    message: Reply::from_value(&message),
                 };
             }
             // Notifications went out first: the answer follows them on the
@@ -409,8 +409,14 @@ impl Server {
             json!(session.capabilities),
         );
         params.insert("_meta".to_owned(), Value::Object(meta));
+        // What the client put beside them is checked as a modern request's
+        // `_meta` would be.
+        super::validate::request_meta(Some(&params))?;
         for _ in 0..MAX_ROUNDS {
-            let result = self.call(method, params.clone(), &base).await?;
+            let result = self
+                .call(method, params.clone(), &base)
+                .await?
+                .into_value()?;
             if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
                 return Ok(result);
             }

@@ -16,7 +16,7 @@ use mcp_types::v2026_07_28::{CacheScope, Implementation};
 use serde_json::Map;
 
 pub(crate) use dispatch::{busy, error_message};
-pub use dispatch::{AbortOnDrop, Outcome, RequestHeaders};
+pub use dispatch::{AbortOnDrop, Outcome, Reply, RequestHeaders};
 pub(crate) use handlers::Handlers;
 pub(crate) use legacy::Sessions;
 pub use legacy::{Session, LEGACY_VERSIONS};

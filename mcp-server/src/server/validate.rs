@@ -19,7 +19,10 @@ pub(crate) struct RequestMeta {
     pub(crate) log_level: Option<LoggingLevel>,
 }
 
-/// Reads the required `_meta` keys; any problem is -32602.
+/// Reads the required `_meta` keys and checks the typed optional ones
+/// (`clientInfo`, `progressToken`, `logLevel`); any problem is -32602.
+/// Both eras pass their `_meta` through here, so the handlers' params can
+/// be decoded without reading it again.
 pub(crate) fn request_meta(
     params: Option<&Map<String, Value>>,
 ) -> Result<RequestMeta, ErrorObject> {
@@ -53,6 +56,12 @@ pub(crate) fn request_meta(
             )));
         }
     };
+    if let Some(Err(e)) = meta::client_info(meta_map) {
+        return Err(ErrorObject::invalid_params(format!(
+            "`{}` is malformed: {e}",
+            meta::CLIENT_INFO
+        )));
+    }
     let progress_token = match meta::progress_token(meta_map) {
         Some(Ok(token)) => Some(token),
         Some(Err(_)) => {

@@ -179,14 +179,14 @@ fn request_headers(headers: &HeaderMap) -> RequestHeaders {
 }
 
 fn json_response(status: u16, message: &Value) -> Response {
+    // Encoding a `Value` cannot fail: its keys are strings.
+    encoded_response(status, serde_json::to_vec(message).unwrap_or_default())
+}
+
+/// A JSON response of an already encoded body.
+fn encoded_response(status: u16, body: Vec<u8>) -> Response {
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
-    (
-        status,
-        [(header::CONTENT_TYPE, "application/json")],
-        // Encoding a `Value` cannot fail: its keys are strings.
-        serde_json::to_vec(message).unwrap_or_default(),
-    )
-        .into_response()
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
 /// Whether a request belongs to the handshake era: no version header, or
@@ -304,7 +304,7 @@ async fn handle_delete(State(app): State<Arc<App>>, headers: HeaderMap) -> Respo
 /// end (or the client's departure) cancels the handler.
 fn respond(outcome: Outcome) -> Response {
     match outcome {
-        Outcome::Reply { status, message } => json_response(status, &message),
+        Outcome::Reply { status, message } => encoded_response(status, message.into_bytes()),
         Outcome::Accepted => StatusCode::ACCEPTED.into_response(),
         Outcome::Stream { messages, guard } => {
             let events = futures_util::stream::unfold(

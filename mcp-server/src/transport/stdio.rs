@@ -22,12 +22,11 @@ use std::io::{self, BufRead, Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::runtime::Handle;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::server::Server;
+use crate::server::{Reply, Server};
 use connection::{Connection, Received};
 use lines::{Line, Lines};
 
@@ -70,7 +69,7 @@ where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (out_tx, out_rx) = mpsc::channel::<Value>(256);
+    let (out_tx, out_rx) = mpsc::channel::<Reply>(256);
     let writer = tokio::spawn(write_lines(output, out_rx));
     let mut lines = Lines::new(server.limits().max_message_bytes);
     let mut connection = Connection::new(server, out_tx.clone());
@@ -124,7 +123,7 @@ where
 {
     let _runtime = runtime.enter();
     let output = Arc::new(Mutex::new(output));
-    let (out_tx, out_rx) = mpsc::channel::<Value>(256);
+    let (out_tx, out_rx) = mpsc::channel::<Reply>(256);
     let writer = {
         let output = output.clone();
         std::thread::Builder::new()
@@ -178,15 +177,14 @@ where
     read.and(written).and(forwarded)
 }
 
-fn push_line(batch: &mut Vec<u8>, message: &Value) {
-    // Encoding a `Value` into a `Vec` cannot fail: its keys are strings.
-    let _ = serde_json::to_writer(&mut *batch, message);
+fn push_line(batch: &mut Vec<u8>, message: &Reply) {
+    batch.extend_from_slice(message.as_bytes());
     batch.push(b'\n');
 }
 
 /// Appends `first` and the messages already queued behind it, up to about
 /// one chunk.
-fn gather(batch: &mut Vec<u8>, first: &Value, messages: &mut mpsc::Receiver<Value>) {
+fn gather(batch: &mut Vec<u8>, first: &Reply, messages: &mut mpsc::Receiver<Reply>) {
     push_line(batch, first);
     while batch.len() < CHUNK {
         let Ok(message) = messages.try_recv() else {
@@ -198,7 +196,7 @@ fn gather(batch: &mut Vec<u8>, first: &Value, messages: &mut mpsc::Receiver<Valu
 
 async fn write_lines<W: AsyncWrite + Unpin>(
     mut output: W,
-    mut messages: mpsc::Receiver<Value>,
+    mut messages: mpsc::Receiver<Reply>,
 ) -> io::Result<()> {
     let mut batch = Vec::new();
     while let Some(message) = messages.recv().await {
@@ -212,7 +210,7 @@ async fn write_lines<W: AsyncWrite + Unpin>(
 
 fn write_lines_blocking<W: Write>(
     output: &Mutex<W>,
-    mut messages: mpsc::Receiver<Value>,
+    mut messages: mpsc::Receiver<Reply>,
 ) -> io::Result<()> {
     let mut batch = Vec::new();
     while let Some(message) = messages.blocking_recv() {
@@ -241,7 +239,7 @@ mod tests {
     use std::time::Duration;
 
     use mcp_types::v2026_07_28::Tool;
-    use serde_json::{json, Map};
+    use serde_json::{json, Map, Value};
 
     use super::*;
     use crate::tool::{ToolOutput, ToolSet};

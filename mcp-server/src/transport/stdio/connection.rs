@@ -12,13 +12,13 @@ use serde_json::Value;
 use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 use tokio::task::{AbortHandle, JoinSet};
 
-use crate::server::{Outcome, Server, Session};
+use crate::server::{Outcome, Reply, Server, Session};
 
 /// What the driver does after [`Connection::receive`].
 #[derive(Debug)]
 pub(super) enum Received {
     /// Write this answer.
-    Answer(Value),
+    Answer(Reply),
     /// An `initialize` request: await [`Connection::initialize`] before
     /// reading on, since the session it creates decides how later lines
     /// are handled.
@@ -39,12 +39,12 @@ pub(super) struct Connection {
     in_flight: Registry,
     permits: Arc<Semaphore>,
     tasks: JoinSet<()>,
-    /// Where the tasks send their answers and notifications.
-    out: mpsc::Sender<Value>,
+    /// Where the tasks send their answers and notifications, encoded.
+    out: mpsc::Sender<Reply>,
 }
 
 impl Connection {
-    pub(super) fn new(server: Server, out: mpsc::Sender<Value>) -> Self {
+    pub(super) fn new(server: Server, out: mpsc::Sender<Reply>) -> Self {
         let permits = server.limits().max_in_flight.min(Semaphore::MAX_PERMITS);
         Connection {
             server,
@@ -57,10 +57,10 @@ impl Connection {
     }
 
     /// The answer to a line over the size limit.
-    pub(super) fn too_long(&self) -> Value {
+    pub(super) fn too_long(&self) -> Reply {
         let limit = self.server.limits().max_message_bytes;
         let refusal = crate::server::parse::too_large(None, limit);
-        crate::server::error_message(None, &refusal.error)
+        Reply::from_value(&crate::server::error_message(None, &refusal.error))
     }
 
     /// Handles one line. Must be called within the runtime's context: a
@@ -73,7 +73,10 @@ impl Connection {
         let value = match crate::server::parse::message(line, limits) {
             Ok(value) => value,
             Err(refusal) => {
-                return Received::Answer(crate::server::error_message(None, &refusal.error))
+                return Received::Answer(Reply::from_value(&crate::server::error_message(
+                    None,
+                    &refusal.error,
+                )))
             }
         };
         let method = value.get("method").and_then(Value::as_str);
@@ -109,7 +112,10 @@ impl Connection {
                 "max_in_flight",
                 limits.max_in_flight,
             );
-            return Received::Answer(crate::server::error_message(Some(&id), &error));
+            return Received::Answer(Reply::from_value(&crate::server::error_message(
+                Some(&id),
+                &error,
+            )));
         };
         self.start(value, permit)
     }
@@ -157,7 +163,7 @@ impl Connection {
     }
 
     /// Answers `initialize`, keeping the session it creates.
-    pub(super) async fn initialize(&mut self, value: Value) -> Option<Value> {
+    pub(super) async fn initialize(&mut self, value: Value) -> Option<Reply> {
         let (outcome, created) = self.server.handle_legacy(value, None).await;
         if created.is_some() {
             self.session = created;
@@ -179,7 +185,7 @@ impl Connection {
 async fn answer(
     handling: Handling,
     permit: OwnedSemaphorePermit,
-    out: mpsc::Sender<Value>,
+    out: mpsc::Sender<Reply>,
     registry: Registry,
     key: Option<String>,
 ) {
@@ -195,7 +201,7 @@ async fn answer(
             guard,
         } => {
             while let Some(message) = messages.recv().await {
-                if out.send(message).await.is_err() {
+                if out.send(Reply::from_value(&message)).await.is_err() {
                     break;
                 }
             }
