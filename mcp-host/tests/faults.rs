@@ -15,7 +15,9 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
-use common::{call_text, host_config, options, reply, scripted, scripted_entry, serve};
+use common::{
+    answer, call_text, discovered, host_config, options, reply, scripted, scripted_entry, serve,
+};
 use futures_util::future::join_all;
 use mcp_host::approval::ApproveAll;
 use mcp_host::client::{CallOptions, Client, ClientError, ClientOptions, NoInput, Target};
@@ -265,12 +267,7 @@ fn text(id: &Value, text: &str) -> Value {
 async fn faulty(State(peer): State<Peer>, body: Bytes) -> Response {
     let message: Value = serde_json::from_slice(&body).unwrap_or_default();
     let id = message["id"].clone();
-    let ok = |result: Value| {
-        reply(
-            StatusCode::OK,
-            json!({"jsonrpc": "2.0", "id": id, "result": result}),
-        )
-    };
+    let ok = |result: Value| answer(&id, result);
     let tools: Vec<Value> = [
         "echo",
         "html500",
@@ -289,9 +286,7 @@ async fn faulty(State(peer): State<Peer>, body: Bytes) -> Response {
     .map(|name| json!({"name": name, "inputSchema": {"type": "object"}}))
     .collect();
     match message["method"].as_str() {
-        Some("server/discover") => ok(json!({"resultType": "complete",
-            "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
-            "ttlMs": 0, "cacheScope": "public"})),
+        Some("server/discover") => ok(discovered()),
         Some("tools/list") => ok(json!({"resultType": "complete", "tools": tools,
             "ttlMs": 0, "cacheScope": "public"})),
         Some("tools/call") => {

@@ -13,7 +13,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
-use common::{reply, serve};
+use common::{answer, discovered, reply, serve};
 use mcp_host::approval::{ApproveAll, Gate, Policy};
 use mcp_host::client::{CallOptions, Client, ClientOptions, NoInput, Target};
 use mcp_host::ServerId;
@@ -65,17 +65,9 @@ fn tools() -> Value {
 async fn modern(State(peer): State<Peer>, headers: HeaderMap, body: Bytes) -> Response {
     let message: Value = serde_json::from_slice(&body).unwrap_or_default();
     let id = message["id"].clone();
-    let ok = |result: Value| {
-        reply(
-            StatusCode::OK,
-            json!({"jsonrpc": "2.0", "id": id, "result": result}),
-        )
-    };
+    let ok = |result: Value| answer(&id, result);
     match message["method"].as_str() {
-        Some("server/discover") => ok(
-            json!({"resultType": "complete", "supportedVersions": ["2026-07-28"],
-            "capabilities": {"tools": {}}, "ttlMs": 0, "cacheScope": "public"}),
-        ),
+        Some("server/discover") => ok(discovered()),
         Some("tools/list") => ok(
             json!({"resultType": "complete", "tools": tools(), "ttlMs": 0, "cacheScope": "public"}),
         ),

@@ -16,7 +16,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
-use common::{call_text, host_config, options, reply, serve, Answers};
+use common::{answer, call_text, discovered, host_config, options, reply, serve, Answers};
 use futures_util::stream::{self, StreamExt};
 use mcp_host::approval::{ApprovalRequest, Approver, Decision};
 use mcp_host::client::{CallOptions, Client, ClientError, ClientOptions, Target};
@@ -90,16 +90,9 @@ const TOOLS: [&str; 10] = [
 async fn modern(State(peer): State<Peer>, body: Bytes) -> Response {
     let message: Value = serde_json::from_slice(&body).unwrap_or_default();
     let id = message["id"].clone();
-    let ok = |result: Value| {
-        reply(
-            StatusCode::OK,
-            json!({"jsonrpc": "2.0", "id": id, "result": result}),
-        )
-    };
+    let ok = |result: Value| answer(&id, result);
     match message["method"].as_str() {
-        Some("server/discover") => ok(json!({"resultType": "complete",
-            "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
-            "ttlMs": 0, "cacheScope": "public"})),
+        Some("server/discover") => ok(discovered()),
         Some("tools/list") => {
             let tools: Vec<Value> = TOOLS
                 .iter()

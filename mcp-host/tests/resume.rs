@@ -16,7 +16,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
-use common::{options, reply, serve};
+use common::{answer, discovered, options, serve};
 use mcp_host::approval::{ApproveAll, Gate, Policy};
 use mcp_host::client::{CallOptions, Client, ClientError, NoInput, Target};
 use mcp_host::ServerId;
@@ -75,20 +75,14 @@ async fn breaking_post(State(peer): State<Breaking>, body: Bytes) -> Response {
     let message: Value = serde_json::from_slice(&body).unwrap_or_default();
     let id = message["id"].clone();
     let ok = |result: Value| {
-        let mut response = reply(
-            StatusCode::OK,
-            json!({"jsonrpc": "2.0", "id": id, "result": result}),
-        );
+        let mut response = answer(&id, result);
         response
             .headers_mut()
             .insert("mcp-session-id", "s-9".parse().expect("header"));
         response
     };
     match message["method"].as_str() {
-        Some("server/discover") if peer.modern => ok(
-            json!({"resultType": "complete", "supportedVersions": ["2026-07-28"],
-                "capabilities": {"tools": {}}, "ttlMs": 0, "cacheScope": "public"}),
-        ),
+        Some("server/discover") if peer.modern => ok(discovered()),
         Some("initialize") => ok(json!({"protocolVersion": "2025-11-25",
             "capabilities": {"tools": {}}, "serverInfo": {"name": "breaking", "version": "1"}})),
         Some("tools/list") => ok(json!({"resultType": "complete", "ttlMs": 0,

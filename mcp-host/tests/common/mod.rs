@@ -117,6 +117,21 @@ pub fn reply(status: StatusCode, body: Value) -> Response {
         .into_response()
 }
 
+/// A JSON reply of an HTTP peer carrying `result` as the JSON-RPC result
+/// for `id`.
+pub fn answer(id: &Value, result: Value) -> Response {
+    reply(
+        StatusCode::OK,
+        json!({"jsonrpc": "2.0", "id": id, "result": result}),
+    )
+}
+
+/// The `server/discover` result of a modern HTTP peer with tools.
+pub fn discovered() -> Value {
+    json!({"resultType": "complete", "supportedVersions": ["2026-07-28"],
+        "capabilities": {"tools": {}}, "ttlMs": 0, "cacheScope": "public"})
+}
+
 /// Calls `tool` with `arguments` on `client`, approved by a gate that
 /// approves everything; the text of the result's first content block.
 pub async fn call_text(
