@@ -10,6 +10,11 @@
 //! Results go to stdout as JSON; prompts, progress and warnings go to
 //! stderr. The exit status is 0 on success, 1 when anything failed, was
 //! denied, or the tool reported an error.
+//!
+//! Questions are only put to a terminal. When stdin is not one, or ends
+//! (Ctrl-D) at a question, a call that needs approval is denied (pass
+//! `--yes` in scripts) and an elicitation is cancelled. Ctrl-C at the
+//! approval question stops the command before the call is sent.
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
@@ -229,7 +234,8 @@ fn progress_bar(report: Progress) {
 pub struct Terminal;
 
 /// One line from stdin, trimmed; `None` when stdin is not a terminal or
-/// has ended.
+/// has ended (Ctrl-D). `None` denies an approval and cancels an
+/// elicitation: nobody made a choice.
 async fn ask_line(prompt: String) -> Option<String> {
     tokio::task::spawn_blocking(move || {
         let stdin = std::io::stdin();
@@ -270,9 +276,9 @@ impl Approver for Terminal {
             };
             let arguments = serde_json::to_string_pretty(call.arguments()).unwrap_or_default();
             let mut text = format!(
-                "\nServer `{}` wants to run tool `{}` ({}) because {why}.\nArguments:\n{arguments}\n",
-                call.server(),
+                "\nTool `{}` of server `{}` ({}) needs approval because {why}.\nArguments:\n{arguments}\n",
                 call.tool(),
+                call.server(),
                 call.qualified()
             );
             if let Some(annotations) = call.annotations() {
@@ -310,17 +316,17 @@ impl InputHandler for Terminal {
                         "\n{message}\nThe server asks you to open this URL yourself:\n{link}\nGo ahead? [y/N] "
                     ))
                     .await;
-                    if yes(answer.as_deref()) {
-                        accepted(None)
-                    } else {
-                        declined()
+                    match answer.as_deref() {
+                        None => cancelled(),
+                        a if yes(a) => accepted(None),
+                        _ => declined(),
                     }
                 }
                 ElicitRequestParams::Form(form) => {
                     let message = Untrusted::new(origin.clone(), form.message).render();
                     let answer = ask_line(format!("\n{message}\nAnswer? [y/N/c] ")).await;
                     match answer.as_deref() {
-                        Some("c" | "C") => cancelled(),
+                        None | Some("c" | "C") => cancelled(),
                         a if yes(a) => {
                             let schema =
                                 serde_json::to_value(&form.requested_schema).unwrap_or_default();
