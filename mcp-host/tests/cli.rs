@@ -4,14 +4,8 @@ mod common;
 
 use std::process::{Command, Output, Stdio};
 
+use common::config_file;
 use serde_json::{json, Value};
-
-fn config_file(name: &str, servers: Value) -> std::path::PathBuf {
-    let path =
-        std::env::temp_dir().join(format!("mcp-host-cli-{}-{name}.json", std::process::id()));
-    std::fs::write(&path, json!({ "mcpServers": servers }).to_string()).expect("config written");
-    path
-}
 
 fn host(config: &std::path::Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mcp-host"))

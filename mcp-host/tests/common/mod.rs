@@ -95,6 +95,17 @@ pub fn host_config(entries: Value) -> HostConfig {
     HostConfig::from_json(&json!({ "mcpServers": entries }).to_string()).expect("config")
 }
 
+/// A host configuration file of `entries` in the temporary directory,
+/// named after `name` and this test process; its path.
+pub fn config_file(name: &str, entries: Value) -> PathBuf {
+    let path = std::env::temp_dir().join(format!(
+        "mcp-host-config-{}-{name}.json",
+        std::process::id()
+    ));
+    std::fs::write(&path, json!({ "mcpServers": entries }).to_string()).expect("config written");
+    path
+}
+
 /// Serves `router` on a free local port; the endpoint URL.
 pub async fn serve(router: axum::Router) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")

@@ -25,6 +25,10 @@ which misbehaves in one way:
   big         answered with a text of `bytes` bytes.
   huge        answered with `bytes` bytes and no newline, then nothing.
   flood       answered after `lines` lines of garbage of 1 KiB each.
+
+When $CALL_LOG names a file, every `tools/call` in the modern modes
+appends its name and arguments to it as one JSON line before it runs, so
+a test can tell whether, and with what, a tool really ran.
 """
 
 import json
@@ -141,6 +145,13 @@ def fault(id_, name, arguments):
     return True
 
 
+def record(name, arguments):
+    path = os.environ.get("CALL_LOG")
+    if path:
+        with open(path, "a") as log:
+            log.write(json.dumps({"name": name, "arguments": arguments}) + "\n")
+
+
 def modern(message):
     method, id_ = message.get("method"), message.get("id")
     if method == "notifications/cancelled":
@@ -169,6 +180,7 @@ def modern(message):
     elif method == "tools/call":
         name = message["params"]["name"]
         arguments = message["params"].get("arguments", {})
+        record(name, arguments)
         if name == "slow" or fault(id_, name, arguments):
             return  # slow: never answered
         marker = os.path.join(os.environ.get("MARKER_DIR", "."), "crashed")

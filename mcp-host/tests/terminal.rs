@@ -1,0 +1,530 @@
+//! The `mcp-host` command at a terminal, driven through a pseudo-terminal
+//! the way a person drives it: the approval prompt, elicitation forms and
+//! the progress bar, and the refusal to approve anything when stdin is not
+//! a terminal.
+//!
+//! Each command runs in a session of its own whose controlling terminal is
+//! the pseudo-terminal, as a shell would start it, so Ctrl-C and Ctrl-D
+//! typed on it mean what they mean to a person.
+
+mod common;
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::os::fd::OwnedFd;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use common::{config_file, everything, scripted_entry};
+use serde_json::{json, Value};
+
+/// How long to wait for anything the command should show: generous, for a
+/// loaded machine. Passing tests take a fraction of it.
+const PATIENCE: Duration = Duration::from_secs(30);
+
+/// Runs its arguments as a program in a new session whose controlling
+/// terminal is the one on its stderr, as a shell does for a foreground job.
+const SESSION: &str = "import fcntl, os, sys, termios
+os.setsid()
+fcntl.ioctl(2, termios.TIOCSCTTY, 0)
+os.execv(sys.argv[1], sys.argv[1:])";
+
+/// Enter, as a terminal sends it.
+const ENTER: &str = "\r";
+const CTRL_C: &str = "\u{3}";
+const CTRL_D: &str = "\u{4}";
+
+/// `mcp-host` running at a pseudo-terminal.
+struct Pty {
+    child: Child,
+    /// The master side: what is typed goes in, what is shown comes out.
+    keyboard: File,
+    output: Receiver<Vec<u8>>,
+    /// Every byte shown so far.
+    raw: Vec<u8>,
+    /// How far into the screen text [`Pty::expect`] has read.
+    read: usize,
+}
+
+impl Pty {
+    /// Starts `mcp-host --config CONFIG ARGS..` with stdout and stderr on
+    /// a new pseudo-terminal, and stdin too unless `stdin` is given.
+    fn spawn(config: &Path, args: &[&str], stdin: Option<Stdio>) -> Self {
+        let pty = nix::pty::openpty(None, None).expect("a pseudo-terminal");
+        let slave = |fd: &OwnedFd| Stdio::from(fd.try_clone().expect("a terminal descriptor"));
+        let child = Command::new("python3")
+            .args(["-c", SESSION, env!("CARGO_BIN_EXE_mcp-host"), "--config"])
+            .arg(config)
+            .args(args)
+            .stdin(stdin.unwrap_or_else(|| slave(&pty.slave)))
+            .stdout(slave(&pty.slave))
+            .stderr(slave(&pty.slave))
+            .spawn()
+            .expect("mcp-host starts");
+        // Only the command holds the terminal now: when it ends, reading
+        // the master fails and the reader stops.
+        drop(pty.slave);
+        let keyboard = File::from(pty.master);
+        let mut screen = keyboard.try_clone().expect("a terminal descriptor");
+        let (sender, output) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut buffer = [0; 4096];
+            while let Ok(n @ 1..) = screen.read(&mut buffer) {
+                if sender.send(buffer[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        Self {
+            child,
+            keyboard,
+            output,
+            raw: Vec::new(),
+            read: 0,
+        }
+    }
+
+    /// The text shown so far, without escape sequences and carriage
+    /// returns.
+    fn screen(&self) -> String {
+        plain(&String::from_utf8_lossy(&self.raw))
+    }
+
+    /// Takes in the next output the terminal shows within `wait`.
+    fn pump(&mut self, wait: Duration) -> Result<(), RecvTimeoutError> {
+        let bytes = self.output.recv_timeout(wait)?;
+        self.raw.extend(bytes);
+        Ok(())
+    }
+
+    /// Waits until one of `texts` is shown past what was read before;
+    /// the index of the one shown first. Reading moves past it.
+    fn expect_first(&mut self, texts: &[&str]) -> usize {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let screen = self.screen();
+            let unread = &screen[self.read..];
+            let found = texts
+                .iter()
+                .enumerate()
+                .filter_map(|(i, text)| Some((unread.find(text)? + text.len(), i)))
+                .min();
+            if let Some((end, i)) = found {
+                self.read += end;
+                return i;
+            }
+            let wait = deadline.saturating_duration_since(Instant::now());
+            if let Err(e) = self.pump(wait) {
+                panic!("none of {texts:?} was shown ({e}); the terminal shows:\n{screen}");
+            }
+        }
+    }
+
+    /// Waits until `text` is shown past what was read before; what was
+    /// shown from there up to and including it.
+    fn expect(&mut self, text: &str) -> String {
+        let from = self.read;
+        self.expect_first(&[text]);
+        self.screen()[from..self.read].to_owned()
+    }
+
+    /// Types `keys`.
+    fn type_keys(&mut self, keys: &str) {
+        self.keyboard
+            .write_all(keys.as_bytes())
+            .and_then(|()| self.keyboard.flush())
+            .expect("typed");
+    }
+
+    /// Waits for the command to end; its exit status and everything the
+    /// terminal showed.
+    fn finish(&mut self) -> (ExitStatus, String) {
+        let deadline = Instant::now() + PATIENCE;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("the command's status") {
+                break status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "mcp-host did not end; the terminal shows:\n{}",
+                self.screen()
+            );
+            if let Err(RecvTimeoutError::Disconnected) = self.pump(Duration::from_millis(20)) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        };
+        // What it wrote last is already in the terminal; take it in until
+        // the terminal closes (or, should a server outlive it, goes quiet).
+        while self.pump(Duration::from_millis(500)).is_ok() {}
+        (status, self.screen())
+    }
+}
+
+impl Drop for Pty {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `text` without ANSI escape sequences and carriage returns.
+fn plain(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' => {}
+            '\u{1b}' => match chars.next() {
+                // CSI: parameters and intermediates up to a final byte.
+                Some('[') => {
+                    for c in chars.by_ref() {
+                        if ('\u{40}'..='\u{7e}').contains(&c) {
+                            break;
+                        }
+                    }
+                }
+                // OSC: up to BEL or ST.
+                Some(']') => {
+                    while let Some(c) = chars.next() {
+                        if c == '\u{7}' || (c == '\u{1b}' && chars.next_if_eq(&'\\').is_some()) {
+                            break;
+                        }
+                    }
+                }
+                _ => {}
+            },
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The first JSON value in `text`.
+fn first_json(text: &str) -> Value {
+    let start = text.find(['{', '[']).unwrap_or(text.len());
+    serde_json::Deserializer::from_str(&text[start..])
+        .into_iter::<Value>()
+        .next()
+        .and_then(Result::ok)
+        .unwrap_or_else(|| panic!("no JSON in:\n{text}"))
+}
+
+/// The result the command printed last: the JSON object that opens at the
+/// start of a line.
+fn printed_result(screen: &str) -> Value {
+    let start = screen
+        .rfind("\n{\n")
+        .unwrap_or_else(|| panic!("no result printed; the terminal shows:\n{screen}"));
+    first_json(&screen[start..])
+}
+
+/// The text of a result's first content block.
+fn result_text(screen: &str) -> String {
+    let result = printed_result(screen);
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text result: {result}"))
+        .to_owned()
+}
+
+/// A file in the temporary directory, removed on drop.
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// The scripted server as `scripted`, logging its tool calls, in a
+/// configuration file of its own.
+struct Scripted {
+    config: Scratch,
+    log: Scratch,
+}
+
+impl Scripted {
+    fn new(name: &str) -> Self {
+        let log = std::env::temp_dir().join(format!(
+            "mcp-host-terminal-{}-{name}.log",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_file(&log);
+        let entry = scripted_entry(
+            "versions",
+            json!({"env": {"CALL_LOG": log.display().to_string()}}),
+        );
+        let config = config_file(&format!("terminal-{name}"), json!({ "scripted": entry }));
+        Self {
+            config: Scratch(config),
+            log: Scratch(log),
+        }
+    }
+
+    /// The tool calls the server received, in order.
+    fn calls(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.log.0)
+            .unwrap_or_default()
+            .lines()
+            .map(|line| serde_json::from_str(line).expect("a logged call"))
+            .collect()
+    }
+}
+
+/// The `everything` example over stdio as server `local`, in a
+/// configuration file named after `name`.
+fn everything_config(name: &str) -> Scratch {
+    let command = everything().display().to_string();
+    Scratch(config_file(
+        &format!("terminal-{name}"),
+        json!({"local": {"command": command, "args": ["--stdio"]}}),
+    ))
+}
+
+/// Arguments that must reach the prompt and the server unchanged: quotes,
+/// non-ASCII text, nesting, and an escape sequence that must be shown, not
+/// obeyed.
+fn tricky_arguments() -> Value {
+    json!({
+        "text": "tea \"now\", café ☕",
+        "count": 3,
+        "tags": ["a", "b"],
+        "nested": {"deep": true, "none": null},
+        "escape": "red \u{1b}[31m text",
+    })
+}
+
+/// Starts a call of the scripted server's write tool `flaky` with
+/// `arguments` and reads the approval prompt up to its question, checking
+/// that it names the server and the tool and shows exactly `arguments`.
+fn prompted(scripted: &Scripted, arguments: &Value) -> Pty {
+    let arguments_text = arguments.to_string();
+    let mut pty = Pty::spawn(
+        &scripted.config.0,
+        &["call", "scripted__flaky", "--args", &arguments_text],
+        None,
+    );
+    pty.expect(
+        "Tool `flaky` of server `scripted` (scripted__flaky) needs approval \
+         because the tool may change things.",
+    );
+    pty.expect("Arguments:\n");
+    let shown = pty.expect("Run it? [y/N] ");
+    assert_eq!(&first_json(&shown), arguments, "the prompt shows:\n{shown}");
+    // The escape sequence in the arguments is shown as text.
+    assert!(!pty.raw.contains(&0x1b), "{:?}", pty.screen());
+    pty
+}
+
+#[test]
+fn no_at_the_approval_prompt_refuses_the_call() {
+    let scripted = Scripted::new("no");
+    let mut pty = prompted(&scripted, &tricky_arguments());
+    pty.type_keys(&format!("n{ENTER}"));
+    let (status, screen) = pty.finish();
+    assert!(!status.success(), "{screen}");
+    assert!(
+        screen.contains(
+            "mcp-host: the call of `scripted__flaky` was denied: not approved at the terminal"
+        ),
+        "{screen}"
+    );
+    assert_eq!(scripted.calls(), Vec::<Value>::new(), "the tool ran");
+}
+
+#[test]
+fn yes_at_the_approval_prompt_runs_the_call_and_prints_its_result() {
+    let scripted = Scripted::new("yes");
+    let arguments = tricky_arguments();
+    let mut pty = prompted(&scripted, &arguments);
+    pty.type_keys(&format!("y{ENTER}"));
+    let (status, screen) = pty.finish();
+    assert!(status.success(), "{screen}");
+    assert_eq!(result_text(&screen), "flaky done");
+    assert_eq!(
+        scripted.calls(),
+        vec![json!({"name": "flaky", "arguments": arguments})]
+    );
+}
+
+#[test]
+fn enter_or_end_of_input_at_the_approval_prompt_refuses_the_call() {
+    for (name, keys) in [("enter", ENTER), ("eof", CTRL_D)] {
+        let scripted = Scripted::new(name);
+        let mut pty = prompted(&scripted, &json!({"n": 1}));
+        pty.type_keys(keys);
+        let (status, screen) = pty.finish();
+        assert!(!status.success(), "{name}: {screen}");
+        assert!(screen.contains("was denied"), "{name}: {screen}");
+        assert_eq!(
+            scripted.calls(),
+            Vec::<Value>::new(),
+            "{name}: the tool ran"
+        );
+    }
+}
+
+#[test]
+fn ctrl_c_at_the_approval_prompt_stops_without_running_the_call() {
+    let scripted = Scripted::new("interrupt");
+    let mut pty = prompted(&scripted, &json!({"n": 1}));
+    pty.type_keys(CTRL_C);
+    let (status, screen) = pty.finish();
+    // Interrupted by the terminal's SIGINT, or exiting as if it had been.
+    assert!(
+        status.signal() == Some(nix::libc::SIGINT) || status.code() == Some(130),
+        "{status}: {screen}"
+    );
+    assert_eq!(scripted.calls(), Vec::<Value>::new(), "the tool ran");
+}
+
+/// With stdin a pipe that says "y" and stays open, and the output at a
+/// terminal (`yes | mcp-host call ...` in a shell), the call is refused at
+/// once: no prompt, no approval read from the pipe, no wait for its end.
+#[test]
+fn answers_piped_to_stdin_never_approve() {
+    let scripted = Scripted::new("piped");
+    let mut pty = Pty::spawn(
+        &scripted.config.0,
+        &["call", "scripted__flaky"],
+        Some(Stdio::piped()),
+    );
+    let mut stdin = pty.child.stdin.take().expect("a pipe to stdin");
+    stdin.write_all(b"y\ny\ny\n").expect("written");
+    let (status, screen) = pty.finish();
+    drop(stdin);
+    assert!(!status.success(), "{screen}");
+    assert!(
+        screen.contains("was denied: not approved at the terminal (use --yes in scripts)"),
+        "{screen}"
+    );
+    assert!(!screen.contains("Run it?"), "{screen}");
+    assert_eq!(scripted.calls(), Vec::<Value>::new(), "the tool ran");
+}
+
+const EMAIL: &str = "email (string) – User's email address: ";
+const USERNAME: &str = "username (string) – User's response: ";
+
+/// Starts the `everything` example's elicitation tool, approved, and
+/// waits for its question (by then the configuration has been read).
+fn elicitation(name: &str) -> Pty {
+    let config = everything_config(name);
+    let mut pty = Pty::spawn(
+        &config.0,
+        &[
+            "call",
+            "local__test_elicitation",
+            "--args",
+            r#"{"message": "Who are you?"}"#,
+            "--yes",
+        ],
+        None,
+    );
+    pty.expect("[untrusted, from server `local`] Who are you?\n");
+    pty.expect("Answer? [y/N/c] ");
+    pty
+}
+
+/// The summary the elicitation tool returns, split into the action and
+/// the content.
+fn elicited(screen: &str) -> (String, Value) {
+    let text = result_text(screen);
+    let rest = text
+        .strip_prefix("User response: action=")
+        .unwrap_or_else(|| panic!("unexpected result {text:?}"));
+    let (action, content) = rest
+        .split_once(", content=")
+        .unwrap_or_else(|| panic!("unexpected result {text:?}"));
+    let content = serde_json::from_str(content).expect("the content as JSON");
+    (action.trim_matches('"').to_owned(), content)
+}
+
+#[test]
+fn an_elicitation_form_is_filled_in_at_the_terminal() {
+    let mut pty = elicitation("form");
+    pty.type_keys(&format!("y{ENTER}"));
+    // The fields come in the order of the schema's map.
+    let mut fields = vec![(EMAIL, "ada@example.com"), (USERNAME, "Ada Lovelace")];
+    while !fields.is_empty() {
+        let prompts: Vec<&str> = fields.iter().map(|(prompt, _)| *prompt).collect();
+        let (_, typed) = fields.remove(pty.expect_first(&prompts));
+        pty.type_keys(&format!("{typed}{ENTER}"));
+    }
+    let (status, screen) = pty.finish();
+    assert!(status.success(), "{screen}");
+    assert!(!screen.contains("Run it?"), "--yes approves: {screen}");
+    assert_eq!(
+        elicited(&screen),
+        (
+            String::from("accept"),
+            json!({"email": "ada@example.com", "username": "Ada Lovelace"})
+        )
+    );
+}
+
+#[test]
+fn an_elicitation_is_declined_or_cancelled_at_the_terminal() {
+    let cases = [
+        ("decline-n", format!("n{ENTER}"), "decline"),
+        ("decline-enter", String::from(ENTER), "decline"),
+        ("cancel-c", format!("c{ENTER}"), "cancel"),
+        ("cancel-eof", String::from(CTRL_D), "cancel"),
+    ];
+    for (name, keys, action) in cases {
+        let mut pty = elicitation(name);
+        pty.type_keys(&keys);
+        let (status, screen) = pty.finish();
+        assert!(status.success(), "{name}: {screen}");
+        assert_eq!(
+            elicited(&screen),
+            (String::from(action), Value::Null),
+            "{name}"
+        );
+        assert!(!screen.contains(EMAIL), "{name}: {screen}");
+    }
+}
+
+#[test]
+fn end_of_input_in_the_middle_of_a_form_cancels_it() {
+    let mut pty = elicitation("cancel-form");
+    pty.type_keys(&format!("y{ENTER}"));
+    pty.expect_first(&[EMAIL, USERNAME]);
+    pty.type_keys(CTRL_D);
+    let (status, screen) = pty.finish();
+    assert!(status.success(), "{screen}");
+    assert_eq!(
+        elicited(&screen),
+        (String::from("cancel"), Value::Null),
+        "{screen}"
+    );
+}
+
+#[test]
+fn progress_is_drawn_in_place_before_the_result() {
+    let config = everything_config("progress");
+    let mut pty = Pty::spawn(
+        &config.0,
+        &["call", "local__test_tool_with_progress", "--yes"],
+        None,
+    );
+    let (status, screen) = pty.finish();
+    assert!(status.success(), "{screen}");
+    let full = format!("[{}] 100%", "#".repeat(30));
+    let raw = String::from_utf8_lossy(&pty.raw);
+    for bar in [
+        format!("[{}]   0%", ".".repeat(30)),
+        format!("[{}{}]  50%", "#".repeat(15), ".".repeat(15)),
+        full.clone(),
+    ] {
+        // Each bar is drawn over the last, from the start of the line.
+        assert!(raw.contains(&format!("\r{bar}")), "no {bar:?} in:\n{raw:?}");
+    }
+    // The result follows the full bar, on lines of its own.
+    let done = screen.find(&full).expect("the full bar");
+    assert!(screen[done..].starts_with(&format!("{full}\n")), "{screen}");
+    assert!(screen[done..].contains("\n{\n"), "{screen}");
+    assert_eq!(result_text(&screen), "Progress complete");
+}
