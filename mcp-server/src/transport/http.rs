@@ -2,35 +2,76 @@
 //! stream, stateless, so any replica can answer any request.
 //!
 //! [`router`] is an axum `Router` (a tower service) to mount in an
-//! application of your own; [`serve`] binds and runs one.
+//! application of your own; [`serve`] and [`serve_with`] run one, with
+//! limits on the connections as well.
+
+mod connections;
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::time::Duration;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use axum::serve::ListenerExt;
 use axum::Router;
 use mcp_types::jsonrpc::ErrorObject;
 use serde_json::Value;
 
 use std::sync::Arc;
 
+use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
 use crate::server::{parse, Outcome, RequestHeaders, Server, Sessions, LEGACY_VERSIONS};
 
+use connections::{Connections, MakeTracked, Timeouts};
+
 const SESSION_HEADER: &str = "mcp-session-id";
 
-/// Which `Host` and `Origin` hostnames the endpoint accepts, against DNS
-/// rebinding. The default is loopback only.
+/// How the HTTP transport treats hosts and connections.
+///
+/// The protocol-level limits (body size, body timeout, requests in flight,
+/// streams) are the server's [`Limits`](crate::Limits). The connection
+/// limits here (`max_connections`, `idle_timeout`, `header_timeout`) are
+/// enforced by [`serve`] and [`serve_with`]; a [`router`] mounted in a
+/// server of your own leaves them to that server.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_server::transport::http::HttpConfig;
+///
+/// let config = HttpConfig {
+///     allowed_hosts: vec!["mcp.example.com".to_owned()],
+///     idle_timeout: Duration::from_secs(120),
+///     ..HttpConfig::default()
+/// };
+/// # let _ = config;
+/// ```
 #[derive(Clone, Debug)]
 pub struct HttpConfig {
-    /// Accepted hostnames (without port), compared case-insensitively.
+    /// The `Host` and `Origin` hostnames (without port) the endpoint
+    /// accepts, against DNS rebinding, compared case-insensitively
+    /// (default: loopback only, `localhost`, `127.0.0.1`, `[::1]`, `::1`).
     pub allowed_hosts: Vec<String>,
+    /// Most connections open at once (default 1024, at least 1). Once
+    /// reached, no more are accepted until one closes: later clients wait
+    /// in the kernel's backlog.
+    pub max_connections: usize,
+    /// Longest a connection may stay with no request in progress and no
+    /// byte received before it is closed (default 60 s). A request is in
+    /// progress from its head to the end of its response, so neither a
+    /// slow handler nor an open event stream is idle.
+    pub idle_timeout: Duration,
+    /// Longest a request head may take to arrive, from the first byte
+    /// received with no request in progress to the end of the head, before
+    /// the connection is closed (default 10 s). Together with
+    /// `idle_timeout` it keeps clients that send nothing, or trickle their
+    /// headers, from holding places under `max_connections`; the body is
+    /// then timed by [`Limits::body_timeout`](crate::Limits::body_timeout).
+    pub header_timeout: Duration,
 }
 
 impl Default for HttpConfig {
@@ -39,8 +80,18 @@ impl Default for HttpConfig {
             allowed_hosts: ["localhost", "127.0.0.1", "[::1]", "::1"]
                 .map(str::to_owned)
                 .to_vec(),
+            max_connections: 1024,
+            idle_timeout: Duration::from_secs(60),
+            header_timeout: Duration::from_secs(10),
         }
     }
+}
+
+/// `from + duration`, or a time too far away to matter when that overflows
+/// (`Duration::MAX` means "never").
+fn after(from: tokio::time::Instant, duration: Duration) -> tokio::time::Instant {
+    const CENTURY: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
+    from.checked_add(duration).unwrap_or_else(|| from + CENTURY)
 }
 
 /// What every request of one router shares; the router holds it in an
@@ -67,6 +118,9 @@ const MAX_SESSIONS: usize = 10_000;
 /// `body_timeout` gets 408. The place a request holds covers reading its
 /// body, so the memory held by bodies is bounded by the two limits, and a
 /// client that trickles its body holds a place for `body_timeout` at most.
+///
+/// The connection limits of `config` are not the router's to enforce: use
+/// [`serve_with`], or set the like in the server you mount the router in.
 pub fn router(server: Server, path: &str, config: HttpConfig) -> Router {
     let in_flight = server.limits().max_in_flight.min(Semaphore::MAX_PERMITS);
     Router::new()
@@ -83,8 +137,9 @@ pub fn router(server: Server, path: &str, config: HttpConfig) -> Router {
         }))
 }
 
-/// Serves `server` at `http://{addr}/mcp` until `shutdown` completes, then
-/// stops accepting and lets requests in flight finish.
+/// Serves `server` at `http://{addr}/mcp` with the default
+/// [`HttpConfig`] until `shutdown` completes, then stops accepting and lets
+/// requests in flight finish.
 ///
 /// # Errors
 ///
@@ -94,13 +149,48 @@ pub async fn serve(
     addr: SocketAddr,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    // Streamed answers are written in small chunks; without TCP_NODELAY,
-    // Nagle's algorithm and the client's delayed ACK hold each one ~40 ms.
-    let listener = tokio::net::TcpListener::bind(addr).await?.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    let app = router(server, "/mcp", HttpConfig::default());
-    axum::serve(listener, app)
+    let listener = TcpListener::bind(addr).await?;
+    serve_with(server, listener, HttpConfig::default(), shutdown).await
+}
+
+/// Serves `server` at `/mcp` on connections accepted from `listener`,
+/// configured by `config`, until `shutdown` completes, then stops
+/// accepting and lets requests in flight finish.
+///
+/// Besides the [`router`]'s limits, this enforces the connection limits of
+/// `config`: at most `max_connections` open at once, and connections
+/// closed once idle for `idle_timeout` or slower than `header_timeout` to
+/// send a request head.
+///
+/// ```no_run
+/// use mcp_server::transport::http::{self, HttpConfig};
+/// # async fn run(server: mcp_server::Server) -> std::io::Result<()> {
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8000").await?;
+/// let config = HttpConfig { max_connections: 256, ..HttpConfig::default() };
+/// http::serve_with(server, listener, config, async {
+///     let _ = tokio::signal::ctrl_c().await;
+/// })
+/// .await
+/// # }
+/// ```
+///
+/// # Errors
+///
+/// None at present: failed accepts are retried, not returned. The result
+/// is that of `axum::serve`, which may report I/O errors in the future.
+pub async fn serve_with(
+    server: Server,
+    listener: TcpListener,
+    config: HttpConfig,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let timeouts = Timeouts {
+        idle: config.idle_timeout,
+        header: config.header_timeout,
+    };
+    let listener = Connections::new(listener, config.max_connections, timeouts);
+    let app = router(server, "/mcp", config);
+    axum::serve(listener, MakeTracked(app))
         .with_graceful_shutdown(shutdown)
         .await
 }

@@ -1,0 +1,329 @@
+//! What `http::serve_with` does at the connection level, over raw TCP: the
+//! cap on open connections, and the idle and header timeouts, which must
+//! close abusive connections and spare busy ones.
+
+use std::time::{Duration, Instant};
+
+use mcp_server::notify::Change;
+use mcp_server::transport::http::{self, HttpConfig};
+use mcp_server::{tool, tools, Server};
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+struct Tools;
+
+#[tools]
+impl Tools {
+    /// Adds two numbers.
+    #[tool]
+    fn add(&self, a: i64, b: i64) -> i64 {
+        a + b
+    }
+
+    /// Sleeps for `ms` milliseconds.
+    #[tool]
+    async fn sleep(&self, ms: u64) -> String {
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+        String::from("awake")
+    }
+}
+
+/// Serves a fresh server with `config` on a free port.
+async fn start(config: HttpConfig) -> (Server, u16) {
+    let server = Server::builder(Tools)
+        .tools()
+        .build()
+        .expect("server builds");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let port = listener.local_addr().expect("address").port();
+    tokio::spawn(http::serve_with(
+        server.clone(),
+        listener,
+        config,
+        std::future::pending(),
+    ));
+    (server, port)
+}
+
+fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    })
+}
+
+fn add(id: i64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"_meta": meta(), "name": "add", "arguments": {"a": id, "b": 1}}})
+}
+
+fn sleep(id: i64, ms: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"_meta": meta(), "name": "sleep", "arguments": {"ms": ms}}})
+}
+
+fn listen(id: i64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+        "params": {"_meta": meta(), "notifications": {"toolsListChanged": true}}})
+}
+
+/// A keep-alive HTTP/1.1 POST of `body` to `/mcp`.
+fn post(port: u16, body: &Value) -> Vec<u8> {
+    let method = body["method"].as_str().unwrap_or_default();
+    let mut head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: {method}\r\n"
+    );
+    if let Some(name) = body["params"]["name"].as_str() {
+        head.push_str(&format!("Mcp-Name: {name}\r\n"));
+    }
+    let body = body.to_string();
+    format!("{head}Content-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
+}
+
+/// How a wait for the server ended.
+#[derive(Debug, PartialEq)]
+enum End {
+    /// What was waited for arrived.
+    Arrived,
+    /// The server closed the connection (or reset it).
+    Closed,
+    /// Nothing more came in time.
+    Silent,
+}
+
+/// One client connection, with what it has read and not yet consumed.
+struct Client {
+    stream: TcpStream,
+    text: String,
+}
+
+impl Client {
+    async fn connect(port: u16) -> Self {
+        let stream = TcpStream::connect(("127.0.0.1", port))
+            .await
+            .expect("connect");
+        Client {
+            stream,
+            text: String::new(),
+        }
+    }
+
+    async fn send(&mut self, bytes: &[u8]) {
+        self.stream.write_all(bytes).await.expect("send");
+    }
+
+    /// Reads until `done` holds of what was read, the server closes, or
+    /// `within` passes.
+    async fn wait(&mut self, within: Duration, done: impl Fn(&str) -> bool) -> End {
+        let deadline = tokio::time::Instant::now() + within;
+        let mut buffer = [0u8; 4096];
+        while !done(&self.text) {
+            match tokio::time::timeout_at(deadline, self.stream.read(&mut buffer)).await {
+                Err(_) => return End::Silent,
+                Ok(Ok(0) | Err(_)) => return End::Closed,
+                Ok(Ok(n)) => self.text.push_str(&String::from_utf8_lossy(&buffer[..n])),
+            }
+        }
+        End::Arrived
+    }
+
+    /// Reads one whole response with a `Content-Length` body and returns
+    /// its status, head and body, keeping whatever follows.
+    async fn response(&mut self) -> (u16, String, Value) {
+        let end = self
+            .wait(Duration::from_secs(2), |t| complete(t).is_some())
+            .await;
+        assert_eq!(end, End::Arrived, "no whole response: {:?}", self.text);
+        let length = complete(&self.text).unwrap_or_default();
+        let rest = self.text.split_off(length);
+        let response = std::mem::replace(&mut self.text, rest);
+        let (head, body) = response.split_once("\r\n\r\n").unwrap_or_default();
+        let status = head
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        let body = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {response}"));
+        (status, head.to_ascii_lowercase(), body)
+    }
+}
+
+/// The length of the first response in `text` when it has arrived whole.
+fn complete(text: &str) -> Option<usize> {
+    let head_end = text.find("\r\n\r\n")? + 4;
+    let length = text[..head_end].lines().find_map(|l| {
+        l.to_ascii_lowercase()
+            .strip_prefix("content-length:")?
+            .trim()
+            .parse::<usize>()
+            .ok()
+    })?;
+    (text.len() >= head_end + length).then_some(head_end + length)
+}
+
+#[test]
+fn defaults_are_documented_values() {
+    let config = HttpConfig::default();
+    assert_eq!(config.max_connections, 1024);
+    assert_eq!(config.idle_timeout, Duration::from_secs(60));
+    assert_eq!(config.header_timeout, Duration::from_secs(10));
+}
+
+#[tokio::test]
+async fn open_streams_and_slow_handlers_are_never_idle() {
+    let (server, port) = start(HttpConfig {
+        idle_timeout: Duration::from_millis(200),
+        header_timeout: Duration::from_millis(200),
+        ..HttpConfig::default()
+    })
+    .await;
+    let mut listening = Client::connect(port).await;
+    listening.send(&post(port, &listen(1))).await;
+    let end = listening
+        .wait(Duration::from_secs(2), |t| t.contains("acknowledged"))
+        .await;
+    assert_eq!(end, End::Arrived, "{}", listening.text);
+    let mut slow = Client::connect(port).await;
+    slow.send(&post(port, &sleep(2, 800))).await;
+    let (status, _, body) = slow.response().await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["result"]["content"][0]["text"], "awake");
+    server.notify(Change::Tools);
+    let end = listening
+        .wait(Duration::from_secs(2), |t| t.contains("tools/list_changed"))
+        .await;
+    assert_eq!(end, End::Arrived, "{}", listening.text);
+}
+
+#[tokio::test]
+async fn connections_beyond_the_cap_wait_until_one_closes() {
+    let (_, port) = start(HttpConfig {
+        max_connections: 2,
+        ..HttpConfig::default()
+    })
+    .await;
+    let mut first = Client::connect(port).await;
+    let mut second = Client::connect(port).await;
+    for (id, client) in [&mut first, &mut second].into_iter().enumerate() {
+        client.send(&post(port, &add(id as i64))).await;
+        assert_eq!(client.response().await.0, 200);
+    }
+    // The kernel completes the handshake, but nobody serves the third.
+    let mut third = Client::connect(port).await;
+    third.send(&post(port, &add(7))).await;
+    let end = third
+        .wait(Duration::from_millis(400), |t| !t.is_empty())
+        .await;
+    assert_eq!(end, End::Silent, "served beyond the cap: {}", third.text);
+    // The two open ones go on being served.
+    second.send(&post(port, &add(8))).await;
+    assert_eq!(second.response().await.0, 200);
+    drop(first);
+    let (status, _, body) = third.response().await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["result"]["structuredContent"]["result"], 8);
+}
+
+#[tokio::test]
+async fn a_silent_connection_is_closed_after_the_idle_timeout() {
+    let (_, port) = start(HttpConfig {
+        idle_timeout: Duration::from_millis(300),
+        header_timeout: Duration::from_secs(5),
+        ..HttpConfig::default()
+    })
+    .await;
+    let started = Instant::now();
+    let mut client = Client::connect(port).await;
+    let end = client.wait(Duration::from_secs(2), |_| false).await;
+    assert_eq!(end, End::Closed);
+    let waited = started.elapsed();
+    assert!(waited >= Duration::from_millis(250), "{waited:?}");
+    assert!(client.text.is_empty(), "{}", client.text);
+}
+
+#[tokio::test]
+async fn a_request_head_trickled_past_the_header_timeout_is_closed() {
+    let (_, port) = start(HttpConfig {
+        idle_timeout: Duration::from_secs(5),
+        header_timeout: Duration::from_millis(300),
+        ..HttpConfig::default()
+    })
+    .await;
+    let stream = TcpStream::connect(("127.0.0.1", port))
+        .await
+        .expect("connect");
+    let (mut reader, mut writer) = stream.into_split();
+    let request = post(port, &add(1));
+    let started = Instant::now();
+    // One byte every 20 ms: the head alone would take seconds.
+    let trickle = tokio::spawn(async move {
+        for byte in request {
+            if writer.write_all(&[byte]).await.is_err() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    });
+    let mut buffer = [0u8; 1024];
+    let read = tokio::time::timeout(Duration::from_secs(2), reader.read(&mut buffer))
+        .await
+        .expect("closed in time");
+    let waited = started.elapsed();
+    assert!(matches!(read, Ok(0) | Err(_)), "answered: {read:?}");
+    assert!(waited >= Duration::from_millis(250), "{waited:?}");
+    assert!(!trickle.is_finished(), "the whole head got through");
+    trickle.abort();
+}
+
+#[tokio::test]
+async fn a_slow_body_is_timed_by_the_body_timeout_not_the_header_timeout() {
+    let (_, port) = start(HttpConfig {
+        idle_timeout: Duration::from_millis(200),
+        header_timeout: Duration::from_millis(200),
+        ..HttpConfig::default()
+    })
+    .await;
+    let request = post(port, &add(4));
+    let head_end = request
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a head")
+        + 4;
+    let mut client = Client::connect(port).await;
+    client.send(&request[..head_end]).await;
+    for chunk in request[head_end..].chunks(20) {
+        tokio::time::sleep(Duration::from_millis(60)).await;
+        client.send(chunk).await;
+    }
+    let (status, _, body) = client.response().await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["result"]["structuredContent"]["result"], 5);
+}
+
+#[tokio::test]
+async fn a_keep_alive_client_with_requests_spaced_below_the_idle_timeout_keeps_working() {
+    let (_, port) = start(HttpConfig {
+        idle_timeout: Duration::from_millis(400),
+        header_timeout: Duration::from_millis(300),
+        ..HttpConfig::default()
+    })
+    .await;
+    let mut client = Client::connect(port).await;
+    let started = Instant::now();
+    for id in 1..=5 {
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        client.send(&post(port, &add(id))).await;
+        let (status, _, body) = client.response().await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["result"]["structuredContent"]["result"], id + 1);
+    }
+    assert!(started.elapsed() > Duration::from_millis(1_000));
+    // Then, left idle, the connection is closed.
+    let end = client.wait(Duration::from_secs(2), |_| false).await;
+    assert_eq!(end, End::Closed);
+}
