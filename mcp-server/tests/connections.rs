@@ -1,6 +1,7 @@
-//! What `http::serve_with` does at the connection level, over raw TCP: the
-//! cap on open connections, and the idle and header timeouts, which must
-//! close abusive connections and spare busy ones.
+//! What `http::serve_with` does at the connection level, over raw TCP:
+//! keep-alive comments on quiet event streams, the header that turns proxy
+//! buffering off, the cap on open connections, and the idle and header
+//! timeouts, which must close abusive connections and spare busy ones.
 
 use std::time::{Duration, Instant};
 
@@ -169,14 +170,78 @@ fn complete(text: &str) -> Option<usize> {
 #[test]
 fn defaults_are_documented_values() {
     let config = HttpConfig::default();
+    assert_eq!(config.sse_keep_alive, Duration::from_secs(15));
     assert_eq!(config.max_connections, 1024);
     assert_eq!(config.idle_timeout, Duration::from_secs(60));
     assert_eq!(config.header_timeout, Duration::from_secs(10));
 }
 
 #[tokio::test]
-async fn open_streams_and_slow_handlers_are_never_idle() {
+async fn a_quiet_listen_stream_gets_keep_alives_and_outlives_the_idle_timeout() {
     let (server, port) = start(HttpConfig {
+        sse_keep_alive: Duration::from_millis(100),
+        idle_timeout: Duration::from_millis(300),
+        header_timeout: Duration::from_millis(200),
+        ..HttpConfig::default()
+    })
+    .await;
+    let mut client = Client::connect(port).await;
+    client.send(&post(port, &listen(1))).await;
+    let end = client
+        .wait(Duration::from_secs(2), |t| t.contains("acknowledged"))
+        .await;
+    assert_eq!(end, End::Arrived, "{}", client.text);
+    assert!(!client.text.contains(": keep-alive"), "{}", client.text);
+    // Three times the idle timeout with nothing to report.
+    let end = client.wait(Duration::from_millis(900), |_| false).await;
+    assert_eq!(end, End::Silent, "the stream ended: {}", client.text);
+    let comments = client.text.matches("\n: keep-alive\n\n").count();
+    assert!((3..=12).contains(&comments), "{comments}: {}", client.text);
+    // Still open, and still delivering.
+    server.notify(Change::Tools);
+    let end = client
+        .wait(Duration::from_secs(2), |t| t.contains("tools/list_changed"))
+        .await;
+    assert_eq!(end, End::Arrived, "{}", client.text);
+}
+
+#[tokio::test]
+async fn a_stream_that_keeps_sending_gets_no_keep_alives() {
+    let (server, port) = start(HttpConfig {
+        sse_keep_alive: Duration::from_millis(300),
+        ..HttpConfig::default()
+    })
+    .await;
+    let mut client = Client::connect(port).await;
+    client.send(&post(port, &listen(1))).await;
+    let end = client
+        .wait(Duration::from_secs(2), |t| t.contains("acknowledged"))
+        .await;
+    assert_eq!(end, End::Arrived, "{}", client.text);
+    // A notification every 100 ms for three keep-alive periods.
+    for sent in 1..=9 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        server.notify(Change::Tools);
+        let end = client
+            .wait(Duration::from_secs(2), |t| {
+                t.matches("tools/list_changed").count() == sent
+            })
+            .await;
+        assert_eq!(end, End::Arrived, "{}", client.text);
+    }
+    assert!(!client.text.contains(": keep-alive"), "{}", client.text);
+    // Then silence brings one.
+    let end = client
+        .wait(Duration::from_secs(2), |t| t.contains(": keep-alive"))
+        .await;
+    assert_eq!(end, End::Arrived, "{}", client.text);
+}
+
+#[tokio::test]
+async fn open_streams_and_slow_handlers_are_never_idle() {
+    // Keep-alives off: nothing at all is written while the stream waits.
+    let (server, port) = start(HttpConfig {
+        sse_keep_alive: Duration::MAX,
         idle_timeout: Duration::from_millis(200),
         header_timeout: Duration::from_millis(200),
         ..HttpConfig::default()
@@ -193,11 +258,38 @@ async fn open_streams_and_slow_handlers_are_never_idle() {
     let (status, _, body) = slow.response().await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["result"]["content"][0]["text"], "awake");
+    assert!(!listening.text.contains("keep-alive"), "{}", listening.text);
     server.notify(Change::Tools);
     let end = listening
         .wait(Duration::from_secs(2), |t| t.contains("tools/list_changed"))
         .await;
     assert_eq!(end, End::Arrived, "{}", listening.text);
+}
+
+#[tokio::test]
+async fn event_streams_ask_proxies_not_to_buffer() {
+    let (_, port) = start(HttpConfig::default()).await;
+    let mut streamed = sleep(1, 1);
+    streamed["params"]["_meta"]["progressToken"] = json!("p");
+    for request in [listen(2), streamed] {
+        let mut client = Client::connect(port).await;
+        client.send(&post(port, &request)).await;
+        let end = client
+            .wait(Duration::from_secs(2), |t| t.contains("\r\n\r\n"))
+            .await;
+        assert_eq!(end, End::Arrived, "{}", client.text);
+        let head = client.text.to_ascii_lowercase();
+        assert!(
+            head.contains("content-type: text/event-stream\r\n"),
+            "{head}"
+        );
+        assert!(head.contains("\r\nx-accel-buffering: no\r\n"), "{head}");
+    }
+    let mut client = Client::connect(port).await;
+    client.send(&post(port, &add(3))).await;
+    let (status, head, _) = client.response().await;
+    assert_eq!(status, 200);
+    assert!(!head.contains("x-accel-buffering"), "{head}");
 }
 
 #[tokio::test]

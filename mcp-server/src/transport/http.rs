@@ -6,6 +6,7 @@
 //! limits on the connections as well.
 
 mod connections;
+mod sse;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -31,7 +32,7 @@ use connections::{Connections, MakeTracked, Timeouts};
 
 const SESSION_HEADER: &str = "mcp-session-id";
 
-/// How the HTTP transport treats hosts and connections.
+/// How the HTTP transport treats hosts, event streams and connections.
 ///
 /// The protocol-level limits (body size, body timeout, requests in flight,
 /// streams) are the server's [`Limits`](crate::Limits). The connection
@@ -56,6 +57,12 @@ pub struct HttpConfig {
     /// accepts, against DNS rebinding, compared case-insensitively
     /// (default: loopback only, `localhost`, `127.0.0.1`, `[::1]`, `::1`).
     pub allowed_hosts: Vec<String>,
+    /// How long an answer streamed as server-sent events may stay silent
+    /// before the server sends a `: keep-alive` comment (default 15 s), so
+    /// that proxies and idle timers do not cut a quiet
+    /// `subscriptions/listen` stream. Clients ignore comments.
+    /// `Duration::ZERO` or `Duration::MAX` turns keep-alives off.
+    pub sse_keep_alive: Duration,
     /// Most connections open at once (default 1024, at least 1). Once
     /// reached, no more are accepted until one closes: later clients wait
     /// in the kernel's backlog.
@@ -80,10 +87,18 @@ impl Default for HttpConfig {
             allowed_hosts: ["localhost", "127.0.0.1", "[::1]", "::1"]
                 .map(str::to_owned)
                 .to_vec(),
+            sse_keep_alive: Duration::from_secs(15),
             max_connections: 1024,
             idle_timeout: Duration::from_secs(60),
             header_timeout: Duration::from_secs(10),
         }
+    }
+}
+
+impl HttpConfig {
+    /// The keep-alive period, or `None` when keep-alives are off.
+    fn keep_alive(&self) -> Option<Duration> {
+        Some(self.sse_keep_alive).filter(|d| !d.is_zero() && *d != Duration::MAX)
     }
 }
 
@@ -334,7 +349,10 @@ async fn handle_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Body
         return handle_legacy(&app, &headers, &body).await;
     }
     let mcp_headers = request_headers(&headers);
-    respond(app.server.handle_bytes(&body, Some(&mcp_headers)).await)
+    respond(
+        app.server.handle_bytes(&body, Some(&mcp_headers)).await,
+        &app.config,
+    )
 }
 
 async fn handle_legacy(app: &App, headers: &HeaderMap, body: &Bytes) -> Response {
@@ -366,7 +384,7 @@ async fn handle_legacy(app: &App, headers: &HeaderMap, body: &Bytes) -> Response
         }
     };
     let (outcome, created) = app.server.handle_legacy(value, session).await;
-    let mut response = respond(outcome);
+    let mut response = respond(outcome, &app.config);
     if let Some(session) = created {
         if !app.sessions.insert(session.clone()) {
             let error = ErrorObject::internal_error("too many sessions");
@@ -392,24 +410,20 @@ async fn handle_delete(State(app): State<Arc<App>>, headers: HeaderMap) -> Respo
 
 /// Turns an outcome into a response: JSON, 202, or an SSE stream whose
 /// end (or the client's departure) cancels the handler.
-fn respond(outcome: Outcome) -> Response {
+fn respond(outcome: Outcome, config: &HttpConfig) -> Response {
     match outcome {
         Outcome::Reply { status, message } => encoded_response(status, message.into_bytes()),
         Outcome::Accepted => StatusCode::ACCEPTED.into_response(),
         Outcome::Stream { messages, guard } => {
-            let events = futures_util::stream::unfold(
-                (messages, guard),
-                |(mut messages, guard)| async move {
-                    let message = messages.recv().await?;
-                    let event = Bytes::from(format!("data: {message}\n\n"));
-                    Some((Ok::<_, std::convert::Infallible>(event), (messages, guard)))
-                },
-            );
+            let events = sse::Events::new(messages, guard, config.keep_alive());
             (
                 StatusCode::OK,
                 [
                     (header::CONTENT_TYPE, "text/event-stream"),
                     (header::CACHE_CONTROL, "no-cache"),
+                    // Asks nginx and its kind to pass events on as they
+                    // come rather than buffer the response.
+                    (header::HeaderName::from_static("x-accel-buffering"), "no"),
                 ],
                 Body::from_stream(events),
             )
