@@ -700,7 +700,7 @@ impl Server {
             == "complete";
         if let (true, Some((ttl_ms, cache_scope))) = (cacheable && complete, result.cache()) {
             ttl_ms.get_or_insert(self.inner.ttl_ms);
-            cache_scope.get_or_insert_with(|| self.inner.cache_scope.clone());
+            cache_scope.get_or_insert(self.inner.cache_scope);
         }
         result
             .meta()

@@ -303,8 +303,12 @@ fn is_legacy(headers: &HeaderMap) -> bool {
     }
 }
 
-async fn handle_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Body) -> Response {
-    if let Err(reason) = check_origin(&app.config, &headers) {
+// The request is taken whole: axum's `HeaderMap` extractor would copy the
+// headers of every request.
+async fn handle_post(State(app): State<Arc<App>>, request: axum::extract::Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let headers = &parts.headers;
+    if let Err(reason) = check_origin(&app.config, headers) {
         let error = ErrorObject::invalid_request(reason);
         return json_response(403, &crate::server::error_message(None, &error));
     }
@@ -345,10 +349,10 @@ async fn handle_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Body
             );
         }
     };
-    if is_legacy(&headers) {
-        return handle_legacy(&app, &headers, &body).await;
+    if is_legacy(headers) {
+        return handle_legacy(&app, headers, &body).await;
     }
-    let mcp_headers = request_headers(&headers);
+    let mcp_headers = request_headers(headers);
     respond(
         app.server.handle_bytes(&body, Some(&mcp_headers)).await,
         &app.config,
