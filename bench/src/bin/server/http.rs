@@ -48,7 +48,7 @@ fn wait_until_listening(addr: SocketAddr) -> io::Result<()> {
 
 /// One round: start the server at `path`, read its idle RSS, load it for
 /// the warm-up and the timed window, then read its RSS again.
-pub fn measure(path: &Path, plan: &Plan) -> io::Result<Figures> {
+pub fn measure(path: &Path, plan: &Plan, connections: usize) -> io::Result<Figures> {
     let addr = free_port()?;
     let process = Running::spawn(path, &["--http", &addr.to_string()])?;
     wait_until_listening(addr)?;
@@ -57,18 +57,23 @@ pub fn measure(path: &Path, plan: &Plan) -> io::Result<Figures> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let mut figures = runtime.block_on(load(addr, pid, plan))?;
+    let mut figures = runtime.block_on(load(addr, pid, plan, connections))?;
     figures.idle_rss_kib.push(idle);
     figures.loaded_rss_kib.push(proc::rss_kib(pid)?);
     Ok(figures)
 }
 
-async fn load(addr: SocketAddr, pid: u32, plan: &Plan) -> io::Result<Figures> {
+async fn load(
+    addr: SocketAddr,
+    pid: u32,
+    plan: &Plan,
+    connection_count: usize,
+) -> io::Result<Figures> {
     let request: Arc<[u8]> = request(addr).into();
     let window_start = Instant::now() + plan.http_warmup;
     let end = window_start + plan.http_window;
     let mut connections = JoinSet::new();
-    for _ in 0..plan.connections {
+    for _ in 0..connection_count {
         connections.spawn(connection(addr, request.clone(), window_start, end));
     }
     tokio::time::sleep_until(window_start.into()).await;

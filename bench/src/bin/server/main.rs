@@ -34,8 +34,8 @@ pub struct Plan {
     pub pipelined: usize,
     /// Pipelined bursts per round.
     pub bursts: usize,
-    /// Concurrent HTTP connections.
-    pub connections: usize,
+    /// Concurrent HTTP connections, one measurement per entry.
+    pub connections: &'static [usize],
     /// HTTP load before the timed window.
     pub http_warmup: Duration,
     /// The timed HTTP window.
@@ -49,7 +49,7 @@ impl Plan {
         sequential: 2000,
         pipelined: 20_000,
         bursts: 3,
-        connections: 32,
+        connections: &[8, 32],
         http_warmup: Duration::from_secs(1),
         http_window: Duration::from_secs(5),
     };
@@ -60,7 +60,7 @@ impl Plan {
         sequential: 300,
         pipelined: 2_000,
         bursts: 1,
-        connections: 8,
+        connections: &[8],
         http_warmup: Duration::from_millis(200),
         http_window: Duration::from_secs(1),
     };
@@ -154,7 +154,7 @@ fn main() {
     let servers = [&args.ours, &args.rmcp];
     let plan = args.plan;
     let mut stdio_figures = vec![Figures::default(); subjects.len()];
-    let mut http_figures = vec![Figures::default(); servers.len()];
+    let mut http_figures = vec![vec![Figures::default(); servers.len()]; plan.connections.len()];
     for round in 1..=plan.rounds {
         eprintln!("round {round} of {}", plan.rounds);
         for (subject, figures) in subjects.iter().zip(&mut stdio_figures) {
@@ -163,11 +163,13 @@ fn main() {
                 .unwrap_or_else(|e| panic!("stdio {}: {e}", subject.name));
             figures.merge(measured);
         }
-        for (path, figures) in servers.iter().zip(&mut http_figures) {
-            eprintln!("  http {}", path.display());
-            let measured = http::measure(path, &plan)
-                .unwrap_or_else(|e| panic!("http {}: {e}", path.display()));
-            figures.merge(measured);
+        for (&connections, level) in plan.connections.iter().zip(&mut http_figures) {
+            for (path, figures) in servers.iter().zip(level.iter_mut()) {
+                eprintln!("  http {} ({connections} connections)", path.display());
+                let measured = http::measure(path, &plan, connections)
+                    .unwrap_or_else(|e| panic!("http {}: {e}", path.display()));
+                figures.merge(measured);
+            }
         }
     }
     let sizes = [&args.ours, &args.rmcp, &args.echo].map(|path| {

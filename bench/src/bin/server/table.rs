@@ -49,7 +49,7 @@ pub fn print(
     plan: &Plan,
     subjects: &[Subject],
     stdio: &[Figures],
-    http: &[Figures],
+    http: &[Vec<Figures>],
     sizes: [u64; 3],
 ) {
     let names: Vec<&str> = subjects.iter().map(|s| s.name).collect();
@@ -80,27 +80,28 @@ pub fn print(
         stdio.iter().map(|f| mib(f.loaded_rss())),
     );
 
-    println!(
-        "\n### Streamable HTTP ({} connections, {:.0} s window a round)\n",
-        plan.connections,
-        plan.http_window.as_secs_f64()
-    );
-    header("", &["ours", "rmcp"]);
-    row(
-        "req/s (lowest–highest round)",
-        http.iter().map(Figures::rate_spread),
-    );
-    row("median (ms)", http.iter().map(|f| millis(f.latency(0.5))));
-    row("p99 (ms)", http.iter().map(|f| millis(f.latency(0.99))));
-    row(
-        "server CPU per call (µs)",
-        http.iter().map(|f| micros(f.cpu_per_call())),
-    );
-    row("RSS idle (MiB)", http.iter().map(|f| mib(f.idle_rss())));
-    row(
-        "RSS after load (MiB)",
-        http.iter().map(|f| mib(f.loaded_rss())),
-    );
+    for (&connections, http) in plan.connections.iter().zip(http) {
+        println!(
+            "\n### Streamable HTTP ({connections} connections, {:.0} s window a round)\n",
+            plan.http_window.as_secs_f64()
+        );
+        header("", &["ours", "rmcp"]);
+        row(
+            "req/s (lowest–highest round)",
+            http.iter().map(Figures::rate_spread),
+        );
+        row("median (ms)", http.iter().map(|f| millis(f.latency(0.5))));
+        row("p99 (ms)", http.iter().map(|f| millis(f.latency(0.99))));
+        row(
+            "server CPU per call (µs)",
+            http.iter().map(|f| micros(f.cpu_per_call())),
+        );
+        row("RSS idle (MiB)", http.iter().map(|f| mib(f.idle_rss())));
+        row(
+            "RSS after load (MiB)",
+            http.iter().map(|f| mib(f.loaded_rss())),
+        );
+    }
 
     println!("\n### release binary size\n");
     header("", &["ours", "rmcp", "echo"]);
@@ -160,11 +161,13 @@ pub fn print(
         "<= 0.25x",
         |r| r <= 0.25,
     );
-    target(
-        "HTTP requests/s",
-        rate(&http[0]),
-        rate(&http[1]),
-        ">= 2x",
-        |r| r >= 2.0,
-    );
+    for (&connections, http) in plan.connections.iter().zip(http) {
+        target(
+            &format!("HTTP requests/s, {connections} connections"),
+            rate(&http[0]),
+            rate(&http[1]),
+            ">= 2x",
+            |r| r >= 2.0,
+        );
+    }
 }
