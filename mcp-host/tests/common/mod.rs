@@ -3,9 +3,12 @@
 
 #![allow(dead_code)]
 
+pub mod interop;
+pub mod pty;
+
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -80,8 +83,14 @@ pub fn scripted(mode: &str, env: Vec<(String, String)>) -> Target {
 /// The configuration entry of the scripted python server in `mode`, with
 /// the fields of `extra` (`env`, `trusted`, ...) added.
 pub fn scripted_entry(mode: &str, extra: Value) -> Value {
-    let Target::Stdio(command) = scripted(mode, Vec::new()) else {
-        unreachable!("scripted servers run over stdio")
+    stdio_entry(scripted(mode, Vec::new()), extra)
+}
+
+/// The configuration entry of the stdio `target`, with the fields of
+/// `extra` (`legacy`, `env`, ...) added.
+pub fn stdio_entry(target: Target, extra: Value) -> Value {
+    let Target::Stdio(command) = target else {
+        panic!("not a stdio target: {target:?}")
     };
     let mut entry = json!({"command": command.command, "args": command.args});
     if let (Some(entry), Some(extra)) = (entry.as_object_mut(), extra.as_object()) {
@@ -104,6 +113,38 @@ pub fn config_file(name: &str, entries: Value) -> PathBuf {
     ));
     std::fs::write(&path, json!({ "mcpServers": entries }).to_string()).expect("config written");
     path
+}
+
+/// Runs `mcp-host --config CONFIG ARGS..` to its end, with stdin closed:
+/// no terminal to ask.
+pub fn host_command(config: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mcp-host"))
+        .arg("--config")
+        .arg(config)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("mcp-host runs")
+}
+
+/// What the command printed to stdout, as JSON.
+pub fn printed(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
+/// A file in the temporary directory, removed on drop.
+pub struct Scratch(pub PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
 }
 
 /// Serves `router` on a free local port; the endpoint URL.
@@ -177,12 +218,32 @@ impl Drop for Running {
     }
 }
 
+/// A loopback address with a port free at the time of asking.
+pub fn free_addr() -> SocketAddr {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+}
+
+/// `child`, a server, once it accepts connections at `addr`: within 20 s,
+/// or the test fails, as it does when the server ends first.
+pub fn listening(child: Child, addr: SocketAddr) -> Running {
+    let mut running = Running(child);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(addr).is_err() {
+        if let Ok(Some(status)) = running.0.try_wait() {
+            panic!("the server meant for {addr} ended: {status}");
+        }
+        assert!(Instant::now() < deadline, "nothing listened at {addr}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    running
+}
+
 /// The `everything` example over HTTP on a free port, once it accepts
 /// connections; the endpoint URL.
 pub fn everything_http() -> (Running, String) {
-    let addr: SocketAddr = TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port");
+    let addr = free_addr();
     let child = Command::new(everything())
         .args(["--http", &addr.to_string()])
         .stdin(Stdio::null())
@@ -190,13 +251,7 @@ pub fn everything_http() -> (Running, String) {
         .stderr(Stdio::null())
         .spawn()
         .expect("the example starts");
-    let running = Running(child);
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(addr).is_err() {
-        assert!(Instant::now() < deadline, "the example never listened");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    (running, format!("http://{addr}/mcp"))
+    (listening(child, addr), format!("http://{addr}/mcp"))
 }
 
 /// Client options for tests: short probe, forced era when asked.
