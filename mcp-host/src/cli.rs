@@ -20,6 +20,7 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use mcp_types::v2026_07_28::{
@@ -29,7 +30,7 @@ use serde_json::{json, Map, Value};
 
 use crate::approval::{ApprovalRequest, ApproveAll, Approver, AskReason, Decision};
 use crate::client::input::declined;
-use crate::client::{CallOptions, InputHandler, Progress};
+use crate::client::{CallOptions, ClientOptions, InputHandler, Progress};
 use crate::untrusted::Untrusted;
 use crate::{BoxFuture, Host, HostConfig};
 
@@ -44,6 +45,13 @@ pub struct Args {
     /// The `mcpServers` JSON file.
     #[arg(long, value_name = "FILE")]
     pub config: PathBuf,
+    /// How long to wait for a server's answer to `server/discover` before
+    /// taking it for a legacy server.
+    #[arg(long, value_name = "SECONDS", default_value = "3", value_parser = seconds, global = true)]
+    pub probe_timeout: Duration,
+    /// How long to wait for the answer to any other request.
+    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = seconds, global = true)]
+    pub timeout: Duration,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -104,7 +112,13 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
         Command::Call { yes: true, .. } => Arc::new(ApproveAll),
         _ => Arc::new(Terminal),
     };
+    let options = ClientOptions {
+        probe_timeout: args.probe_timeout,
+        request_timeout: args.timeout,
+        ..ClientOptions::default()
+    };
     let host = Host::builder(config)
+        .options(options)
         .approver(approver)
         .input(Arc::new(Terminal))
         .start()
@@ -116,6 +130,16 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
     };
     host.shutdown().await;
     outcome
+}
+
+/// A positive number of seconds, as a duration.
+fn seconds(text: &str) -> Result<Duration, String> {
+    match text.parse::<f64>() {
+        Ok(secs) if secs > 0.0 && secs.is_finite() => {
+            Duration::try_from_secs_f64(secs).map_err(|e| e.to_string())
+        }
+        _ => Err(format!("`{text}` is not a positive number of seconds")),
+    }
 }
 
 fn print(value: &Value) {

@@ -76,3 +76,27 @@ fn servers_tools_and_calls() {
     assert!(!unknown.status.success());
     let _ = std::fs::remove_file(&config);
 }
+
+#[test]
+fn timeouts_must_be_positive_seconds() {
+    let config = config_file("timeouts", json!({}));
+    for bad in ["0", "-1", "soon", "inf"] {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_mcp-host"))
+            .args(["--config"])
+            .arg(&config)
+            .arg(format!("--probe-timeout={bad}"))
+            .arg("servers")
+            .output()
+            .expect("mcp-host runs");
+        assert!(!output.status.success(), "{bad}");
+        assert!(
+            String::from_utf8_lossy(&output.stderr).contains("is not a positive number of seconds"),
+            "{bad}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let fine = host_command(&config, &["--timeout", "2.5", "servers"]);
+    assert!(fine.status.success());
+    assert_eq!(printed(&fine), json!([]));
+    let _ = std::fs::remove_file(&config);
+}

@@ -115,12 +115,18 @@ pub fn config_file(name: &str, entries: Value) -> PathBuf {
     path
 }
 
+/// The `--probe-timeout` the command tests pass, in seconds: generous, since
+/// every server they probe answers `server/discover` one way or another.
+pub const PROBE_TIMEOUT: &str = "20";
+
 /// Runs `mcp-host --config CONFIG ARGS..` to its end, with stdin closed:
 /// no terminal to ask.
 pub fn host_command(config: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mcp-host"))
         .arg("--config")
         .arg(config)
+        // Room for slow-starting servers on a loaded machine.
+        .args(["--probe-timeout", PROBE_TIMEOUT])
         .args(args)
         .stdin(Stdio::null())
         .output()

@@ -5,6 +5,7 @@
 //! the pseudo-terminal, as a shell would start it, so Ctrl-C and Ctrl-D
 //! typed on it mean what they mean to a person.
 
+use super::PROBE_TIMEOUT;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::OwnedFd;
@@ -55,6 +56,8 @@ impl Pty {
         let child = Command::new("python3")
             .args(["-c", SESSION, env!("CARGO_BIN_EXE_mcp-host"), "--config"])
             .arg(config)
+            // Room for slow-starting servers on a loaded machine.
+            .args(["--probe-timeout", PROBE_TIMEOUT])
             .args(args)
             .stdin(stdin.unwrap_or_else(|| slave(&pty.slave)))
             .stdout(slave(&pty.slave))
