@@ -3,32 +3,17 @@
 //! buffering off, the cap on open connections, and the idle and header
 //! timeouts, which must close abusive connections and spare busy ones.
 
+mod common;
+
 use std::time::{Duration, Instant};
 
+use common::{call, listen, Tools};
 use mcp_server::notify::Change;
 use mcp_server::transport::http::{self, HttpConfig};
-use mcp_server::{tool, tools, Server};
+use mcp_server::Server;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-
-struct Tools;
-
-#[tools]
-impl Tools {
-    /// Adds two numbers.
-    #[tool]
-    fn add(&self, a: i64, b: i64) -> i64 {
-        a + b
-    }
-
-    /// Sleeps for `ms` milliseconds.
-    #[tool]
-    async fn sleep(&self, ms: u64) -> String {
-        tokio::time::sleep(Duration::from_millis(ms)).await;
-        String::from("awake")
-    }
-}
 
 /// Serves a fresh server with `config` on a free port.
 async fn start(config: HttpConfig) -> (Server, u16) {
@@ -49,26 +34,12 @@ async fn start(config: HttpConfig) -> (Server, u16) {
     (server, port)
 }
 
-fn meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {}
-    })
-}
-
 fn add(id: i64) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-        "params": {"_meta": meta(), "name": "add", "arguments": {"a": id, "b": 1}}})
+    call(id, "add", json!({"a": id, "b": 1}))
 }
 
 fn sleep(id: i64, ms: u64) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-        "params": {"_meta": meta(), "name": "sleep", "arguments": {"ms": ms}}})
-}
-
-fn listen(id: i64) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
-        "params": {"_meta": meta(), "notifications": {"toolsListChanged": true}}})
+    call(id, "sleep", json!({"ms": ms}))
 }
 
 /// A keep-alive HTTP/1.1 POST of `body` to `/mcp`.

@@ -1,30 +1,15 @@
 //! Every limit in `Limits`: exceeding it gets an error that names it, and
 //! the server goes on serving.
 
+mod common;
+
 use std::time::Duration;
 
+use common::{call, listen, Tools};
 use mcp_server::transport::{http, stdio};
-use mcp_server::{tool, tools, Limits, Outcome, Server};
+use mcp_server::{Limits, Outcome, Server};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-
-struct Tools;
-
-#[tools]
-impl Tools {
-    /// Adds two numbers.
-    #[tool]
-    fn add(&self, a: i64, b: i64) -> i64 {
-        a + b
-    }
-
-    /// Sleeps for `ms` milliseconds.
-    #[tool]
-    async fn sleep(&self, ms: u64) -> String {
-        tokio::time::sleep(Duration::from_millis(ms)).await;
-        String::from("awake")
-    }
-}
 
 fn server(limits: Limits) -> Server {
     Server::builder(Tools)
@@ -32,23 +17,6 @@ fn server(limits: Limits) -> Server {
         .limits(limits)
         .build()
         .expect("server builds")
-}
-
-fn meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {}
-    })
-}
-
-fn call(id: i64, name: &str, arguments: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-        "params": {"_meta": meta(), "name": name, "arguments": arguments}})
-}
-
-fn listen(id: i64) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
-        "params": {"_meta": meta(), "notifications": {"toolsListChanged": true}}})
 }
 
 fn cancel(id: i64) -> Value {

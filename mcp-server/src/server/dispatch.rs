@@ -116,7 +116,7 @@ impl Reply {
 
 impl std::fmt::Debug for Reply {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&String::from_utf8_lossy(&self.0))
+        std::fmt::Display::fmt(self, f)
     }
 }
 
@@ -270,8 +270,10 @@ trait Framed: serde::Serialize {
     }
 }
 
+/// Implements [`Framed`] for a result type; `cached` for the results that
+/// carry `ttlMs` and `cacheScope`.
 macro_rules! framed {
-    ($($result:ty),*) => {$(
+    ($result:ty $(, $cached:ident)?) => {
         impl Framed for $result {
             fn result_type(&mut self) -> &mut Option<String> {
                 &mut self.result_type
@@ -279,27 +281,20 @@ macro_rules! framed {
             fn meta(&mut self) -> &mut Option<v::ResultMetaObject> {
                 &mut self.meta
             }
+            $(framed!(@$cached);)?
         }
-    )*};
+    };
+    (@cached) => {
+        fn cache(&mut self) -> Option<(&mut Option<i64>, &mut Option<v::CacheScope>)> {
+            Some((&mut self.ttl_ms, &mut self.cache_scope))
+        }
+    };
 }
 
-framed!(
-    v::CallToolResult,
-    v::GetPromptResult,
-    v::InputRequiredResult
-);
-
-impl Framed for v::ReadResourceResult {
-    fn result_type(&mut self) -> &mut Option<String> {
-        &mut self.result_type
-    }
-    fn meta(&mut self) -> &mut Option<v::ResultMetaObject> {
-        &mut self.meta
-    }
-    fn cache(&mut self) -> Option<(&mut Option<i64>, &mut Option<v::CacheScope>)> {
-        Some((&mut self.ttl_ms, &mut self.cache_scope))
-    }
-}
+framed!(v::CallToolResult);
+framed!(v::GetPromptResult);
+framed!(v::InputRequiredResult);
+framed!(v::ReadResourceResult, cached);
 
 fn to_value(result: impl serde::Serialize) -> Result<Value, ErrorObject> {
     serde_json::to_value(result)
@@ -556,9 +551,8 @@ impl Server {
                 // the problems are gathered only for arguments that fail.
                 let validator = self.inner.validators.get(&params.name);
                 if let Some(validator) = validator.filter(|v| !v.is_valid(&arguments)) {
-                    let instance = &arguments;
                     let problems: Vec<String> = validator
-                        .iter_errors(instance)
+                        .iter_errors(&arguments)
                         .take(8)
                         .map(|e| match e.instance_path().to_string() {
                             path if path.is_empty() => e.to_string(),
