@@ -18,7 +18,9 @@ use crate::state::KeyRing;
 pub struct Context {
     method: String,
     principal: Option<String>,
-    client_capabilities: ClientCapabilities,
+    // Boxed: the context lives in every request's future, which is moved
+    // as a whole, and the capabilities are most of its size.
+    client_capabilities: Box<ClientCapabilities>,
     input_responses: Option<InputResponses>,
     request_state: Option<String>,
     keys: Option<Arc<KeyRing>>,
@@ -32,8 +34,12 @@ impl Context {
     /// A context for a request of `method` whose client declared
     /// `client_capabilities`.
     pub fn new(method: impl Into<String>, client_capabilities: ClientCapabilities) -> Self {
+        Context::boxed(method.into(), Box::new(client_capabilities))
+    }
+
+    pub(crate) fn boxed(method: String, client_capabilities: Box<ClientCapabilities>) -> Self {
         Context {
-            method: method.into(),
+            method,
             client_capabilities,
             ..Context::default()
         }

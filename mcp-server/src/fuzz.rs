@@ -1,7 +1,7 @@
 //! Entry points for the fuzz targets in `fuzz/`: the request checks that
 //! are otherwise private to the router. Not a stable API.
 
-use mcp_types::jsonrpc::ErrorObject;
+use mcp_types::jsonrpc::{ErrorObject, Message};
 use serde_json::{Map, Value};
 
 use crate::server::{parse, validate, Limits, RequestHeaders};
@@ -26,7 +26,8 @@ pub fn headers(
     params: Option<&Map<String, Value>>,
     meta_version: &str,
 ) -> Result<(), ErrorObject> {
-    validate::headers(headers, method, params, meta_version)
+    let body = |key: &str| params.and_then(|p| p.get(key)).and_then(Value::as_str);
+    validate::headers(headers, method, body, meta_version)
 }
 
 /// Checks the `Mcp-Param-*` headers against a tool's arguments.
@@ -54,4 +55,40 @@ pub fn header_value(raw: &str) -> Option<String> {
 /// The error the transport would answer with.
 pub fn parse_message(bytes: &[u8], limits: &Limits) -> Result<Value, ErrorObject> {
     parse::message(bytes, limits).map_err(|refusal| refusal.error)
+}
+
+/// Holds the quick reader of `tools/call` to the general path: whatever
+/// it reads, the general path reads into the same request. Messages it
+/// leaves alone are not checked: they take the general path anyway.
+///
+/// # Panics
+///
+/// When the two paths disagree.
+pub fn quick_call(bytes: &[u8]) {
+    let limits = Limits::default();
+    let Ok(parse::Incoming::Call(quick)) = parse::incoming(bytes, &limits) else {
+        return;
+    };
+    let value = parse::message(bytes, &limits).expect("the general path reads it too");
+    let Ok(Message::Request {
+        id,
+        method,
+        params: Some(mut params),
+    }) = Message::from_value(value)
+    else {
+        panic!("the general path reads no request with params");
+    };
+    assert_eq!((id, method.as_str()), (quick.id, "tools/call"));
+    assert_eq!(params.remove("name"), Some(Value::String(quick.name)));
+    let arguments = match params.remove("arguments") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(arguments)) => arguments,
+        Some(other) => panic!("the general path reads arguments {other}"),
+    };
+    assert_eq!(arguments, quick.arguments);
+    assert_eq!(
+        params.remove("_meta"),
+        Some(Value::Object(quick.meta.into_json()))
+    );
+    assert!(params.is_empty(), "the general path reads more: {params:?}");
 }

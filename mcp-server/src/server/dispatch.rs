@@ -7,11 +7,16 @@ use mcp_types::jsonrpc::{ErrorObject, Message};
 use mcp_types::meta::SERVER_INFO;
 use mcp_types::v2026_07_28 as v;
 use serde::de::DeserializeOwned;
+use std::future::Future;
+
+use futures_util::future::Either;
+use futures_util::FutureExt as _;
 use serde_json::{json, Map, Value};
 use tokio::sync::{mpsc, OwnedSemaphorePermit};
 
+use super::parse::{self, Incoming, QuickCall, QuickMeta};
 use super::validate::{self, RequestMeta};
-use super::{listen, pages, parse, Server, MODERN_VERSIONS};
+use super::{listen, pages, Server, MODERN_VERSIONS};
 use crate::completion::{self, CompletionRequest};
 use crate::context::Context;
 use crate::notify::Notifier;
@@ -79,8 +84,13 @@ impl Reply {
         Reply(serde_json::to_vec(message).unwrap_or_default())
     }
 
-    /// Encodes a success response carrying `result`.
-    fn result<R: serde::Serialize>(id: &v::RequestId, result: &R) -> Result<Reply, ErrorObject> {
+    /// Encodes a success response carrying `result`, an object, and adds
+    /// `member` (`"key":value`, encoded) to it when given.
+    fn result<R: serde::Serialize>(
+        id: &v::RequestId,
+        result: &R,
+        member: Option<&[u8]>,
+    ) -> Result<Reply, ErrorObject> {
         #[derive(serde::Serialize)]
         struct Response<'a, R> {
             jsonrpc: &'static str,
@@ -92,9 +102,20 @@ impl Reply {
             id,
             result,
         };
-        serde_json::to_vec(&response)
-            .map(Reply)
-            .map_err(|e| ErrorObject::internal_error(format!("cannot encode the result: {e}")))
+        let mut bytes = Vec::with_capacity(256);
+        serde_json::to_writer(&mut bytes, &response)
+            .map_err(|e| ErrorObject::internal_error(format!("cannot encode the result: {e}")))?;
+        // The result is the last member of the response: the bytes end
+        // with its closing brace, then the response's.
+        if let (Some(member), true) = (member, bytes.ends_with(b"}}")) {
+            bytes.truncate(bytes.len() - 2);
+            if bytes.last() != Some(&b'{') {
+                bytes.push(b',');
+            }
+            bytes.extend_from_slice(member);
+            bytes.extend_from_slice(b"}}");
+        }
+        Ok(Reply(bytes))
     }
 
     /// The encoded bytes.
@@ -216,6 +237,65 @@ struct CallParams {
     request_state: Option<String>,
 }
 
+/// The params of a request, as the reader left them.
+pub(crate) enum Params {
+    /// Any request's params, as JSON (empty when the request had none).
+    Json(Map<String, Value>),
+    /// A `tools/call` read by [`parse::quick_call`]: what the general
+    /// path would find in its params, taken apart.
+    Call {
+        name: String,
+        arguments: Map<String, Value>,
+        meta: QuickMeta,
+    },
+}
+
+impl Params {
+    /// What `_meta` says, checked.
+    fn meta(&self) -> Result<RequestMeta, ErrorObject> {
+        match self {
+            Params::Json(params) => validate::request_meta(Some(params)),
+            Params::Call { meta, .. } => validate::meta_parts(
+                Some(&meta.version),
+                meta.capabilities.as_ref(),
+                &meta.others,
+            ),
+        }
+    }
+
+    /// The member `key` of the params, if it is a string.
+    fn string(&self, key: &str) -> Option<&str> {
+        match self {
+            Params::Json(params) => params.get(key).and_then(Value::as_str),
+            Params::Call { name, .. } => (key == "name").then_some(name.as_str()),
+        }
+    }
+
+    /// The arguments of a call, if they are an object.
+    fn arguments(&self) -> Option<&Map<String, Value>> {
+        match self {
+            Params::Json(params) => params.get("arguments").and_then(Value::as_object),
+            Params::Call { arguments, .. } => Some(arguments),
+        }
+    }
+
+    /// The params as JSON.
+    fn into_json(self) -> Map<String, Value> {
+        match self {
+            Params::Json(params) => params,
+            Params::Call {
+                name,
+                arguments,
+                meta,
+            } => Map::from_iter([
+                ("name".to_owned(), Value::String(name)),
+                ("arguments".to_owned(), Value::Object(arguments)),
+                ("_meta".to_owned(), Value::Object(meta.into_json())),
+            ]),
+        }
+    }
+}
+
 /// Removes `arguments` from the params of `tools/call`: absent and `null`
 /// are no arguments, anything but an object is -32602 worded as the
 /// decoder words it.
@@ -296,6 +376,75 @@ framed!(v::GetPromptResult);
 framed!(v::InputRequiredResult);
 framed!(v::ReadResourceResult, cached);
 
+/// The methods that run a handler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Tool,
+    Prompt,
+    Resource,
+    Completion,
+}
+
+impl Kind {
+    /// The kind of handler `method` runs, if any.
+    pub(crate) fn of(method: &str) -> Option<Kind> {
+        match method {
+            "tools/call" => Some(Kind::Tool),
+            "prompts/get" => Some(Kind::Prompt),
+            "resources/read" => Some(Kind::Resource),
+            "completion/complete" => Some(Kind::Completion),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn method(self) -> &'static str {
+        match self {
+            Kind::Tool => "tools/call",
+            Kind::Prompt => "prompts/get",
+            Kind::Resource => "resources/read",
+            Kind::Completion => "completion/complete",
+        }
+    }
+}
+
+/// Where a request stands once it is checked.
+// A step is consumed where it is made: boxing the run would cost an
+// allocation per call to save a move.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Step {
+    /// Answered without a handler, or streaming from a task.
+    Done(Outcome),
+    /// A handler to run inline: see [`Server::finish`].
+    Run(Run),
+}
+
+/// A handler call, checked and ready.
+pub(crate) struct Run {
+    id: v::RequestId,
+    kind: Kind,
+    params: Params,
+    cx: Context,
+}
+
+/// A handler call with its params decoded, or the answer that needs none.
+enum Prepared {
+    Done(Answer),
+    Tool {
+        cx: Context,
+        name: String,
+        arguments: Map<String, Value>,
+    },
+    Prompt {
+        cx: Context,
+        name: String,
+        arguments: BTreeMap<String, String>,
+    },
+    Resource {
+        cx: Context,
+        uri: String,
+    },
+}
+
 fn to_value(result: impl serde::Serialize) -> Result<Value, ErrorObject> {
     serde_json::to_value(result)
         .map_err(|e| ErrorObject::internal_error(format!("cannot encode the result: {e}")))
@@ -306,92 +455,161 @@ impl Server {
     /// refusing it first if it breaks the size or nesting limits or repeats
     /// an object key.
     pub async fn handle_bytes(&self, bytes: &[u8], headers: Option<&RequestHeaders>) -> Outcome {
-        match parse::message(bytes, &self.inner.limits) {
-            Ok(value) => self.handle(value, headers).await,
-            Err(refusal) => error_reply(None, refusal.status, refusal.error),
-        }
+        let step = match parse::incoming(bytes, &self.inner.limits) {
+            Ok(Incoming::Call(call)) => self.step_call(call, headers),
+            Ok(Incoming::Json(value)) => self.step(value, headers),
+            Err(refusal) => return error_reply(None, refusal.status, refusal.error),
+        };
+        self.finish(step).await
     }
 
     /// Handles one decoded message.
     pub async fn handle(&self, value: Value, headers: Option<&RequestHeaders>) -> Outcome {
+        self.finish(self.step(value, headers)).await
+    }
+
+    /// Checks a decoded message, up to the handler it calls for.
+    pub(crate) fn step(&self, value: Value, headers: Option<&RequestHeaders>) -> Step {
         match Message::from_value(value) {
             Ok(Message::Request { id, method, params }) => {
-                self.request(id, method, params, headers).await
+                let params = Params::Json(params.unwrap_or_default());
+                self.request(id, method, params, headers)
             }
-            Ok(_) => Outcome::Accepted,
-            Err(e) => Outcome::Reply {
+            Ok(_) => Step::Done(Outcome::Accepted),
+            Err(e) => Step::Done(Outcome::Reply {
                 status: 400,
                 message: Reply::from_value(&e.to_response().to_value()),
-            },
+            }),
         }
     }
 
-    async fn request(
+    /// [`Server::step`] for a `tools/call` read by [`parse::quick_call`].
+    pub(crate) fn step_call(&self, call: QuickCall, headers: Option<&RequestHeaders>) -> Step {
+        let QuickCall {
+            id,
+            name,
+            arguments,
+            meta,
+        } = call;
+        let params = Params::Call {
+            name,
+            arguments,
+            meta,
+        };
+        self.request(id, "tools/call".to_owned(), params, headers)
+    }
+
+    /// Runs the handler a [`Step`] calls for, if any, and encodes its
+    /// answer.
+    ///
+    /// Not an `async fn`: the future of every request is moved as a whole
+    /// (into a task, or onto the runtime), and an `async fn` would keep a
+    /// copy of the step beside the handler's future.
+    pub(crate) fn finish(&self, step: Step) -> impl Future<Output = Outcome> + Send + '_ {
+        let (call, id, kind) = match step {
+            Step::Done(outcome) => return Either::Left(std::future::ready(outcome)),
+            Step::Run(Run {
+                id,
+                kind,
+                params,
+                cx,
+            }) => (self.call(kind, params, cx), id, kind),
+        };
+        Either::Right(call.map(move |answer| {
+            match answer.and_then(|answer| self.encode(&id, answer, kind == Kind::Resource)) {
+                Ok(message) => Outcome::Reply {
+                    status: 200,
+                    message,
+                },
+                Err(e) => error_reply(Some(&id), status_for(e.code), e),
+            }
+        }))
+    }
+
+    fn request(
         &self,
         id: v::RequestId,
         method: String,
-        params: Option<Map<String, Value>>,
+        params: Params,
         headers: Option<&RequestHeaders>,
-    ) -> Outcome {
-        let meta = match validate::request_meta(params.as_ref()) {
-            Ok(meta) => meta,
-            Err(e) => return error_reply(Some(&id), 400, e),
-        };
+    ) -> Step {
+        match self.check(&id, &method, &params, headers) {
+            Ok(meta) => self.route(id, method, params, meta, headers),
+            Err(outcome) => Step::Done(outcome),
+        }
+    }
+
+    /// Checks `_meta`, the headers against the body, and the version.
+    fn check(
+        &self,
+        id: &v::RequestId,
+        method: &str,
+        params: &Params,
+        headers: Option<&RequestHeaders>,
+    ) -> Result<RequestMeta, Outcome> {
+        let meta = params.meta().map_err(|e| error_reply(Some(id), 400, e))?;
         if let Some(headers) = headers {
-            if let Err(e) = validate::headers(headers, &method, params.as_ref(), &meta.version) {
-                return error_reply(Some(&id), 400, e);
-            }
+            let body = |key: &str| params.string(key);
+            validate::headers(headers, method, body, &meta.version)
+                .map_err(|e| error_reply(Some(id), 400, e))?;
         }
         if !MODERN_VERSIONS.contains(&meta.version.as_str()) {
             let error = ErrorObject::unsupported_protocol_version(
                 MODERN_VERSIONS.iter().copied(),
                 meta.version.clone(),
             );
-            return error_reply(Some(&id), 400, error);
+            return Err(error_reply(Some(id), 400, error));
         }
-        let params = params.unwrap_or_default();
+        Ok(meta)
+    }
+
+    /// Answers a checked request, or says which handler to run.
+    fn route(
+        &self,
+        id: v::RequestId,
+        method: String,
+        params: Params,
+        meta: RequestMeta,
+        headers: Option<&RequestHeaders>,
+    ) -> Step {
         let handlers = &self.inner.handlers;
-        let listed = if method == "server/discover" {
-            Some(Ok(self.discover()))
-        } else {
-            self.listing(&method, &params)
+        let listed = match &params {
+            _ if method == "server/discover" => Some(Ok(self.discover())),
+            Params::Json(params) => self.listing(&method, params),
+            Params::Call { .. } => None,
         };
         if let Some(result) = listed {
-            return match result {
+            return Step::Done(match result {
                 Ok(result) => Outcome::Reply {
                     status: 200,
                     message: Reply::from_value(&self.response(&id, result, true)),
                 },
                 Err(e) => error_reply(Some(&id), status_for(e.code), e),
-            };
+            });
         }
-        match method.as_str() {
+        let kind = match method.as_str() {
             "subscriptions/listen"
                 if handlers.has_tools() || handlers.has_prompts() || handlers.has_resources() =>
             {
-                let listen = match decode::<v::SubscriptionsListenRequestParams>(params) {
-                    Ok(listen) => listen,
-                    Err(e) => return error_reply(Some(&id), 200, e),
-                };
-                match self.stream_permit() {
-                    Ok(permit) => listen::open(&self.inner, id, listen.notifications, permit),
-                    Err(e) => error_reply(Some(&id), 503, e),
-                }
+                let listen = decode::<v::SubscriptionsListenRequestParams>(params.into_json());
+                return Step::Done(match listen {
+                    Ok(listen) => match self.stream_permit() {
+                        Ok(permit) => listen::open(&self.inner, id, listen.notifications, permit),
+                        Err(e) => error_reply(Some(&id), 503, e),
+                    },
+                    Err(e) => error_reply(Some(&id), 200, e),
+                });
             }
-            "tools/call" if handlers.has_tools() => {
-                self.run(id, method, params, meta, headers).await
+            "tools/call" if handlers.has_tools() => Kind::Tool,
+            "prompts/get" if handlers.has_prompts() => Kind::Prompt,
+            "resources/read" if handlers.has_resources() => Kind::Resource,
+            "completion/complete" if self.inner.completer.is_some() => Kind::Completion,
+            _ => {
+                let error = ErrorObject::method_not_found(&method);
+                return Step::Done(error_reply(Some(&id), 404, error));
             }
-            "prompts/get" if handlers.has_prompts() => {
-                self.run(id, method, params, meta, headers).await
-            }
-            "resources/read" if handlers.has_resources() => {
-                self.run(id, method, params, meta, headers).await
-            }
-            "completion/complete" if self.inner.completer.is_some() => {
-                self.run(id, method, params, meta, headers).await
-            }
-            _ => error_reply(Some(&id), 404, ErrorObject::method_not_found(&method)),
-        }
+        };
+        self.run(id, method, kind, params, meta, headers)
     }
 
     /// The result of one of the four list methods, or `None` when the
@@ -422,58 +640,56 @@ impl Server {
     /// Runs a handler: inline when nothing will be streamed, on a task
     /// feeding an SSE-style stream when the client asked for progress or
     /// logs.
-    async fn run(
+    fn run(
         &self,
         id: v::RequestId,
         method: String,
-        params: Map<String, Value>,
+        kind: Kind,
+        params: Params,
         meta: RequestMeta,
         headers: Option<&RequestHeaders>,
-    ) -> Outcome {
-        if let (Some(headers), "tools/call") = (headers, method.as_str()) {
-            if let Err(e) = self.check_param_headers(headers, &params) {
-                return error_reply(Some(&id), 400, e);
+    ) -> Step {
+        if let (Some(headers), Kind::Tool) = (headers, kind) {
+            let checked =
+                self.check_param_headers(headers, params.string("name"), params.arguments());
+            if let Err(e) = checked {
+                return Step::Done(error_reply(Some(&id), 400, e));
             }
         }
         let streaming = meta.progress_token.is_some() || meta.log_level.is_some();
-        let mut cx = Context::new(method.clone(), meta.capabilities)
+        let cx = Context::boxed(method.clone(), meta.capabilities)
             .with_keys(self.inner.keys.clone())
             .with_bus(self.inner.bus.clone());
         if !streaming {
-            let cacheable = method == "resources/read";
-            let reply = match self.call(&method, params, &cx).await {
-                Ok(answer) => self.encode(&id, answer, cacheable),
-                Err(e) => Err(e),
-            };
-            return match reply {
-                Ok(message) => Outcome::Reply {
-                    status: 200,
-                    message,
-                },
-                Err(e) => error_reply(Some(&id), status_for(e.code), e),
-            };
+            return Step::Run(Run {
+                id,
+                kind,
+                params,
+                cx,
+            });
         }
         let permit = match self.stream_permit() {
             Ok(permit) => permit,
-            Err(e) => return error_reply(Some(&id), 503, e),
+            Err(e) => return Step::Done(error_reply(Some(&id), 503, e)),
         };
         let (notifier, messages) = Notifier::channel(self.inner.limits.notification_buffer);
         let final_tx = notifier.sender();
-        cx = cx.with_notifier(notifier, meta.progress_token, meta.log_level);
+        let cx = cx.with_notifier(notifier, meta.progress_token, meta.log_level);
         let server = self.clone();
         let task = tokio::spawn(async move {
-            let result = server.call(&method, params, &cx).await;
+            // The context, and with it the notifier, is gone once the
+            // handler is: the response is the last message.
+            let result = server.call(kind, params, cx).await;
             let message = match result.and_then(Answer::into_value) {
-                Ok(result) => server.response(&id, result, method == "resources/read"),
+                Ok(result) => server.response(&id, result, kind == Kind::Resource),
                 Err(e) => error_message(Some(&id), &e),
             };
-            drop(cx);
             let _ = final_tx.send(message).await;
         });
-        Outcome::Stream {
+        Step::Done(Outcome::Stream {
             messages,
             guard: AbortOnDrop::new(task.abort_handle()).holding(permit),
-        }
+        })
     }
 
     /// A place for one more stream, or the error that refuses it.
@@ -490,9 +706,10 @@ impl Server {
     fn check_param_headers(
         &self,
         headers: &RequestHeaders,
-        params: &Map<String, Value>,
+        name: Option<&str>,
+        arguments: Option<&Map<String, Value>>,
     ) -> Result<(), ErrorObject> {
-        let Some(name) = params.get("name").and_then(Value::as_str) else {
+        let Some(name) = name else {
             return Ok(());
         };
         let Some(tool) = self.inner.handlers.tools().iter().find(|t| t.name == name) else {
@@ -500,52 +717,104 @@ impl Server {
         };
         // `properties` is not a named field of the schema type: it is kept
         // among the other members, which is where the check looks.
-        validate::param_headers(
-            headers,
-            &tool.input_schema.extra,
-            params.get("arguments").and_then(Value::as_object),
-        )
+        validate::param_headers(headers, &tool.input_schema.extra, arguments)
     }
 
-    /// Calls the handler for `method`; the result is the JSON of the
+    /// Calls the handler of `kind`; the result is the JSON of the
     /// method's result, `InputRequiredResult` included. A handler that runs
     /// past [`Limits::request_timeout`](super::Limits::request_timeout) is
     /// dropped, which cancels it, and the request fails with -32603.
-    pub(crate) async fn call(
+    pub(crate) fn call(
         &self,
-        method: &str,
-        params: Map<String, Value>,
-        cx: &Context,
-    ) -> Result<Answer, ErrorObject> {
+        kind: Kind,
+        params: Params,
+        cx: Context,
+    ) -> impl Future<Output = Result<Answer, ErrorObject>> + Send + '_ {
         let timeout = self.inner.limits.request_timeout;
-        match super::within(timeout, self.call_handler(method, params, cx)).await {
-            Some(result) => result,
-            None => Err(ErrorObject::internal_error(format!(
-                "`{method}` did not finish within {} ms and was cancelled",
-                timeout.as_millis()
-            ))
-            .with_data(json!({ "limit": "request_timeout", "max": timeout.as_millis() }))),
+        super::within(timeout, self.call_handler(kind, params, cx)).map(move |result| {
+            result.unwrap_or_else(|| {
+                Err(ErrorObject::internal_error(format!(
+                    "`{}` did not finish within {} ms and was cancelled",
+                    kind.method(),
+                    timeout.as_millis()
+                ))
+                .with_data(json!({ "limit": "request_timeout", "max": timeout.as_millis() })))
+            })
+        })
+    }
+
+    fn call_handler(
+        &self,
+        kind: Kind,
+        params: Params,
+        cx: Context,
+    ) -> impl Future<Output = Result<Answer, ErrorObject>> + Send + '_ {
+        let handlers = &self.inner.handlers;
+        let prepared = self.prepare(kind, params, cx);
+        // What the handler borrows is borrowed from `prepared` in place:
+        // this future is part of every request's, and is moved whole.
+        async move {
+            match prepared {
+                Err(e) => Err(e),
+                Ok(Prepared::Done(answer)) => Ok(answer),
+                Ok(Prepared::Tool {
+                    ref cx,
+                    ref name,
+                    arguments,
+                }) => {
+                    let Some(call) = handlers.call_tool(name, cx, arguments) else {
+                        let error = ErrorObject::invalid_params(format!("unknown tool `{name}`"));
+                        return Err(error);
+                    };
+                    Ok(Answer::Tool(call.await?))
+                }
+                Ok(Prepared::Prompt {
+                    ref cx,
+                    ref name,
+                    arguments,
+                }) => {
+                    let Some(get) = handlers.get_prompt(name, cx, arguments) else {
+                        let error = ErrorObject::invalid_params(format!("unknown prompt `{name}`"));
+                        return Err(error);
+                    };
+                    Ok(Answer::Prompt(get.await?))
+                }
+                Ok(Prepared::Resource { ref cx, ref uri }) => {
+                    let Some(read) = handlers.read_resource(uri, cx) else {
+                        return Err(ErrorObject::resource_not_found(uri));
+                    };
+                    Ok(Answer::Resource(read.await?))
+                }
+            }
         }
     }
 
-    async fn call_handler(
-        &self,
-        method: &str,
-        params: Map<String, Value>,
-        cx: &Context,
-    ) -> Result<Answer, ErrorObject> {
-        let handlers = &self.inner.handlers;
-        match method {
-            "tools/call" => {
-                // The arguments are taken out before the rest is decoded
-                // (by reference, to keep the path of a bad member): they
-                // are most of the params, and are passed on as they are.
-                let mut params = params;
-                let arguments = take_arguments(&mut params)?;
-                let params: CallParams = decode(params)?;
-                let cx = cx
-                    .clone()
-                    .with_retry(params.input_responses, params.request_state);
+    /// Decodes the params of a handler call and checks the arguments of a
+    /// tool; answers what needs no handler.
+    fn prepare(&self, kind: Kind, params: Params, cx: Context) -> Result<Prepared, ErrorObject> {
+        match kind {
+            Kind::Tool => {
+                let (arguments, params) = match params {
+                    Params::Call {
+                        name, arguments, ..
+                    } => {
+                        let params = CallParams {
+                            name,
+                            input_responses: None,
+                            request_state: None,
+                        };
+                        (arguments, params)
+                    }
+                    Params::Json(mut params) => {
+                        // The arguments are taken out before the rest is
+                        // decoded (by reference, to keep the path of a bad
+                        // member): they are most of the params, and are
+                        // passed on as they are.
+                        let arguments = take_arguments(&mut params)?;
+                        (arguments, decode(params)?)
+                    }
+                };
+                let cx = cx.with_retry(params.input_responses, params.request_state);
                 let mut arguments = Value::Object(arguments);
                 // `is_valid` stops at the first problem and builds no error:
                 // the problems are gathered only for arguments that fail.
@@ -565,56 +834,43 @@ impl Server {
                             params.name,
                             problems.join("; ")
                         );
-                        return to_value(ToolOutput::error(message).complete()).map(Answer::Json);
+                        let answer = to_value(ToolOutput::error(message).complete())?;
+                        return Ok(Prepared::Done(Answer::Json(answer)));
                     }
                 }
                 let arguments = match arguments.take() {
                     Value::Object(arguments) => arguments,
                     _ => Map::new(),
                 };
-                let Some(call) = handlers.call_tool(&params.name, &cx, arguments) else {
-                    return Err(ErrorObject::invalid_params(format!(
-                        "unknown tool `{}`",
-                        params.name
-                    )));
-                };
-                Ok(Answer::Tool(call.await?))
+                Ok(Prepared::Tool {
+                    cx,
+                    name: params.name,
+                    arguments,
+                })
             }
-            "prompts/get" => {
-                let params: v::GetPromptRequestParams = decode(params)?;
-                let cx = cx
-                    .clone()
-                    .with_retry(params.input_responses, params.request_state);
-                let arguments: BTreeMap<String, String> =
-                    params.arguments.unwrap_or_default().into_iter().collect();
-                let Some(get) = handlers.get_prompt(&params.name, &cx, arguments) else {
-                    return Err(ErrorObject::invalid_params(format!(
-                        "unknown prompt `{}`",
-                        params.name
-                    )));
-                };
-                Ok(Answer::Prompt(get.await?))
+            Kind::Prompt => {
+                let params: v::GetPromptRequestParams = decode(params.into_json())?;
+                Ok(Prepared::Prompt {
+                    cx: cx.with_retry(params.input_responses, params.request_state),
+                    name: params.name,
+                    arguments: params.arguments.unwrap_or_default().into_iter().collect(),
+                })
             }
-            "resources/read" => {
-                let params: v::ReadResourceRequestParams = decode(params)?;
-                let cx = cx
-                    .clone()
-                    .with_retry(params.input_responses, params.request_state);
-                let Some(read) = handlers.read_resource(&params.uri, &cx) else {
-                    return Err(ErrorObject::resource_not_found(&params.uri));
-                };
-                Ok(Answer::Resource(read.await?))
+            Kind::Resource => {
+                let params: v::ReadResourceRequestParams = decode(params.into_json())?;
+                Ok(Prepared::Resource {
+                    cx: cx.with_retry(params.input_responses, params.request_state),
+                    uri: params.uri,
+                })
             }
-            "completion/complete" => {
-                let params: v::CompleteRequestParams = decode(params)?;
+            Kind::Completion => {
+                let params: v::CompleteRequestParams = decode(params.into_json())?;
                 let Some(completer) = &self.inner.completer else {
-                    return Err(ErrorObject::method_not_found("completion/complete"));
+                    return Err(ErrorObject::method_not_found(kind.method()));
                 };
-                Ok(Answer::Json(completion::result(
-                    completer.complete(&CompletionRequest::from_params(params)),
-                )))
+                let result = completer.complete(&CompletionRequest::from_params(params));
+                Ok(Prepared::Done(Answer::Json(completion::result(result))))
             }
-            other => Err(ErrorObject::method_not_found(other)),
         }
     }
 
@@ -696,15 +952,15 @@ impl Server {
             ttl_ms.get_or_insert(self.inner.ttl_ms);
             cache_scope.get_or_insert(self.inner.cache_scope);
         }
-        result
-            .meta()
-            .get_or_insert_with(|| v::ResultMetaObject {
-                server_info: None,
-                extra: Map::new(),
-            })
-            .server_info
-            .get_or_insert_with(|| self.inner.info.clone());
-        Reply::result(id, &result)
+        match result.meta() {
+            Some(meta) => {
+                meta.server_info
+                    .get_or_insert_with(|| self.inner.info.clone());
+                Reply::result(id, &result, None)
+            }
+            // The usual case: `_meta` with `serverInfo` alone, encoded once.
+            None => Reply::result(id, &result, Some(&self.inner.info_meta)),
+        }
     }
 
     /// Wraps a result in a response: `resultType` defaults to `complete`,
@@ -732,5 +988,34 @@ impl Server {
         message.insert("id".to_owned(), json!(id));
         message.insert("result".to_owned(), result);
         Value::Object(message)
+    }
+}
+#[cfg(test)]
+mod tests {
+    use crate::Server;
+
+    /// Every request's future is moved whole (onto the runtime, into a
+    /// task): it once weighed 7 KB, which cost more than the work of a
+    /// simple call. Nested `async fn`s that take big arguments by value
+    /// are how it grows back.
+    #[test]
+    fn the_future_of_a_request_stays_small() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime");
+        let _entered = runtime.enter();
+        let server = Server::builder(()).build().expect("server");
+        let bytes = server.handle_bytes(b"{}", None);
+        let value = server.handle(serde_json::Value::Null, None);
+        assert!(
+            std::mem::size_of_val(&bytes) <= 1024,
+            "{}",
+            std::mem::size_of_val(&bytes)
+        );
+        assert!(
+            std::mem::size_of_val(&value) <= 1024,
+            "{}",
+            std::mem::size_of_val(&value)
+        );
     }
 }

@@ -18,7 +18,7 @@ use mcp_types::v2026_07_28::{ClientCapabilities, LoggingLevel, ProgressToken, Re
 use serde_json::{json, Map, Value};
 use tokio::sync::{mpsc, oneshot};
 
-use super::dispatch::{error_message, AbortOnDrop, Outcome, Reply};
+use super::dispatch::{error_message, AbortOnDrop, Kind, Outcome, Params, Reply};
 use super::Server;
 use crate::context::Context;
 use crate::notify::Notifier;
@@ -412,9 +412,10 @@ impl Server {
         // What the client put beside them is checked as a modern request's
         // `_meta` would be.
         super::validate::request_meta(Some(&params))?;
+        let kind = Kind::of(method).ok_or_else(|| ErrorObject::method_not_found(method))?;
         for _ in 0..MAX_ROUNDS {
             let result = self
-                .call(method, params.clone(), &base)
+                .call(kind, Params::Json(params.clone()), base.clone())
                 .await?
                 .into_value()?;
             if result.get("resultType").and_then(Value::as_str) != Some("input_required") {

@@ -9,13 +9,16 @@ mod pages;
 pub(crate) mod parse;
 pub(crate) mod validate;
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
 
 use mcp_types::v2026_07_28::{CacheScope, Implementation};
 use serde_json::Map;
 
-pub(crate) use dispatch::{busy, error_message};
+pub(crate) use dispatch::{busy, error_message, Step};
 pub use dispatch::{AbortOnDrop, Outcome, Reply, RequestHeaders};
 pub(crate) use handlers::Handlers;
 pub(crate) use legacy::Sessions;
@@ -102,15 +105,43 @@ impl Default for Limits {
 /// The timer is armed only if the first poll leaves the future pending:
 /// most handlers and most bodies are ready at once, and a timer costs a
 /// registration and a removal in the runtime's timer wheel on every call.
-pub(crate) async fn within<F: std::future::Future>(
-    limit: Duration,
-    future: F,
-) -> Option<F::Output> {
-    let mut future = std::pin::pin!(future);
-    let first = std::future::poll_fn(|cx| std::task::Poll::Ready(future.as_mut().poll(cx))).await;
-    match first {
-        std::task::Poll::Ready(output) => Some(output),
-        std::task::Poll::Pending => tokio::time::timeout(limit, future).await.ok(),
+pub(crate) fn within<F: Future>(limit: Duration, future: F) -> Within<F> {
+    Within {
+        future,
+        limit,
+        timer: None,
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The future of [`within`]: a struct rather than an `async fn`, whose
+    /// state would hold the inner future twice over, and each request's
+    /// future is moved whole.
+    pub(crate) struct Within<F> {
+        #[pin]
+        future: F,
+        limit: Duration,
+        // Boxed: most calls never arm it.
+        timer: Option<Pin<Box<tokio::time::Sleep>>>,
+    }
+}
+
+impl<F: Future> Future for Within<F> {
+    type Output = Option<F::Output>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        if let Poll::Ready(output) = this.future.poll(cx) {
+            return Poll::Ready(Some(output));
+        }
+        let limit = *this.limit;
+        let timer = this
+            .timer
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
+        match timer.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(None),
+            Poll::Pending => Poll::Pending,
+        }
     }
 }
 
@@ -130,6 +161,9 @@ impl std::fmt::Debug for Server {
 
 pub(crate) struct Inner {
     pub(crate) info: Implementation,
+    /// `"_meta":{"<serverInfo key>":info}`, encoded: the `_meta` of most
+    /// results.
+    pub(crate) info_meta: Vec<u8>,
     pub(crate) instructions: Option<String>,
     pub(crate) handlers: Handlers,
     pub(crate) keys: Arc<KeyRing>,
@@ -354,8 +388,16 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
                 Some((tool.name.clone(), jsonschema::validator_for(&schema).ok()?))
             })
             .collect();
+        // Encoding a `Value` cannot fail: its keys are strings.
+        let info = serde_json::json!({ mcp_types::meta::SERVER_INFO: &self.info });
+        let info_meta = [
+            &br#""_meta":"#[..],
+            &serde_json::to_vec(&info).unwrap_or_default(),
+        ]
+        .concat();
         Ok(Server {
             inner: Arc::new(Inner {
+                info_meta,
                 validators,
                 info: self.info,
                 instructions: self.instructions,

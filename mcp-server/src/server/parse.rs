@@ -5,7 +5,8 @@
 
 use std::fmt;
 
-use mcp_types::jsonrpc::ErrorObject;
+use mcp_types::jsonrpc::{ErrorObject, JSONRPC_VERSION};
+use mcp_types::v2026_07_28::RequestId;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::map::Entry;
 use serde_json::{Map, Value};
@@ -24,6 +25,30 @@ pub(crate) struct Refusal {
 /// Parses one message: at most `max_message_bytes`, nested at most
 /// `max_depth` deep, and without duplicate keys in any object.
 pub(crate) fn message(bytes: &[u8], limits: &Limits) -> Result<Value, Refusal> {
+    within_limits(bytes, limits)?;
+    strict(bytes)
+}
+
+/// A message as the router takes it: a `tools/call` read by [`quick_call`],
+/// or any message as JSON.
+#[derive(Debug)]
+pub(crate) enum Incoming {
+    Call(QuickCall),
+    Json(Value),
+}
+
+/// Parses one message as [`message`] does, reading the usual shape of a
+/// modern `tools/call` without building a `Value` for all of it.
+pub(crate) fn incoming(bytes: &[u8], limits: &Limits) -> Result<Incoming, Refusal> {
+    within_limits(bytes, limits)?;
+    match quick_call(bytes) {
+        Some(call) => Ok(Incoming::Call(call)),
+        None => strict(bytes).map(Incoming::Json),
+    }
+}
+
+/// Refuses a message over the size or the nesting limit.
+fn within_limits(bytes: &[u8], limits: &Limits) -> Result<(), Refusal> {
     if bytes.len() > limits.max_message_bytes {
         return Err(too_large(Some(bytes.len()), limits.max_message_bytes));
     }
@@ -36,6 +61,11 @@ pub(crate) fn message(bytes: &[u8], limits: &Limits) -> Result<Value, Refusal> {
             )),
         });
     }
+    Ok(())
+}
+
+/// Parses JSON, refusing repeated keys.
+fn strict(bytes: &[u8]) -> Result<Value, Refusal> {
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
     let value = StrictValue
         .deserialize(&mut deserializer)
@@ -66,8 +96,17 @@ pub(crate) fn too_deep(bytes: &[u8], max: usize) -> Option<usize> {
     // Depth can exceed `max` only if more than `max` brackets open at all:
     // a count the compiler vectorises, which settles most messages without
     // the byte-by-byte walk below.
-    // `[` is 0x5b and `{` is 0x7b: they differ only in bit 0x20.
-    let opening: usize = bytes.iter().map(|&b| usize::from(b | 0x20 == b'{')).sum();
+    // `[` is 0x5b and `{` is 0x7b: they differ only in bit 0x20. Counted
+    // in bytes, a chunk at a time, which vectorises to a byte per lane.
+    let opening: usize = bytes
+        .chunks(255)
+        .map(|chunk| {
+            let count = chunk
+                .iter()
+                .fold(0u8, |count, &b| count + u8::from(b | 0x20 == b'{'));
+            usize::from(count)
+        })
+        .sum();
     if opening <= max {
         return None;
     }
@@ -97,6 +136,267 @@ pub(crate) fn too_deep(bytes: &[u8], max: usize) -> Option<usize> {
         }
     }
     None
+}
+
+/// A modern `tools/call` request in its usual shape, read by [`quick_call`].
+#[derive(Debug, PartialEq)]
+pub(crate) struct QuickCall {
+    pub(crate) id: RequestId,
+    pub(crate) name: String,
+    /// The arguments; none (absent or `null`) reads as empty.
+    pub(crate) arguments: Map<String, Value>,
+    pub(crate) meta: QuickMeta,
+}
+
+/// The `_meta` of a quick call, with the two members every request
+/// carries read out of it.
+#[derive(Debug, PartialEq)]
+pub(crate) struct QuickMeta {
+    /// The value of the protocol version key, which is present.
+    pub(crate) version: Value,
+    /// The value of the client capabilities key.
+    pub(crate) capabilities: Option<Value>,
+    /// The other members.
+    pub(crate) others: Map<String, Value>,
+}
+
+impl QuickMeta {
+    /// The `_meta` object the general path reads.
+    pub(crate) fn into_json(self) -> Map<String, Value> {
+        let mut meta = self.others;
+        meta.insert(mcp_types::meta::PROTOCOL_VERSION.to_owned(), self.version);
+        if let Some(capabilities) = self.capabilities {
+            meta.insert(
+                mcp_types::meta::CLIENT_CAPABILITIES.to_owned(),
+                capabilities,
+            );
+        }
+        meta
+    }
+}
+
+/// Reads the bytes of a modern `tools/call` in its usual shape straight
+/// into its parts, without a `Value` for the envelope, the params or
+/// `_meta`'s keys: most requests a server sees are calls like this, and
+/// building, searching and dropping those maps costs more than the call.
+///
+/// The shape: one object with exactly `jsonrpc` (`"2.0"`), an integer or
+/// string `id`, `method` (`"tools/call"`) and `params`; params with a
+/// string `name`, an object `_meta` holding the protocol version key, and
+/// optionally `arguments` (an object or `null`); no key repeated, no
+/// other key, nothing after the object, and no escapes in the keys and
+/// fixed strings. Values inside `arguments` and `_meta` are read as
+/// [`message`] reads them.
+///
+/// Anything else is `None`, bad input included: such messages take the
+/// general path, which reads the shape above into the same parts (the
+/// `quick_call` fuzz target and the tests below hold the two to that) and
+/// words the errors. The caller checks the limits first.
+pub(crate) fn quick_call(bytes: &[u8]) -> Option<QuickCall> {
+    // serde reads a struct from a JSON array too; the general path refuses
+    // arrays (batches), so only an object may start here.
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return None;
+    }
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let call = de::Deserializer::deserialize_map(&mut deserializer, QuickEnvelope).ok()?;
+    deserializer.end().ok()?;
+    Some(call)
+}
+
+/// Any failure of the quick reader: the message goes the general way.
+fn fallback<E: de::Error>() -> E {
+    E::custom("not the quick shape")
+}
+
+/// The top level of a quick `tools/call`.
+struct QuickEnvelope;
+
+impl<'de> Visitor<'de> for QuickEnvelope {
+    type Value = QuickCall;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a tools/call request")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<QuickCall, A::Error> {
+        let (mut version, mut id, mut method, mut params) = (false, None, false, None);
+        while let Some(key) = access.next_key::<&str>()? {
+            // Whether the key repeats one already read, or is unknown.
+            let refused = match key {
+                "jsonrpc" => {
+                    if access.next_value::<&str>()? != JSONRPC_VERSION {
+                        return Err(fallback());
+                    }
+                    std::mem::replace(&mut version, true)
+                }
+                "id" => id.replace(access.next_value::<QuickId>()?.0).is_some(),
+                "method" => {
+                    if access.next_value::<&str>()? != "tools/call" {
+                        return Err(fallback());
+                    }
+                    std::mem::replace(&mut method, true)
+                }
+                "params" => params
+                    .replace(access.next_value_seed(QuickSeed(QuickParams))?)
+                    .is_some(),
+                _ => true,
+            };
+            if refused {
+                return Err(fallback());
+            }
+        }
+        let (true, Some(id), true, Some((name, arguments, meta))) = (version, id, method, params)
+        else {
+            return Err(fallback());
+        };
+        Ok(QuickCall {
+            id,
+            name,
+            arguments,
+            meta,
+        })
+    }
+}
+
+/// Reads an object with the visitor `V`, and nothing else.
+struct QuickSeed<V>(V);
+
+impl<'de, V: Visitor<'de>> DeserializeSeed<'de> for QuickSeed<V> {
+    type Value = V::Value;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<V::Value, D::Error> {
+        deserializer.deserialize_map(self.0)
+    }
+}
+
+/// The params of a quick `tools/call`: name, arguments and `_meta`.
+struct QuickParams;
+
+impl<'de> Visitor<'de> for QuickParams {
+    type Value = (String, Map<String, Value>, QuickMeta);
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("tools/call params")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Self::Value, A::Error> {
+        let (mut name, mut arguments, mut meta) = (None, None, None);
+        while let Some(key) = access.next_key::<&str>()? {
+            let refused = match key {
+                "name" => name.replace(access.next_value::<String>()?).is_some(),
+                // `Some(None)` is an explicit `null`.
+                "arguments" => arguments
+                    .replace(access.next_value::<Option<QuickObject>>()?)
+                    .is_some(),
+                "_meta" => meta
+                    .replace(access.next_value_seed(QuickSeed(QuickMetaVisitor))?)
+                    .is_some(),
+                _ => true,
+            };
+            if refused {
+                return Err(fallback());
+            }
+        }
+        let (Some(name), Some(meta)) = (name, meta) else {
+            return Err(fallback());
+        };
+        let arguments = arguments.flatten().map(|a| a.0).unwrap_or_default();
+        Ok((name, arguments, meta))
+    }
+}
+
+/// The `_meta` of a quick call: it must hold the protocol version key.
+struct QuickMetaVisitor;
+
+impl<'de> Visitor<'de> for QuickMetaVisitor {
+    type Value = QuickMeta;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("request _meta")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<QuickMeta, A::Error> {
+        let (mut version, mut capabilities, mut others) = (None, None, Map::new());
+        while let Some(key) = access.next_key::<&str>()? {
+            let repeated = match key {
+                mcp_types::meta::PROTOCOL_VERSION => version
+                    .replace(access.next_value_seed(StrictValue)?)
+                    .is_some(),
+                mcp_types::meta::CLIENT_CAPABILITIES => capabilities
+                    .replace(access.next_value_seed(StrictValue)?)
+                    .is_some(),
+                other => match others.entry(other) {
+                    Entry::Occupied(_) => true,
+                    Entry::Vacant(entry) => {
+                        entry.insert(access.next_value_seed(StrictValue)?);
+                        false
+                    }
+                },
+            };
+            if repeated {
+                return Err(fallback());
+            }
+        }
+        let Some(version) = version else {
+            return Err(fallback());
+        };
+        Ok(QuickMeta {
+            version,
+            capabilities,
+            others,
+        })
+    }
+}
+
+/// An object read as [`StrictValue`] reads it.
+struct QuickObject(Map<String, Value>);
+
+impl<'de> serde::Deserialize<'de> for QuickObject {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match deserializer.deserialize_map(StrictValue)? {
+            Value::Object(map) => Ok(QuickObject(map)),
+            _ => Err(fallback()),
+        }
+    }
+}
+
+/// A request id as the general path accepts it: a string, or an integer
+/// that fits an `i64`.
+struct QuickId(RequestId);
+
+impl<'de> serde::Deserialize<'de> for QuickId {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(QuickIdVisitor).map(QuickId)
+    }
+}
+
+struct QuickIdVisitor;
+
+impl Visitor<'_> for QuickIdVisitor {
+    type Value = RequestId;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a request id")
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<RequestId, E> {
+        Ok(RequestId::Integer(v))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<RequestId, E> {
+        i64::try_from(v)
+            .map(RequestId::Integer)
+            .map_err(|_| fallback())
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<RequestId, E> {
+        Ok(RequestId::String(v.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<RequestId, E> {
+        Ok(RequestId::String(v))
+    }
 }
 
 /// A `serde_json::Value` that refuses an object with a repeated key.
@@ -202,6 +502,87 @@ mod tests {
             value,
             serde_json::from_slice::<Value>(text).expect("serde_json")
         );
+    }
+
+    /// A `tools/call` with `params` as given (a JSON object's members).
+    fn call(params: &str) -> Vec<u8> {
+        format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{{params}}}}}"#)
+            .into_bytes()
+    }
+
+    const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+    #[test]
+    fn the_quick_reader_takes_the_usual_calls() {
+        let usual = [
+            call(&format!(r#""name":"add","arguments":{{"a":1,"b":2}},{META}"#)),
+            call(&format!(r#"{META},"name":"add""#)),
+            call(&format!(r#""name":"a\"dd","arguments":null,{META}"#)),
+            call(
+                r#""name":"x","arguments":{"deep":{"list":[1,2.5,"s",null,true]}},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"progressToken":"p"}"#,
+            ),
+            br#" {"params":{"_meta":{"io.modelcontextprotocol/protocolVersion":1},"name":"n"},"method":"tools/call","id":"x\u0041","jsonrpc":"2.0"} "#.to_vec(),
+        ];
+        for bytes in usual {
+            assert!(
+                quick_call(&bytes).is_some(),
+                "{}",
+                String::from_utf8_lossy(&bytes)
+            );
+            crate::__fuzz::quick_call(&bytes);
+        }
+        let first = call(&format!(
+            r#""name":"add","arguments":{{"a":1,"b":2}},{META}"#
+        ));
+        let read = quick_call(&first).expect("read");
+        assert_eq!(
+            (read.id, read.name.as_str()),
+            (RequestId::Integer(7), "add")
+        );
+        assert_eq!(Value::Object(read.arguments), json!({"a": 1, "b": 2}));
+    }
+
+    #[test]
+    fn the_quick_reader_leaves_the_rest_to_the_general_path() {
+        let others = [
+            // Not the shape.
+            call(&format!(r#""name":"add","arguments":[1],{META}"#)),
+            call(&format!(r#""name":"add","arguments":"x",{META}"#)),
+            call(&format!(r#""name":5,{META}"#)),
+            call(&format!(r#""arguments":{{}},{META}"#)),
+            call(r#""name":"add""#),
+            call(r#""name":"add","_meta":{}"#),
+            call(r#""name":"add","_meta":{"io.modelcontextprotocol/clientCapabilities":{}}"#),
+            call(&format!(r#""name":"add","requestState":"s",{META}"#)),
+            call(&format!(r#""name":"add","inputResponses":{{}},{META}"#)),
+            // Repeated keys, at every level.
+            call(&format!(r#""name":"add","name":"add",{META}"#)),
+            call(&format!(r#""name":"add","arguments":{{"a":1,"a":1}},{META}"#)),
+            call(&format!(r#""name":"add",{META},{META}"#)),
+            call(r#""name":"add","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#),
+            call(r#""name":"add","_meta":{"io.modelcontextprotocol/protocolVersion":"v","x":1,"x":2}"#),
+            br#"{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"v"}}}"#.to_vec(),
+            // Another envelope.
+            br#"{"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"v"}}}"#.to_vec(),
+            br#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"v"}}}"#.to_vec(),
+            br#"{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"v"}}}"#.to_vec(),
+            br#"{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"v"}}}"#.to_vec(),
+            br#"{"jsonrpc":"2.0","id":9223372036854775808,"method":"tools/call","params":{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"v"}}}"#.to_vec(),
+            br#"{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"v"}}}"#.to_vec(),
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"v"}},"extra":1}"#.to_vec(),
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"v"}}} x"#.to_vec(),
+            br#"["2.0",1,"tools/call",{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"v"}}]"#.to_vec(),
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":["a",null,{"io.modelcontextprotocol/protocolVersion":"v"}]}"#.to_vec(),
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools\/call","params":{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"v"}}}"#.to_vec(),
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"v"}}"#.to_vec(),
+        ];
+        for bytes in others {
+            assert!(
+                quick_call(&bytes).is_none(),
+                "{}",
+                String::from_utf8_lossy(&bytes)
+            );
+        }
     }
 
     #[test]

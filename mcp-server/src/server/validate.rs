@@ -6,6 +6,7 @@ use base64::Engine as _;
 use mcp_types::jsonrpc::ErrorObject;
 use mcp_types::meta;
 use mcp_types::v2026_07_28::{ClientCapabilities, LoggingLevel, ProgressToken};
+use serde::Deserialize as _;
 use serde_json::{Map, Value};
 
 use super::dispatch::RequestHeaders;
@@ -14,7 +15,7 @@ use super::dispatch::RequestHeaders;
 #[derive(Debug)]
 pub(crate) struct RequestMeta {
     pub(crate) version: String,
-    pub(crate) capabilities: ClientCapabilities,
+    pub(crate) capabilities: Box<ClientCapabilities>,
     pub(crate) progress_token: Option<ProgressToken>,
     pub(crate) log_level: Option<LoggingLevel>,
 }
@@ -26,22 +27,41 @@ pub(crate) struct RequestMeta {
 pub(crate) fn request_meta(
     params: Option<&Map<String, Value>>,
 ) -> Result<RequestMeta, ErrorObject> {
-    let Some(meta_map) = params
+    match params
         .and_then(|p| p.get("_meta"))
         .and_then(Value::as_object)
-    else {
-        return Err(ErrorObject::invalid_params(
+    {
+        Some(meta_map) => meta(meta_map),
+        None => Err(ErrorObject::invalid_params(
             "`params._meta` is required on every request",
-        ));
-    };
-    let Some(version) = meta::protocol_version(meta_map) else {
-        let message = match meta_map.get(meta::PROTOCOL_VERSION) {
+        )),
+    }
+}
+
+/// [`request_meta`] of the `_meta` object itself.
+pub(crate) fn meta(meta_map: &Map<String, Value>) -> Result<RequestMeta, ErrorObject> {
+    meta_parts(
+        meta_map.get(meta::PROTOCOL_VERSION),
+        meta_map.get(meta::CLIENT_CAPABILITIES),
+        meta_map,
+    )
+}
+
+/// [`meta`] given the values of the protocol version and capabilities
+/// keys, and a map holding the other members (the whole `_meta` will do).
+pub(crate) fn meta_parts(
+    version: Option<&Value>,
+    capabilities: Option<&Value>,
+    meta_map: &Map<String, Value>,
+) -> Result<RequestMeta, ErrorObject> {
+    let Some(version_str) = version.and_then(Value::as_str) else {
+        let message = match version {
             Some(_) => format!("`{}` must be a string", meta::PROTOCOL_VERSION),
             None => format!("`_meta` lacks `{}`", meta::PROTOCOL_VERSION),
         };
         return Err(ErrorObject::invalid_params(message));
     };
-    let capabilities = match meta::client_capabilities(meta_map) {
+    let capabilities = match capabilities.map(ClientCapabilities::deserialize) {
         Some(Ok(capabilities)) => capabilities,
         Some(Err(e)) => {
             return Err(ErrorObject::invalid_params(format!(
@@ -82,8 +102,8 @@ pub(crate) fn request_meta(
         None => None,
     };
     Ok(RequestMeta {
-        version: version.to_owned(),
-        capabilities,
+        version: version_str.to_owned(),
+        capabilities: Box::new(capabilities),
         progress_token,
         log_level,
     })
@@ -124,10 +144,13 @@ fn header_form(value: &Value) -> Option<String> {
 
 /// Checks `Mcp-Method`, `Mcp-Name` and the protocol-version header against
 /// the body; any difference is -32020.
-pub(crate) fn headers(
+///
+/// `body` gives the string member of the params the `Mcp-Name` header
+/// mirrors (`name` or `uri`).
+pub(crate) fn headers<'a>(
     headers: &RequestHeaders,
     method: &str,
-    params: Option<&Map<String, Value>>,
+    body: impl FnOnce(&str) -> Option<&'a str>,
     meta_version: &str,
 ) -> Result<(), ErrorObject> {
     match headers.protocol_version.as_deref().map(str::trim) {
@@ -162,7 +185,7 @@ pub(crate) fn headers(
         _ => None,
     };
     if let Some(key) = name_key {
-        let body = params.and_then(|p| p.get(key)).and_then(Value::as_str);
+        let body = body(key);
         let header = headers.name.as_deref().map(header_value);
         match (header, body) {
             (Some(Some(header)), Some(body)) if header == body => {}
@@ -255,6 +278,10 @@ mod tests {
         assert_eq!(request_meta(None).expect_err("no params").code, -32602);
     }
 
+    fn body<'a>(params: &'a Value) -> impl FnOnce(&str) -> Option<&'a str> {
+        |key| params.get(key).and_then(Value::as_str)
+    }
+
     #[test]
     fn headers_must_match_the_body() {
         let good = RequestHeaders {
@@ -264,18 +291,18 @@ mod tests {
             params: vec![("Region".into(), "eu".into())],
         };
         let params = json!({"name": "add", "arguments": {"region": "eu"}});
-        assert!(headers(&good, "tools/call", params.as_object(), "2026-07-28").is_ok());
+        assert!(headers(&good, "tools/call", body(&params), "2026-07-28").is_ok());
         let mut wrong = good.clone();
         wrong.method = Some("TOOLS/CALL".into());
         assert_eq!(
-            headers(&wrong, "tools/call", params.as_object(), "2026-07-28")
+            headers(&wrong, "tools/call", body(&params), "2026-07-28")
                 .expect_err("case")
                 .code,
             -32020
         );
         let mut missing = good.clone();
         missing.name = None;
-        assert!(headers(&missing, "tools/call", params.as_object(), "2026-07-28").is_err());
+        assert!(headers(&missing, "tools/call", body(&params), "2026-07-28").is_err());
         let schema =
             json!({"properties": {"region": {"type": "string", "x-mcp-header": "Region"}}});
         let arguments = json!({"region": "eu"});

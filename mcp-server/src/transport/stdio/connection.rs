@@ -12,7 +12,10 @@ use serde_json::Value;
 use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 use tokio::task::{AbortHandle, JoinSet};
 
-use crate::server::{Outcome, Reply, Server, Session};
+use mcp_types::v2026_07_28::RequestId;
+
+use crate::server::parse::Incoming;
+use crate::server::{Outcome, Reply, Server, Session, Step};
 
 /// What the driver does after [`Connection::receive`].
 #[derive(Debug)]
@@ -70,8 +73,18 @@ impl Connection {
         if line.iter().all(u8::is_ascii_whitespace) {
             return Received::Nothing;
         }
-        let value = match crate::server::parse::message(line, limits) {
-            Ok(value) => value,
+        let value = match crate::server::parse::incoming(line, limits) {
+            Ok(Incoming::Json(value)) => value,
+            Ok(Incoming::Call(call)) => {
+                if self.full() {
+                    return Received::Answer(self.busy(&call.id));
+                }
+                // A modern request: never one of the legacy session's.
+                let id = call.id.clone();
+                let key = move || serde_json::to_string(&id).ok();
+                let step = self.server.step_call(call, None);
+                return self.start_step(key, step);
+            }
             Err(refusal) => {
                 return Received::Answer(Reply::from_value(&crate::server::error_message(
                     None,
@@ -98,46 +111,74 @@ impl Connection {
             }
             _ => {}
         }
-        let Ok(permit) = self.permits.clone().try_acquire_owned() else {
+        if self.full() {
             // Full: answer a request at once; drop a notification, which is
             // never answered.
-            let Some(id) = value
+            return match value
                 .get("id")
                 .and_then(|id| serde_json::from_value(id.clone()).ok())
-            else {
-                return Received::Nothing;
+            {
+                Some(id) => Received::Answer(self.busy(&id)),
+                None => Received::Nothing,
             };
-            let error = crate::server::busy(
-                "too many requests are in flight on this connection",
-                "max_in_flight",
-                limits.max_in_flight,
-            );
-            return Received::Answer(Reply::from_value(&crate::server::error_message(
-                Some(&id),
-                &error,
-            )));
-        };
-        self.start(value, permit)
-    }
-
-    /// Runs the handler of a request or notification until it first has to
-    /// wait, and only then makes it a task: most handlers never wait, and
-    /// are answered without one.
-    fn start(&mut self, value: Value, permit: OwnedSemaphorePermit) -> Received {
+        }
         let modern = value
             .get("params")
             .and_then(|params| params.get("_meta"))
             .and_then(|meta| meta.get(mcp_types::meta::PROTOCOL_VERSION))
             .is_some();
-        let session = self.session.clone().filter(|_| !modern);
         let key = value.get("id").map(Value::to_string);
-        let server = self.server.clone();
-        let mut handling: Handling = Box::pin(async move {
-            match session {
-                Some(session) => server.handle_legacy(value, Some(session)).await.0,
-                None => server.handle(value, None).await,
+        match self.session.clone().filter(|_| !modern) {
+            Some(session) => {
+                let server = self.server.clone();
+                let handling =
+                    Box::pin(async move { server.handle_legacy(value, Some(session)).await.0 });
+                self.start(move || key, handling)
             }
-        });
+            None => {
+                let step = self.server.step(value, None);
+                self.start_step(move || key, step)
+            }
+        }
+    }
+
+    /// [`Connection::start`] for a modern request checked up to its
+    /// handler: answered at once when it needs none.
+    fn start_step(&mut self, key: impl FnOnce() -> Option<String>, step: Step) -> Received {
+        let handling: Handling = match step {
+            Step::Done(Outcome::Reply { message, .. }) => return Received::Answer(message),
+            Step::Done(Outcome::Accepted) => return Received::Nothing,
+            Step::Done(stream) => Box::pin(std::future::ready(stream)),
+            run => {
+                let server = self.server.clone();
+                Box::pin(async move { server.finish(run).await })
+            }
+        };
+        self.start(key, handling)
+    }
+
+    /// Whether `max_in_flight` requests are being handled. A request that
+    /// is answered at once takes no place: only tasks do.
+    fn full(&self) -> bool {
+        self.permits.available_permits() == 0
+    }
+
+    /// The answer to request `id` when `max_in_flight` requests are being
+    /// handled.
+    fn busy(&self, id: &RequestId) -> Reply {
+        let error = crate::server::busy(
+            "too many requests are in flight on this connection",
+            "max_in_flight",
+            self.server.limits().max_in_flight,
+        );
+        Reply::from_value(&crate::server::error_message(Some(id), &error))
+    }
+
+    /// Runs the handler of a request or notification until it first has to
+    /// wait, and only then makes it a task: most handlers never wait, and
+    /// are answered without one. `key` gives the JSON of the request's id,
+    /// under which `notifications/cancelled` finds the task.
+    fn start(&mut self, key: impl FnOnce() -> Option<String>, mut handling: Handling) -> Received {
         // A future may be polled with any waker; the task that takes it
         // over polls it again with its own.
         let mut cx = std::task::Context::from_waker(Waker::noop());
@@ -147,6 +188,10 @@ impl Connection {
             Poll::Ready(stream) => Box::pin(std::future::ready(stream)),
             Poll::Pending => handling,
         };
+        // Only tasks take a place: `receive` saw one free, and nothing
+        // else takes places, so this succeeds.
+        let permit = self.permits.clone().try_acquire_owned().ok();
+        let key = key();
         let task = answer(
             handling,
             permit,
@@ -184,7 +229,7 @@ impl Connection {
 /// and sends its answer, or its stream, on.
 async fn answer(
     handling: Handling,
-    permit: OwnedSemaphorePermit,
+    permit: Option<OwnedSemaphorePermit>,
     out: mpsc::Sender<Reply>,
     registry: Registry,
     key: Option<String>,

@@ -1,0 +1,9 @@
+//! The quick reader of `tools/call` against the general path: any message
+//! the quick reader takes, the general path reads into the same request
+//! (id, tool name, arguments and `_meta`).
+
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| mcp_server::__fuzz::quick_call(data));
