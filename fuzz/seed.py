@@ -57,6 +57,7 @@ for path in sorted(examples.rglob("*.json")):
     if isinstance(value, dict) and isinstance(value.get("method"), str) and "id" in value:
         write("meta_headers", headers(value) + compact)
         write("server", compact)
+        write("quick_call", compact)
         write("server", headers(value) + compact)
     for template in templates(value):
         write("uri_template", (template + "\n\nid=1\n").encode())
