@@ -14,23 +14,28 @@ use std::time::Duration;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{DefaultBodyLimit, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
 use mcp_types::jsonrpc::ErrorObject;
 use serde_json::Value;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
 
 use crate::server::{parse, Outcome, RequestHeaders, Server, Sessions, LEGACY_VERSIONS};
 
 use connections::{Connections, MakeTracked, Timeouts};
 
-const SESSION_HEADER: &str = "mcp-session-id";
+// Header names built once: a lookup by `&str` parses and checks the name
+// on every request.
+static SESSION_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
+static PROTOCOL_VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
+static METHOD_HEADER: HeaderName = HeaderName::from_static("mcp-method");
+static NAME_HEADER: HeaderName = HeaderName::from_static("mcp-name");
 
 /// How the HTTP transport treats hosts, event streams and connections.
 ///
@@ -116,8 +121,35 @@ struct App {
     server: Server,
     config: HttpConfig,
     sessions: Sessions,
-    /// One permit per request being handled, under `Limits::max_in_flight`.
-    permits: Arc<Semaphore>,
+    in_flight: InFlight,
+}
+
+/// The requests being handled across one router, under
+/// `Limits::max_in_flight`: a counter rather than a semaphore, since no
+/// request waits for a place.
+struct InFlight {
+    count: AtomicUsize,
+    max: usize,
+}
+
+impl InFlight {
+    /// A place, if one is free; it is given back when the guard drops.
+    fn enter(&self) -> Option<Place<'_>> {
+        self.count
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < self.max).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| Place(self))
+    }
+}
+
+struct Place<'a>(&'a InFlight);
+
+impl Drop for Place<'_> {
+    fn drop(&mut self) {
+        self.0.count.fetch_sub(1, Ordering::Release);
+    }
 }
 
 /// Most legacy sessions one endpoint keeps at once.
@@ -137,7 +169,7 @@ const MAX_SESSIONS: usize = 10_000;
 /// The connection limits of `config` are not the router's to enforce: use
 /// [`serve_with`], or set the like in the server you mount the router in.
 pub fn router(server: Server, path: &str, config: HttpConfig) -> Router {
-    let in_flight = server.limits().max_in_flight.min(Semaphore::MAX_PERMITS);
+    let in_flight = server.limits().max_in_flight;
     Router::new()
         .route(
             path,
@@ -148,7 +180,10 @@ pub fn router(server: Server, path: &str, config: HttpConfig) -> Router {
             server,
             config,
             sessions: Sessions::new(MAX_SESSIONS),
-            permits: Arc::new(Semaphore::new(in_flight)),
+            in_flight: InFlight {
+                count: AtomicUsize::new(0),
+                max: in_flight,
+            },
         }))
 }
 
@@ -260,11 +295,8 @@ fn check_origin(config: &HttpConfig, headers: &HeaderMap) -> Result<(), String> 
     Ok(())
 }
 
-fn header(headers: &HeaderMap, name: &str) -> Option<String> {
-    headers
-        .get(name)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned)
+fn header<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
 }
 
 fn request_headers(headers: &HeaderMap) -> RequestHeaders {
@@ -276,9 +308,9 @@ fn request_headers(headers: &HeaderMap) -> RequestHeaders {
         })
         .collect();
     RequestHeaders {
-        protocol_version: header(headers, "mcp-protocol-version"),
-        method: header(headers, "mcp-method"),
-        name: header(headers, "mcp-name"),
+        protocol_version: header(headers, &PROTOCOL_VERSION_HEADER).map(str::to_owned),
+        method: header(headers, &METHOD_HEADER).map(str::to_owned),
+        name: header(headers, &NAME_HEADER).map(str::to_owned),
         params,
     }
 }
@@ -297,7 +329,7 @@ fn encoded_response(status: u16, body: Vec<u8>) -> Response {
 /// Whether a request belongs to the handshake era: no version header, or
 /// a legacy version.
 fn is_legacy(headers: &HeaderMap) -> bool {
-    match header(headers, "mcp-protocol-version") {
+    match header(headers, &PROTOCOL_VERSION_HEADER) {
         None => true,
         Some(version) => LEGACY_VERSIONS.contains(&version.trim()),
     }
@@ -313,7 +345,7 @@ async fn handle_post(State(app): State<Arc<App>>, request: axum::extract::Reques
         return json_response(403, &crate::server::error_message(None, &error));
     }
     let limits = app.server.limits();
-    let Ok(_permit) = app.permits.clone().try_acquire_owned() else {
+    let Some(_place) = app.in_flight.enter() else {
         let error = crate::server::busy(
             "too many requests are in flight",
             "max_in_flight",
@@ -370,7 +402,7 @@ async fn handle_legacy(app: &App, headers: &HeaderMap, body: &Bytes) -> Response
         }
     };
     let initialize = value.get("method").and_then(Value::as_str) == Some("initialize");
-    let session = match header(headers, SESSION_HEADER) {
+    let session = match header(headers, &SESSION_HEADER) {
         Some(id) => match app.sessions.get(id.trim()) {
             Some(session) => Some(session),
             None if initialize => None,
@@ -395,7 +427,7 @@ async fn handle_legacy(app: &App, headers: &HeaderMap, body: &Bytes) -> Response
             return json_response(503, &crate::server::error_message(None, &error));
         }
         if let Ok(value) = HeaderValue::from_str(session.id()) {
-            response.headers_mut().insert(SESSION_HEADER, value);
+            response.headers_mut().insert(SESSION_HEADER.clone(), value);
         }
     }
     response
@@ -405,7 +437,7 @@ async fn handle_delete(State(app): State<Arc<App>>, headers: HeaderMap) -> Respo
     if check_origin(&app.config, &headers).is_err() {
         return StatusCode::FORBIDDEN.into_response();
     }
-    match header(&headers, SESSION_HEADER) {
+    match header(&headers, &SESSION_HEADER) {
         Some(id) if app.sessions.remove(id.trim()) => StatusCode::OK.into_response(),
         Some(_) => StatusCode::NOT_FOUND.into_response(),
         None => not_allowed().await,

@@ -18,7 +18,8 @@ use std::future::{ready, Future, Ready};
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::task::{self, Context, Poll};
 use std::time::Duration;
 
@@ -101,69 +102,85 @@ impl Listener for Connections {
     }
 }
 
-/// What the I/O of a connection and the requests on it share.
+/// What the I/O of a connection and the requests on it share. Only the
+/// connection's own task touches it (hyper reads, calls the service and
+/// drops responses there), so plain atomic loads and stores suffice; they
+/// cost less per request than a lock.
 #[derive(Debug)]
-pub(super) struct Activity(Mutex<State>);
-
-#[derive(Debug)]
-struct State {
+pub(super) struct Activity {
+    /// The instant the times below count from, in nanoseconds.
+    origin: Instant,
     /// Requests whose response is not yet written.
-    requests: usize,
+    requests: AtomicUsize,
     /// When the connection last had no request in progress: since it
     /// opened, or since its last response.
-    idle_since: Instant,
-    /// When the first byte after that arrived, which starts a request head.
-    head_since: Option<Instant>,
+    idle_since: AtomicU64,
+    /// When the first byte after that arrived, which starts a request
+    /// head; 0 when none has.
+    head_since: AtomicU64,
 }
 
 impl Activity {
     fn new() -> Self {
-        Activity(Mutex::new(State {
-            requests: 0,
-            idle_since: Instant::now(),
-            head_since: None,
-        }))
+        Activity {
+            origin: Instant::now(),
+            requests: AtomicUsize::new(0),
+            idle_since: AtomicU64::new(0),
+            head_since: AtomicU64::new(0),
+        }
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    /// Now, in nanoseconds from `origin`, and never 0.
+    fn now(&self) -> u64 {
+        let nanos = self.origin.elapsed().as_nanos();
+        u64::try_from(nanos).unwrap_or(u64::MAX).max(1)
+    }
+
+    fn at(&self, nanos: u64) -> Instant {
+        self.origin + Duration::from_nanos(nanos)
     }
 
     /// A request head was parsed: the request is in progress.
     fn begin(&self) {
-        let mut state = self.lock();
-        state.requests += 1;
-        state.head_since = None;
+        self.requests.fetch_add(1, Ordering::Relaxed);
+        self.head_since.store(0, Ordering::Relaxed);
     }
 
     /// A response was written, or its request dropped.
     fn end(&self) {
-        let mut state = self.lock();
-        state.requests = state.requests.saturating_sub(1);
-        if state.requests == 0 {
-            state.idle_since = Instant::now();
+        let before = self
+            .requests
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                Some(n.saturating_sub(1))
+            })
+            .unwrap_or(0);
+        if before <= 1 {
+            self.idle_since.store(self.now(), Ordering::Relaxed);
         }
     }
 
     /// Bytes arrived. Bytes that arrive while a request is in progress are
     /// its body; bytes that arrive with none are the start of a head.
     fn received(&self) {
-        let mut state = self.lock();
-        if state.requests == 0 && state.head_since.is_none() {
-            state.head_since = Some(Instant::now());
+        if self.requests.load(Ordering::Relaxed) == 0
+            && self.head_since.load(Ordering::Relaxed) == 0
+        {
+            self.head_since.store(self.now(), Ordering::Relaxed);
         }
     }
 
     /// When the connection is to be closed unless something happens: never
     /// while a request is in progress.
     fn deadline(&self, timeouts: Timeouts) -> Option<Instant> {
-        let state = self.lock();
-        if state.requests > 0 {
+        if self.requests.load(Ordering::Relaxed) > 0 {
             return None;
         }
-        Some(match state.head_since {
-            Some(since) => after(since, timeouts.header),
-            None => after(state.idle_since, timeouts.idle),
+        Some(match self.head_since.load(Ordering::Relaxed) {
+            0 => after(
+                self.at(self.idle_since.load(Ordering::Relaxed)),
+                timeouts.idle,
+            ),
+            since => after(self.at(since), timeouts.header),
         })
     }
 }
