@@ -1,5 +1,6 @@
 //! What a handler knows about the request it serves.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use mcp_types::v2026_07_28::{ClientCapabilities, InputResponses, LoggingLevel, ProgressToken};
@@ -16,7 +17,8 @@ use crate::state::KeyRing;
 /// so any replica of a server can serve any request.
 #[derive(Clone, Debug, Default)]
 pub struct Context {
-    method: String,
+    // Borrowed for the methods the router serves, owned for others.
+    method: Cow<'static, str>,
     principal: Option<String>,
     // Boxed: the context lives in every request's future, which is moved
     // as a whole, and the capabilities are most of its size.
@@ -34,10 +36,13 @@ impl Context {
     /// A context for a request of `method` whose client declared
     /// `client_capabilities`.
     pub fn new(method: impl Into<String>, client_capabilities: ClientCapabilities) -> Self {
-        Context::boxed(method.into(), Box::new(client_capabilities))
+        Context::boxed(Cow::Owned(method.into()), Box::new(client_capabilities))
     }
 
-    pub(crate) fn boxed(method: String, client_capabilities: Box<ClientCapabilities>) -> Self {
+    pub(crate) fn boxed(
+        method: Cow<'static, str>,
+        client_capabilities: Box<ClientCapabilities>,
+    ) -> Self {
         Context {
             method,
             client_capabilities,

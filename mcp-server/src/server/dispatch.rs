@@ -1,6 +1,7 @@
 //! The modern (2026-07-28) request pipeline: classify the message, validate
 //! `_meta` and headers, dispatch by method, shape the result.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use mcp_types::jsonrpc::{ErrorObject, Message};
@@ -473,7 +474,7 @@ impl Server {
         match Message::from_value(value) {
             Ok(Message::Request { id, method, params }) => {
                 let params = Params::Json(params.unwrap_or_default());
-                self.request(id, method, params, headers)
+                self.request(id, Cow::Owned(method), params, headers)
             }
             Ok(_) => Step::Done(Outcome::Accepted),
             Err(e) => Step::Done(Outcome::Reply {
@@ -496,7 +497,7 @@ impl Server {
             arguments,
             meta,
         };
-        self.request(id, "tools/call".to_owned(), params, headers)
+        self.request(id, Cow::Borrowed("tools/call"), params, headers)
     }
 
     /// Runs the handler a [`Step`] calls for, if any, and encodes its
@@ -529,7 +530,7 @@ impl Server {
     fn request(
         &self,
         id: v::RequestId,
-        method: String,
+        method: Cow<'static, str>,
         params: Params,
         headers: Option<&RequestHeaders>,
     ) -> Step {
@@ -567,7 +568,7 @@ impl Server {
     fn route(
         &self,
         id: v::RequestId,
-        method: String,
+        method: Cow<'static, str>,
         params: Params,
         meta: RequestMeta,
         headers: Option<&RequestHeaders>,
@@ -587,7 +588,7 @@ impl Server {
                 Err(e) => error_reply(Some(&id), status_for(e.code), e),
             });
         }
-        let kind = match method.as_str() {
+        let kind = match &*method {
             "subscriptions/listen"
                 if handlers.has_tools() || handlers.has_prompts() || handlers.has_resources() =>
             {
@@ -609,7 +610,7 @@ impl Server {
                 return Step::Done(error_reply(Some(&id), 404, error));
             }
         };
-        self.run(id, method, kind, params, meta, headers)
+        self.run(id, kind, params, meta, headers)
     }
 
     /// The result of one of the four list methods, or `None` when the
@@ -643,7 +644,6 @@ impl Server {
     fn run(
         &self,
         id: v::RequestId,
-        method: String,
         kind: Kind,
         params: Params,
         meta: RequestMeta,
@@ -657,7 +657,7 @@ impl Server {
             }
         }
         let streaming = meta.progress_token.is_some() || meta.log_level.is_some();
-        let cx = Context::boxed(method.clone(), meta.capabilities)
+        let cx = Context::boxed(Cow::Borrowed(kind.method()), meta.capabilities)
             .with_keys(self.inner.keys.clone())
             .with_bus(self.inner.bus.clone());
         if !streaming {

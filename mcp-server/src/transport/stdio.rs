@@ -76,16 +76,19 @@ where
     let mut reader = tokio::io::BufReader::with_capacity(CHUNK, input);
     loop {
         let (used, line) = lines.feed(reader.fill_buf().await?);
-        reader.consume(used);
-        let answer = match line {
-            None => continue,
+        // A line may be borrowed from the reader's buffer: it is handled
+        // before the buffer moves on.
+        let received = match line {
+            None => Received::Nothing,
             Some(Line::Eof) => break,
-            Some(Line::TooLong) => Some(connection.too_long()),
-            Some(Line::Message(line)) => match connection.receive(&line) {
-                Received::Answer(message) => Some(message),
-                Received::Initialize(value) => connection.initialize(value).await,
-                Received::Nothing => None,
-            },
+            Some(Line::TooLong) => Received::Answer(connection.too_long()),
+            Some(Line::Message(line)) => connection.receive(&line),
+        };
+        reader.consume(used);
+        let answer = match received {
+            Received::Answer(message) => Some(message),
+            Received::Initialize(value) => connection.initialize(value).await,
+            Received::Nothing => None,
         };
         if let Some(message) = answer {
             let _ = out_tx.send(message).await;
@@ -150,16 +153,19 @@ where
             break Ok(());
         }
         let (used, line) = lines.feed(buffer);
-        reader.consume(used);
-        let answer = match line {
-            None => continue,
+        // A line may be borrowed from the reader's buffer: it is handled
+        // before the buffer moves on.
+        let received = match line {
+            None => Received::Nothing,
             Some(Line::Eof) => break Ok(()),
-            Some(Line::TooLong) => Some(connection.too_long()),
-            Some(Line::Message(line)) => match connection.receive(&line) {
-                Received::Answer(message) => Some(message),
-                Received::Initialize(value) => runtime.block_on(connection.initialize(value)),
-                Received::Nothing => None,
-            },
+            Some(Line::TooLong) => Received::Answer(connection.too_long()),
+            Some(Line::Message(line)) => connection.receive(&line),
+        };
+        reader.consume(used);
+        let answer = match received {
+            Received::Answer(message) => Some(message),
+            Received::Initialize(value) => runtime.block_on(connection.initialize(value)),
+            Received::Nothing => None,
         };
         if let Some(message) = answer {
             push_line(&mut batch, &message);

@@ -1,11 +1,14 @@
 //! Cutting input into lines under the size limit, without I/O: a driver
 //! hands [`Lines`] whatever its reader has buffered.
 
+use std::borrow::Cow;
+
 /// One line of input, cut by [`Lines`].
 #[derive(Debug, PartialEq, Eq)]
-pub(super) enum Line {
-    /// A whole line, with its newline (none on a last line without one).
-    Message(Vec<u8>),
+pub(super) enum Line<'a> {
+    /// A whole line, with its newline (none on a last line without one):
+    /// borrowed from the buffer it was found in whole, which is most lines.
+    Message(Cow<'a, [u8]>),
     /// A line longer than the limit; its bytes were skipped, not kept.
     TooLong,
     /// The end of input.
@@ -33,18 +36,18 @@ impl Lines {
     /// Takes bytes from `buffer`, which is empty at the end of input.
     /// Returns how many bytes were used and the line they completed, if
     /// any; the caller consumes that many bytes and calls again.
-    pub(super) fn feed(&mut self, buffer: &[u8]) -> (usize, Option<Line>) {
+    pub(super) fn feed<'a>(&mut self, buffer: &'a [u8]) -> (usize, Option<Line<'a>>) {
         if buffer.is_empty() {
             let line = if std::mem::take(&mut self.skipping) {
                 Line::TooLong
             } else if self.line.is_empty() {
                 Line::Eof
             } else {
-                Line::Message(std::mem::take(&mut self.line))
+                Line::Message(Cow::Owned(std::mem::take(&mut self.line)))
             };
             return (0, Some(line));
         }
-        let Some(end) = buffer.iter().position(|&b| b == b'\n') else {
+        let Some(end) = memchr::memchr(b'\n', buffer) else {
             if !self.skipping {
                 self.line.extend_from_slice(buffer);
                 if self.line.len() > self.limit {
@@ -58,9 +61,12 @@ impl Lines {
             self.line.clear();
             return (end + 1, Some(Line::TooLong));
         }
+        if self.line.is_empty() {
+            return (end + 1, Some(Line::Message(Cow::Borrowed(&buffer[..=end]))));
+        }
         let mut line = std::mem::take(&mut self.line);
         line.extend_from_slice(&buffer[..=end]);
-        (end + 1, Some(Line::Message(line)))
+        (end + 1, Some(Line::Message(Cow::Owned(line))))
     }
 }
 
@@ -69,7 +75,7 @@ mod tests {
     use super::*;
 
     /// The lines cut from `chunks` handed over one by one, up to the end.
-    fn cut(chunks: &[&[u8]], limit: usize) -> Vec<Line> {
+    fn cut<'a>(chunks: &[&'a [u8]], limit: usize) -> Vec<Line<'a>> {
         let mut lines = Lines::new(limit);
         let mut out = Vec::new();
         for chunk in chunks {
@@ -89,8 +95,8 @@ mod tests {
         }
     }
 
-    fn message(text: &str) -> Line {
-        Line::Message(text.as_bytes().to_vec())
+    fn message(text: &str) -> Line<'_> {
+        Line::Message(Cow::Borrowed(text.as_bytes()))
     }
 
     #[test]
