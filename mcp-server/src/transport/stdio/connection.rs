@@ -73,7 +73,13 @@ impl Connection {
         if line.iter().all(u8::is_ascii_whitespace) {
             return Received::Nothing;
         }
-        let value = match crate::server::parse::incoming(line, limits) {
+        // After `initialize`, most lines are legacy requests, which the
+        // quick reader of modern calls would read only to pass on.
+        let incoming = match self.session {
+            Some(_) => crate::server::parse::message(line, limits).map(Incoming::Json),
+            None => crate::server::parse::incoming(line, limits),
+        };
+        let value = match incoming {
             Ok(Incoming::Json(value)) => value,
             Ok(Incoming::Call(call)) => {
                 if self.full() {
