@@ -39,6 +39,8 @@ impl Context {
         Context::boxed(Cow::Owned(method.into()), Box::new(client_capabilities))
     }
 
+    /// [`Context::new`] with the capabilities already boxed, as the router
+    /// reads them.
     pub(crate) fn boxed(
         method: Cow<'static, str>,
         client_capabilities: Box<ClientCapabilities>,

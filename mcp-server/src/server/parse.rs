@@ -193,11 +193,8 @@ impl QuickMeta {
 /// `quick_call` fuzz target and the tests below hold the two to that) and
 /// words the errors. The caller checks the limits first.
 pub(crate) fn quick_call(bytes: &[u8]) -> Option<QuickCall> {
-    // serde reads a struct from a JSON array too; the general path refuses
-    // arrays (batches), so only an object may start here.
-    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
-        return None;
-    }
+    // Read as a map, which refuses an array (a batch) as the general path
+    // does.
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
     let call = de::Deserializer::deserialize_map(&mut deserializer, QuickEnvelope).ok()?;
     deserializer.end().ok()?;
