@@ -588,29 +588,36 @@ impl Server {
                 Err(e) => error_reply(Some(&id), status_for(e.code), e),
             });
         }
-        let kind = match &*method {
-            "subscriptions/listen"
-                if handlers.has_tools() || handlers.has_prompts() || handlers.has_resources() =>
-            {
-                let listen = decode::<v::SubscriptionsListenRequestParams>(params.into_json());
-                return Step::Done(match listen {
-                    Ok(listen) => match self.stream_permit() {
-                        Ok(permit) => listen::open(&self.inner, id, listen.notifications, permit),
-                        Err(e) => error_reply(Some(&id), 503, e),
-                    },
-                    Err(e) => error_reply(Some(&id), 200, e),
-                });
-            }
-            "tools/call" if handlers.has_tools() => Kind::Tool,
-            "prompts/get" if handlers.has_prompts() => Kind::Prompt,
-            "resources/read" if handlers.has_resources() => Kind::Resource,
-            "completion/complete" if self.inner.completer.is_some() => Kind::Completion,
-            _ => {
+        if method == "subscriptions/listen"
+            && (handlers.has_tools() || handlers.has_prompts() || handlers.has_resources())
+        {
+            let listen = decode::<v::SubscriptionsListenRequestParams>(params.into_json());
+            return Step::Done(match listen {
+                Ok(listen) => match self.stream_permit() {
+                    Ok(permit) => listen::open(&self.inner, id, listen.notifications, permit),
+                    Err(e) => error_reply(Some(&id), 503, e),
+                },
+                Err(e) => error_reply(Some(&id), 200, e),
+            });
+        }
+        match Kind::of(&method).filter(|&kind| self.serves(kind)) {
+            Some(kind) => self.run(id, kind, params, meta, headers),
+            None => {
                 let error = ErrorObject::method_not_found(&method);
-                return Step::Done(error_reply(Some(&id), 404, error));
+                Step::Done(error_reply(Some(&id), 404, error))
             }
-        };
-        self.run(id, kind, params, meta, headers)
+        }
+    }
+
+    /// Whether this server has handlers of `kind`.
+    fn serves(&self, kind: Kind) -> bool {
+        let handlers = &self.inner.handlers;
+        match kind {
+            Kind::Tool => handlers.has_tools(),
+            Kind::Prompt => handlers.has_prompts(),
+            Kind::Resource => handlers.has_resources(),
+            Kind::Completion => self.inner.completer.is_some(),
+        }
     }
 
     /// The result of one of the four list methods, or `None` when the
