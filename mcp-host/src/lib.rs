@@ -44,6 +44,9 @@
 //!   [`names`] (qualified names), [`headers`] (the HTTP header rules),
 //!   [`listen`] (the books of a `subscriptions/listen` stream) and [`sse`]
 //!   (event streams).
+//! - [`auth`] (with the `oauth` feature): OAuth 2.1 for HTTP servers
+//!   that ask for authorization, its protocol rules sans-IO and its
+//!   driver called by the HTTP transport.
 //! - [`approval`] and [`untrusted`]: the types that make the security rules
 //!   hold at compile time. A tool call needs an [`Approval`], which only a
 //!   [`Gate`] issues; server data arrives as [`Untrusted`] and has no
@@ -63,6 +66,8 @@ use std::future::Future;
 use std::pin::Pin;
 
 pub mod approval;
+#[cfg(feature = "oauth")]
+pub mod auth;
 pub mod cli;
 pub mod client;
 pub mod config;

@@ -129,7 +129,7 @@ fn is_deceptive(c: char) -> bool {
         | '\u{2066}'..='\u{2069}' | '\u{FEFF}' | '\u{061C}')
 }
 
-fn neutralise(text: &str) -> String {
+pub(crate) fn neutralise(text: &str) -> String {
     let mut out = String::with_capacity(text.len().min(RENDER_LIMIT));
     for (n, c) in text.chars().enumerate() {
         if n >= RENDER_LIMIT {

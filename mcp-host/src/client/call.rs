@@ -305,6 +305,8 @@ impl Client {
     /// the one timeout.
     ///
     /// [`ClientOptions::max_reissues`]: super::ClientOptions::max_reissues
+    // Without OAuth there is nothing to send again for.
+    #[cfg_attr(not(feature = "oauth"), allow(clippy::never_loop, unused_mut))]
     pub(super) async fn exchange(
         &self,
         id: RequestId,
@@ -314,24 +316,53 @@ impl Client {
             .options
             .timeout
             .unwrap_or(self.options.request_timeout);
-        let work = async {
-            let mut id = id;
-            let mut attempts = 1;
-            loop {
-                match self.send_once(&id, &request).await {
-                    Ok(result) => return Ok(result),
-                    Err(Failed::Error(error)) => return Err(error),
-                    Err(Failed::Broken) if attempts <= self.options.max_reissues => {
-                        attempts += 1;
-                        id = self.next_id();
+        let work = |id: RequestId| {
+            let request = &request;
+            async move {
+                let mut id = id;
+                let mut attempts = 1;
+                loop {
+                    match self.send_once(&id, request).await {
+                        Ok(result) => return Ok(result),
+                        Err(Failed::Error(error)) => return Err(error),
+                        Err(Failed::Broken) if attempts <= self.options.max_reissues => {
+                            attempts += 1;
+                            id = self.next_id();
+                        }
+                        Err(Failed::Broken) => return Err(ClientError::Truncated { attempts }),
                     }
-                    Err(Failed::Broken) => return Err(ClientError::Truncated { attempts }),
                 }
             }
         };
-        match tokio::time::timeout(timeout, work).await {
-            Ok(outcome) => outcome,
-            Err(_) => Err(ClientError::Timeout(timeout)),
+        #[cfg(feature = "oauth")]
+        let mut budget = crate::auth::Budget::default();
+        let mut id = id;
+        loop {
+            let outcome = match tokio::time::timeout(timeout, work(id)).await {
+                Ok(outcome) => outcome,
+                Err(_) => Err(ClientError::Timeout(timeout)),
+            };
+            // A refused request had no effect: authorize (outside the
+            // timeout, since a person may be logging in) and send it again
+            // with a new id.
+            #[cfg(feature = "oauth")]
+            if let Err(ClientError::Unauthorized(refusal)) = &outcome {
+                if let Some(oauth) = self.oauth() {
+                    oauth.on_refusal(refusal, &mut budget).await?;
+                    id = self.next_id();
+                    continue;
+                }
+            }
+            return outcome;
+        }
+    }
+
+    /// The server's OAuth client, over HTTP when it has one.
+    #[cfg(feature = "oauth")]
+    fn oauth(&self) -> Option<&std::sync::Arc<crate::auth::OAuthClient>> {
+        match &*self.transport {
+            Transport::Http(http) => http.oauth(),
+            Transport::Stdio(_) => None,
         }
     }
 

@@ -106,6 +106,18 @@ pub enum ClientError {
     /// The configuration is not usable.
     #[error("bad configuration: {0}")]
     Config(String),
+    /// The server refused the request's credentials (`401`, or `403` with
+    /// `insufficient_scope`). A client with an
+    /// [`OAuthClient`](crate::auth::OAuthClient) authorizes and sends the
+    /// request again before it returns anything, so this reaches the caller
+    /// only from a client without one.
+    #[cfg(feature = "oauth")]
+    #[error("the server refused the request ({0}); configure OAuth for it")]
+    Unauthorized(Box<crate::auth::Refusal>),
+    /// Authorizing with the server failed.
+    #[cfg(feature = "oauth")]
+    #[error("authorization failed: {0}")]
+    Auth(#[from] crate::auth::AuthError),
     /// The method does not exist in the era the server speaks.
     #[error("`{0}` is not available in the era this server speaks")]
     WrongEra(&'static str),

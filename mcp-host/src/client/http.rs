@@ -42,6 +42,9 @@ pub(crate) struct Http {
     session: Mutex<Option<String>>,
     /// Largest JSON body or SSE event accepted, in bytes.
     limit: usize,
+    /// The server's OAuth client, when it has one.
+    #[cfg(feature = "oauth")]
+    oauth: Option<std::sync::Arc<crate::auth::OAuthClient>>,
 }
 
 /// What came back for one POST.
@@ -77,6 +80,9 @@ struct Resume {
     retry: Duration,
     /// Reconnections since the last message.
     fruitless: usize,
+    /// Where the GET's access token comes from.
+    #[cfg(feature = "oauth")]
+    oauth: Option<std::sync::Arc<crate::auth::OAuthClient>>,
 }
 
 impl Answer {
@@ -192,14 +198,15 @@ impl EventStream {
             };
             resume.fruitless += 1;
             tokio::time::sleep(resume.retry).await;
-            let sent = resume
+            let request = resume
                 .client
                 .get(resume.url.clone())
                 .headers(resume.headers.clone())
                 .header(ACCEPT, "text/event-stream")
-                .header(LAST_EVENT_ID, last)
-                .send()
-                .await;
+                .header(LAST_EVENT_ID, last);
+            #[cfg(feature = "oauth")]
+            let request = with_bearer(request, resume.oauth.as_deref()).await.0;
+            let sent = request.send().await;
             match sent {
                 Ok(response) if is_event_stream(&response) => {
                     self.response = response;
@@ -249,7 +256,28 @@ impl Http {
             headers: map,
             session: Mutex::new(None),
             limit,
+            #[cfg(feature = "oauth")]
+            oauth: None,
         })
+    }
+
+    /// Gives the transport the server's OAuth client; one is not used when
+    /// the configured headers carry an `Authorization` of their own.
+    #[cfg(feature = "oauth")]
+    pub(crate) fn with_oauth(
+        mut self,
+        oauth: Option<std::sync::Arc<crate::auth::OAuthClient>>,
+    ) -> Self {
+        if !self.headers.contains_key(reqwest::header::AUTHORIZATION) {
+            self.oauth = oauth;
+        }
+        self
+    }
+
+    /// The server's OAuth client, when it has one.
+    #[cfg(feature = "oauth")]
+    pub(crate) fn oauth(&self) -> Option<&std::sync::Arc<crate::auth::OAuthClient>> {
+        self.oauth.as_ref()
     }
 
     /// POSTs one message with the extra `headers`.
@@ -271,10 +299,18 @@ impl Http {
         if let Some(session) = self.session.lock().ok().and_then(|s| s.clone()) {
             request = request.header(SESSION_HEADER, session);
         }
+        #[cfg(feature = "oauth")]
+        let (request, generation) = with_bearer(request, self.oauth.as_deref()).await;
         let mut response = request
             .send()
             .await
             .map_err(|e| ClientError::Http(e.to_string()))?;
+        #[cfg(feature = "oauth")]
+        if let Some(refusal) = refusal(&response, generation) {
+            if self.oauth.is_some() || refusal.status == 401 {
+                return Err(ClientError::Unauthorized(Box::new(refusal)));
+            }
+        }
         if let Some(session) = response
             .headers()
             .get(SESSION_HEADER)
@@ -342,6 +378,8 @@ impl Http {
             last_event_id: None,
             retry: DEFAULT_RETRY,
             fruitless: 0,
+            #[cfg(feature = "oauth")]
+            oauth: self.oauth.clone(),
         });
     }
 
@@ -361,6 +399,8 @@ impl Http {
         if let Some(session) = self.session.lock().ok().and_then(|s| s.clone()) {
             request = request.header(SESSION_HEADER, session);
         }
+        #[cfg(feature = "oauth")]
+        let request = with_bearer(request, self.oauth.as_deref()).await.0;
         let response = request.send().await.ok()?;
         if !is_event_stream(&response) {
             return None;
@@ -375,14 +415,61 @@ impl Http {
         let Some(session) = self.session.lock().ok().and_then(|mut s| s.take()) else {
             return;
         };
-        let _ = self
+        let request = self
             .client
             .delete(self.url.clone())
             .headers(self.headers.clone())
-            .header(SESSION_HEADER, session)
-            .send()
-            .await;
+            .header(SESSION_HEADER, session);
+        #[cfg(feature = "oauth")]
+        let request = with_bearer(request, self.oauth.as_deref()).await.0;
+        let _ = request.send().await;
     }
+}
+
+/// `request` with the current access token of `oauth`, if there is one,
+/// and the generation of that token.
+#[cfg(feature = "oauth")]
+async fn with_bearer(
+    request: reqwest::RequestBuilder,
+    oauth: Option<&crate::auth::OAuthClient>,
+) -> (reqwest::RequestBuilder, u64) {
+    let Some(oauth) = oauth else {
+        return (request, 0);
+    };
+    let (token, generation) = oauth.bearer().await;
+    let request = match token.and_then(|t| {
+        let mut value = HeaderValue::from_str(&format!("Bearer {}", t.expose())).ok()?;
+        value.set_sensitive(true);
+        Some(value)
+    }) {
+        Some(value) => request.header(reqwest::header::AUTHORIZATION, value),
+        None => request,
+    };
+    (request, generation)
+}
+
+/// The refusal a reply carries: a `401`, or a `403` whose challenge says
+/// the token lacks scope.
+#[cfg(feature = "oauth")]
+fn refusal(response: &reqwest::Response, generation: u64) -> Option<crate::auth::Refusal> {
+    let status = response.status().as_u16();
+    if status != 401 && status != 403 {
+        return None;
+    }
+    let values = response
+        .headers()
+        .get_all(reqwest::header::WWW_AUTHENTICATE)
+        .iter()
+        .filter_map(|v| v.to_str().ok());
+    let challenge = crate::auth::BearerChallenge::from_headers(values).unwrap_or_default();
+    if status == 403 && !challenge.is_insufficient_scope() {
+        return None;
+    }
+    Some(crate::auth::Refusal {
+        status,
+        challenge,
+        generation,
+    })
 }
 
 /// The media type of a reply, lowercase and without parameters; `None`

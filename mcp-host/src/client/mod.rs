@@ -164,6 +164,14 @@ pub struct ClientOptions {
     /// assert_ne!(options.max_reissues, mcp_host::client::DEFAULT_MAX_REISSUES);
     /// ```
     pub max_reissues: usize,
+    /// The OAuth client of an HTTP server that asks for authorization:
+    /// its token goes on every request, and a refusal (`401`, `403
+    /// insufficient_scope`) has it authorize before the request is sent
+    /// again. The time spent authorizing (a person logging in) does not
+    /// count against the request's timeout. Ignored over stdio, and when
+    /// the target's headers carry an `Authorization` of their own.
+    #[cfg(feature = "oauth")]
+    pub oauth: Option<std::sync::Arc<crate::auth::OAuthClient>>,
 }
 
 impl Default for ClientOptions {
@@ -192,6 +200,8 @@ impl Default for ClientOptions {
             shutdown_grace: Duration::from_secs(2),
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
             max_reissues: DEFAULT_MAX_REISSUES,
+            #[cfg(feature = "oauth")]
+            oauth: None,
         }
     }
 }
@@ -302,7 +312,12 @@ impl Client {
         let limit = options.max_message_size;
         let transport = Arc::new(match &target {
             Target::Stdio(command) => Transport::Stdio(stdio::Stdio::spawn(command, limit)?),
-            Target::Http { url, headers } => Transport::Http(http::Http::new(url, headers, limit)?),
+            Target::Http { url, headers } => {
+                let http = http::Http::new(url, headers, limit)?;
+                #[cfg(feature = "oauth")]
+                let http = http.with_oauth(options.oauth.clone());
+                Transport::Http(http)
+            }
         });
         if let Transport::Stdio(stdio) = &*transport {
             if let Some(requests) = stdio.take_server_requests() {

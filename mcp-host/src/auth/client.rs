@@ -1,0 +1,808 @@
+//! The OAuth client of one MCP server: it holds the server's tokens, puts
+//! the access token on every request, refreshes it before it expires, and
+//! when the server refuses a request, finds out why and gets a token that
+//! will do, by the rules of the sans-IO modules beside it.
+//!
+//! The transport calls it; nothing else does. Flows are serialised: when
+//! several requests are refused at once, the first authorizes and the
+//! others retry with its token.
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use reqwest::Url;
+use serde_json::json;
+
+use super::assertion::AssertionKey;
+use super::challenge::BearerChallenge;
+use super::discovery::{self, UrlPolicy};
+use super::error::{neutral, AuthError};
+use super::fetch::{Document, Fetcher};
+use super::flow::{self, ClientAuth, ClientIdentity, Expected, TokenRequest};
+use super::login::{Login, LoginPrompt};
+use super::metadata::{
+    ErrorResponse, RegistrationResponse, ResourceMetadata, ServerMetadata, TokenResponse,
+};
+use super::pkce::{random_text, Pkce};
+use super::secret::Secret;
+use super::store::{CredentialStore, RegisteredClient, Tokens};
+
+/// How many authorizations one request may go through.
+pub const MAX_AUTHORIZATIONS: usize = 3;
+
+/// How many times one request may step up its scopes.
+pub const MAX_STEP_UPS: usize = 2;
+
+/// How long before its expiry an access token is refreshed, in seconds.
+const REFRESH_MARGIN: u64 = 60;
+
+/// How the client gets its tokens.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Grant {
+    /// A person authorizes in a browser (authorization code with PKCE).
+    #[default]
+    AuthorizationCode,
+    /// The client acts in its own name with its credentials
+    /// (`client_credentials`), for hosts that run without a person.
+    ClientCredentials,
+}
+
+/// How one server's OAuth client behaves. The defaults suit a host
+/// with a person at it: no pre-registered client, so Client ID Metadata
+/// Documents or dynamic registration are used, and scopes chosen by the
+/// spec's strategy.
+#[derive(Debug, Clone)]
+pub struct OAuthSettings {
+    /// A pre-registered client id, used before anything else.
+    pub client_id: Option<String>,
+    /// Its secret, for a confidential client.
+    pub client_secret: Option<Secret>,
+    /// The issuer the pre-registered client belongs to; when the server
+    /// names another, the flow stops rather than present the credentials
+    /// there. `None` uses them with whichever the server names.
+    pub issuer: Option<String>,
+    /// How a pre-registered client authenticates at the token endpoint;
+    /// by default Basic or the form for a secret (as the server supports),
+    /// an assertion for a key, none otherwise.
+    pub auth_method: Option<ClientAuth>,
+    /// The key of a `private_key_jwt` client.
+    pub assertion_key: Option<Arc<AssertionKey>>,
+    /// The HTTPS URL of the host's Client ID Metadata Document, used as
+    /// the client id with servers that support such documents.
+    pub client_metadata_url: Option<String>,
+    /// Scopes to ask for besides those the server names.
+    pub scopes: Vec<String>,
+    /// How tokens are obtained.
+    pub grant: Grant,
+    /// The name shown on consent pages, sent in dynamic registration.
+    pub client_name: String,
+    /// Whether `http` to loopback addresses may be used for the flow's
+    /// URLs; `None` allows it exactly when the MCP server itself is a
+    /// loopback `http` URL.
+    pub allow_loopback_http: Option<bool>,
+}
+
+impl Default for OAuthSettings {
+    fn default() -> Self {
+        Self {
+            client_id: None,
+            client_secret: None,
+            issuer: None,
+            auth_method: None,
+            assertion_key: None,
+            client_metadata_url: None,
+            scopes: Vec::new(),
+            grant: Grant::AuthorizationCode,
+            client_name: String::from("mcp-host"),
+            allow_loopback_http: None,
+        }
+    }
+}
+
+/// Why the server refused a request, as the transport saw it.
+#[derive(Debug, Clone)]
+pub struct Refusal {
+    /// The status: 401, or 403 with `insufficient_scope`.
+    pub status: u16,
+    /// The server's `Bearer` challenge, if it sent one.
+    pub challenge: BearerChallenge,
+    /// Which token the request carried (see [`OAuthClient::bearer`]).
+    pub(crate) generation: u64,
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let what = if self.status == 403 {
+            "the token lacks a scope the request needs"
+        } else {
+            "the request needs authorization"
+        };
+        write!(f, "HTTP {}: {what}", self.status)?;
+        if let Some(scope) = &self.challenge.scope {
+            write!(f, " (scope `{}`)", neutral(scope))?;
+        }
+        Ok(())
+    }
+}
+
+/// What one request has spent on authorization so far.
+#[derive(Debug, Default)]
+pub(crate) struct Budget {
+    authorizations: usize,
+    step_ups: usize,
+    refreshed: bool,
+    /// A token obtained for this very request was refused with 401.
+    fresh: bool,
+}
+
+/// Where the current flow authorizes.
+#[derive(Debug, Clone)]
+struct Target {
+    /// The resource indicator to send.
+    resource: String,
+    /// The scopes the Protected Resource Metadata lists.
+    resource_scopes: Option<Vec<String>>,
+    /// The authorization server's validated metadata.
+    metadata: ServerMetadata,
+    /// Whether the metadata was taken by the 2025-03-26 fallback, with no
+    /// issuer validated.
+    fallback: bool,
+}
+
+struct Current {
+    tokens: Option<Tokens>,
+    generation: u64,
+}
+
+/// The OAuth client of one MCP server.
+pub struct OAuthClient {
+    server: String,
+    url: Url,
+    key: String,
+    settings: OAuthSettings,
+    store: Arc<dyn CredentialStore>,
+    login: Option<Arc<dyn Login>>,
+    fetch: Fetcher,
+    current: RwLock<Current>,
+    flow: tokio::sync::Mutex<HashMap<String, ServerMetadata>>,
+}
+
+impl std::fmt::Debug for OAuthClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthClient")
+            .field("server", &self.server)
+            .field("url", &self.url.as_str())
+            .field("grant", &self.settings.grant)
+            .finish_non_exhaustive()
+    }
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+impl OAuthClient {
+    /// The OAuth client of the MCP server `server` (the host's id for it)
+    /// at `url`, keeping credentials in `store` and sending people to log
+    /// in through `login` (without one, a server that needs a login gets
+    /// [`AuthError::LoginRequired`]). Tokens stored earlier for the server
+    /// are loaded.
+    ///
+    /// # Errors
+    ///
+    /// When `url` is not an absolute URL, or the store cannot be read.
+    pub fn new(
+        server: impl Into<String>,
+        url: &str,
+        settings: OAuthSettings,
+        store: Arc<dyn CredentialStore>,
+        login: Option<Arc<dyn Login>>,
+    ) -> Result<Self, AuthError> {
+        let url = Url::parse(url).map_err(|_| AuthError::InsecureUrl {
+            what: "server URL",
+            url: neutral(url),
+            reason: "not an absolute URL",
+        })?;
+        let mut policy = UrlPolicy::for_server(&url);
+        if let Some(allow) = settings.allow_loopback_http {
+            policy.allow_loopback_http = allow;
+        }
+        let key = discovery::canonical_resource(&url);
+        let tokens = store.tokens(&key)?;
+        Ok(Self {
+            server: server.into(),
+            url,
+            key,
+            settings,
+            store,
+            login,
+            fetch: Fetcher::new(policy)?,
+            current: RwLock::new(Current {
+                tokens,
+                generation: 0,
+            }),
+            flow: tokio::sync::Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The key its tokens are stored under: the server's canonical URI.
+    pub fn resource_key(&self) -> &str {
+        &self.key
+    }
+
+    /// Whether it holds an access token.
+    pub fn has_token(&self) -> bool {
+        self.current
+            .read()
+            .map(|c| c.tokens.is_some())
+            .unwrap_or(false)
+    }
+
+    /// The scopes granted to the current token.
+    pub fn granted_scopes(&self) -> Vec<String> {
+        self.current
+            .read()
+            .ok()
+            .and_then(|c| c.tokens.as_ref().map(|t| t.granted.clone()))
+            .unwrap_or_default()
+    }
+
+    /// Forgets the server's tokens, here and in the store; the client
+    /// registration is kept.
+    ///
+    /// # Errors
+    ///
+    /// When the store cannot be written.
+    pub fn logout(&self) -> Result<(), AuthError> {
+        self.store.set_tokens(&self.key, None)?;
+        if let Ok(mut current) = self.current.write() {
+            current.tokens = None;
+            current.generation += 1;
+        }
+        Ok(())
+    }
+
+    fn snapshot(&self) -> (Option<Tokens>, u64) {
+        self.current
+            .read()
+            .map(|c| (c.tokens.clone(), c.generation))
+            .unwrap_or((None, 0))
+    }
+
+    fn publish(&self, tokens: Option<Tokens>) -> Result<(), AuthError> {
+        self.store.set_tokens(&self.key, tokens.as_ref())?;
+        if let Ok(mut current) = self.current.write() {
+            current.tokens = tokens;
+            current.generation += 1;
+        }
+        Ok(())
+    }
+
+    /// The access token to send, refreshed first when it is about to
+    /// expire, and the generation it belongs to (for [`Refusal`]).
+    pub(crate) async fn bearer(&self) -> (Option<Secret>, u64) {
+        let (tokens, generation) = self.snapshot();
+        let Some(tokens) = tokens else {
+            return (None, generation);
+        };
+        let expiring = tokens
+            .expires_at
+            .is_some_and(|at| at <= now().saturating_add(REFRESH_MARGIN));
+        if expiring && tokens.refresh_token.is_some() {
+            let mut cache = self.flow.lock().await;
+            let (again, latest) = self.snapshot();
+            if latest == generation {
+                if let Some(tokens) = again {
+                    // A failed refresh leaves the old token; the server's
+                    // refusal of it then starts a full authorization.
+                    let _ = self.refresh_with(&mut cache, &tokens, None).await;
+                }
+            }
+            drop(cache);
+            let (tokens, generation) = self.snapshot();
+            return (tokens.map(|t| t.access_token), generation);
+        }
+        (Some(tokens.access_token), generation)
+    }
+
+    /// Makes the server's refusal of a request good, so that the request
+    /// can be sent again: refreshes the token, authorizes anew, or steps
+    /// up its scopes, within the request's `budget`.
+    ///
+    /// # Errors
+    ///
+    /// When no token that could do can be had, or the budget is spent.
+    pub(crate) async fn on_refusal(
+        &self,
+        refusal: &Refusal,
+        budget: &mut Budget,
+    ) -> Result<(), AuthError> {
+        let mut cache = self.flow.lock().await;
+        let (tokens, generation) = self.snapshot();
+        if generation != refusal.generation {
+            // Another request got a new token meanwhile: try that one.
+            return Ok(());
+        }
+        let challenge = &refusal.challenge;
+        let step_up = refusal.status == 403 && challenge.is_insufficient_scope();
+        let spent = || AuthError::StillRefused {
+            attempts: budget.authorizations,
+            scopes: challenge.scopes(),
+        };
+        if step_up {
+            if budget.step_ups >= MAX_STEP_UPS || budget.authorizations >= MAX_AUTHORIZATIONS {
+                return Err(spent());
+            }
+        } else if budget.fresh || budget.authorizations >= MAX_AUTHORIZATIONS {
+            return Err(spent());
+        }
+        let target = self.target(&mut cache, challenge).await?;
+        let issuer = target.metadata.issuer.clone();
+        let same_issuer = tokens.as_ref().filter(|t| t.issuer == issuer);
+        if !step_up && !budget.refreshed {
+            if let Some(tokens) = same_issuer.filter(|t| t.refresh_token.is_some()) {
+                budget.refreshed = true;
+                if self
+                    .refresh_with(&mut cache, tokens, Some(&target))
+                    .await
+                    .is_ok()
+                {
+                    return Ok(());
+                }
+            }
+        }
+        let before = same_issuer.map(|t| t.requested.clone()).unwrap_or_default();
+        let scopes = if step_up {
+            budget.step_ups += 1;
+            flow::union(&before, &challenge.scopes())
+        } else {
+            flow::initial_scopes(
+                &challenge.scopes(),
+                target.resource_scopes.as_deref(),
+                &self.settings.scopes,
+                &before,
+            )
+        };
+        budget.authorizations += 1;
+        let tokens = self.authorize(&target, &scopes).await?;
+        self.publish(Some(tokens))?;
+        budget.fresh = !step_up;
+        Ok(())
+    }
+
+    /// Finds where to authorize: the Protected Resource Metadata (in the
+    /// spec's order, checked to be about this server), the authorization
+    /// server it names, and that server's metadata (checked). A server
+    /// with no such metadata at all is taken for a 2025-03-26 one, whose
+    /// authorization server sits at its origin.
+    async fn target(
+        &self,
+        cache: &mut HashMap<String, ServerMetadata>,
+        challenge: &BearerChallenge,
+    ) -> Result<Target, AuthError> {
+        let from_challenge = match &challenge.resource_metadata {
+            Some(url) => Some(self.fetch.policy.check("resource metadata URL", url)?),
+            None => None,
+        };
+        let mut found = None;
+        let mut statuses = Vec::new();
+        for url in discovery::resource_metadata_urls(&self.url, from_challenge) {
+            match self
+                .fetch
+                .document::<ResourceMetadata>("protected resource metadata", &url)
+                .await?
+            {
+                Document::Found(metadata) => {
+                    discovery::check_resource(&self.url, &metadata)?;
+                    found = Some(metadata);
+                    break;
+                }
+                Document::Missing(status) => statuses.push(status.to_string()),
+            }
+        }
+        let Some(resource) = found else {
+            return self.fallback_target(cache).await;
+        };
+        let issuer = match &self.settings.issuer {
+            Some(configured) if resource.authorization_servers.contains(configured) => {
+                configured.clone()
+            }
+            _ => resource.authorization_servers[0].clone(),
+        };
+        let metadata = self.server_metadata(cache, &issuer).await?;
+        Ok(Target {
+            resource: resource.resource,
+            resource_scopes: resource.scopes_supported,
+            metadata,
+            fallback: false,
+        })
+    }
+
+    async fn fallback_target(
+        &self,
+        cache: &mut HashMap<String, ServerMetadata>,
+    ) -> Result<Target, AuthError> {
+        let issuer = discovery::fallback_issuer(&self.url);
+        let (metadata, fallback) = match self.server_metadata(cache, &issuer).await {
+            Ok(metadata) => (metadata, false),
+            Err(AuthError::NoServerMetadata(_)) => {
+                (discovery::default_server_metadata(&self.url), true)
+            }
+            Err(other) => return Err(other),
+        };
+        Ok(Target {
+            resource: self.key.clone(),
+            resource_scopes: None,
+            metadata,
+            fallback,
+        })
+    }
+
+    /// The validated metadata of `issuer`, fetched once per client.
+    async fn server_metadata(
+        &self,
+        cache: &mut HashMap<String, ServerMetadata>,
+        issuer: &str,
+    ) -> Result<ServerMetadata, AuthError> {
+        if let Some(metadata) = cache.get(issuer) {
+            return Ok(metadata.clone());
+        }
+        for url in discovery::server_metadata_urls(issuer)? {
+            match self
+                .fetch
+                .document::<ServerMetadata>("authorization server metadata", &url)
+                .await?
+            {
+                Document::Found(metadata) => {
+                    discovery::check_server_metadata(issuer, &metadata)?;
+                    cache.insert(issuer.to_owned(), metadata.clone());
+                    return Ok(metadata);
+                }
+                Document::Missing(_) => {}
+            }
+        }
+        Err(AuthError::NoServerMetadata(neutral(issuer)))
+    }
+
+    fn endpoint<'m>(
+        metadata: &'m ServerMetadata,
+        which: &'static str,
+    ) -> Result<&'m str, AuthError> {
+        let endpoint = match which {
+            "authorization endpoint" => &metadata.authorization_endpoint,
+            "token endpoint" => &metadata.token_endpoint,
+            _ => &metadata.registration_endpoint,
+        };
+        endpoint
+            .as_deref()
+            .ok_or_else(|| AuthError::MissingEndpoint {
+                issuer: metadata.issuer.clone(),
+                endpoint: which,
+            })
+    }
+
+    /// Refreshes `tokens` (RFC 6749 §6), keeping the refresh token when
+    /// the response brings none. A refused refresh forgets the tokens.
+    async fn refresh_with(
+        &self,
+        cache: &mut HashMap<String, ServerMetadata>,
+        tokens: &Tokens,
+        target: Option<&Target>,
+    ) -> Result<(), AuthError> {
+        let Some(refresh) = &tokens.refresh_token else {
+            return Err(AuthError::Login(String::from("no refresh token")));
+        };
+        let metadata = match target {
+            Some(target) => target.metadata.clone(),
+            None => self.server_metadata(cache, &tokens.issuer).await?,
+        };
+        let resource = target.map_or_else(|| self.key.clone(), |t| t.resource.clone());
+        let Some(client) = self.known_identity(&metadata)? else {
+            return Err(AuthError::NoRegistration(metadata.issuer.clone()));
+        };
+        let request = flow::refresh_request(refresh, &resource, &client);
+        match self
+            .redeem(&metadata, request, &tokens.requested, Some(refresh.clone()))
+            .await
+        {
+            Ok(fresh) => self.publish(Some(fresh)),
+            Err(
+                error @ AuthError::Token {
+                    status: 400..=401, ..
+                },
+            ) => {
+                self.publish(None)?;
+                Err(error)
+            }
+            Err(other) => Err(other),
+        }
+    }
+
+    /// Sends a token request and reads its answer.
+    async fn redeem(
+        &self,
+        metadata: &ServerMetadata,
+        request: TokenRequest,
+        requested: &[String],
+        previous: Option<Secret>,
+    ) -> Result<Tokens, AuthError> {
+        let endpoint = Self::endpoint(metadata, "token endpoint")?;
+        let (status, body) = self.fetch.token(endpoint, &request).await?;
+        if !(200..300).contains(&status) {
+            let error: Option<ErrorResponse> = serde_json::from_slice(&body).ok();
+            return Err(AuthError::Token {
+                status,
+                error: error
+                    .as_ref()
+                    .map_or_else(|| String::from("(no error code)"), |e| neutral(&e.error)),
+                description: error.and_then(|e| e.error_description).map(|d| neutral(&d)),
+            });
+        }
+        let response: TokenResponse =
+            serde_json::from_slice(&body).map_err(|e| AuthError::Token {
+                status,
+                error: String::from("invalid_response"),
+                description: Some(neutral(&e.to_string())),
+            })?;
+        flow::accept_tokens(response, &metadata.issuer, requested, previous, now())
+    }
+
+    /// The client identity with `metadata`'s server that needs no
+    /// registration now: the pre-registered one, the metadata document
+    /// URL, or a client registered earlier.
+    fn known_identity(
+        &self,
+        metadata: &ServerMetadata,
+    ) -> Result<Option<ClientIdentity>, AuthError> {
+        if let Some(identity) = self.preregistered(metadata)? {
+            return Ok(Some(identity));
+        }
+        if let Some(url) = self.metadata_document(metadata) {
+            return Ok(Some(ClientIdentity {
+                client_id: url,
+                secret: None,
+                auth: ClientAuth::None,
+            }));
+        }
+        Ok(self
+            .store
+            .client(&metadata.issuer)?
+            .and_then(|c| identity_of(&c)))
+    }
+
+    fn preregistered(
+        &self,
+        metadata: &ServerMetadata,
+    ) -> Result<Option<ClientIdentity>, AuthError> {
+        let Some(client_id) = &self.settings.client_id else {
+            return Ok(None);
+        };
+        if let Some(configured) = &self.settings.issuer {
+            if configured != &metadata.issuer {
+                return Err(AuthError::WrongServerForCredentials {
+                    configured: configured.clone(),
+                    found: neutral(&metadata.issuer),
+                });
+            }
+        }
+        let auth = self.settings.auth_method.unwrap_or_else(|| {
+            if self.settings.assertion_key.is_some() {
+                ClientAuth::PrivateKeyJwt
+            } else {
+                ClientAuth::for_secret(
+                    self.settings.client_secret.is_some(),
+                    &metadata.auth_methods(),
+                )
+            }
+        });
+        Ok(Some(ClientIdentity {
+            client_id: client_id.clone(),
+            secret: self.settings.client_secret.clone(),
+            auth,
+        }))
+    }
+
+    fn metadata_document(&self, metadata: &ServerMetadata) -> Option<String> {
+        self.settings
+            .client_metadata_url
+            .clone()
+            .filter(|_| metadata.client_id_metadata_document_supported)
+    }
+
+    /// Gets a token for `scopes` at the target's authorization server.
+    async fn authorize(&self, target: &Target, scopes: &[String]) -> Result<Tokens, AuthError> {
+        match self.settings.grant {
+            Grant::ClientCredentials => self.client_credentials(target, scopes).await,
+            Grant::AuthorizationCode => self.authorization_code(target, scopes).await,
+        }
+    }
+
+    async fn client_credentials(
+        &self,
+        target: &Target,
+        scopes: &[String],
+    ) -> Result<Tokens, AuthError> {
+        let metadata = &target.metadata;
+        let Some(client) = self.preregistered(metadata)? else {
+            return Err(AuthError::NoRegistration(metadata.issuer.clone()));
+        };
+        let assertion = match (&self.settings.assertion_key, client.auth) {
+            (Some(key), ClientAuth::PrivateKeyJwt) => {
+                Some(key.assertion(&client.client_id, &metadata.issuer)?)
+            }
+            _ => None,
+        };
+        let request =
+            flow::client_credentials_request(scopes, &target.resource, &client, assertion);
+        self.redeem(metadata, request, scopes, None).await
+    }
+
+    async fn authorization_code(
+        &self,
+        target: &Target,
+        scopes: &[String],
+    ) -> Result<Tokens, AuthError> {
+        let metadata = &target.metadata;
+        let login = self
+            .login
+            .as_ref()
+            .ok_or_else(|| AuthError::LoginRequired(self.server.clone()))?;
+        let stored = self.store.client(&metadata.issuer)?;
+        let redirect = login
+            .prepare(
+                stored
+                    .as_ref()
+                    .and_then(|c| c.redirect_uris.first().map(String::as_str)),
+            )
+            .await?;
+        let redirect_uri = redirect.uri().to_owned();
+        self.fetch
+            .policy
+            .check("redirect URI", &redirect_uri)
+            .or_else(|e| {
+                // A loopback redirect is always fine: it never leaves the machine.
+                let url = Url::parse(&redirect_uri).map_err(|_| e.clone())?;
+                if discovery::is_loopback(&url) {
+                    Ok(url)
+                } else {
+                    Err(e)
+                }
+            })?;
+        let client = match self.preregistered(metadata)? {
+            Some(client) => client,
+            None => match self.metadata_document(metadata) {
+                Some(url) => ClientIdentity {
+                    client_id: url,
+                    secret: None,
+                    auth: ClientAuth::None,
+                },
+                None => match stored
+                    .filter(|c| c.redirect_uris.contains(&redirect_uri) && !secret_expired(c))
+                    .and_then(|c| identity_of(&c))
+                {
+                    Some(client) => client,
+                    None => self.register(metadata, &redirect_uri).await?,
+                },
+            },
+        };
+        let scopes = flow::with_offline_access(scopes.to_vec(), metadata, true);
+        let pkce = Pkce::new()?;
+        let state = random_text(32)?;
+        let endpoint = self.fetch.policy.check(
+            "authorization endpoint",
+            Self::endpoint(metadata, "authorization endpoint")?,
+        )?;
+        let url = flow::authorization_url(
+            &endpoint,
+            &flow::AuthorizationRequest {
+                client_id: &client.client_id,
+                redirect_uri: &redirect_uri,
+                scopes: &scopes,
+                resource: &target.resource,
+                state: &state,
+                code_challenge: &pkce.challenge,
+            },
+        );
+        let expected = Expected {
+            state: Secret::new(state.clone()),
+            issuer: (!target.fallback).then(|| metadata.issuer.clone()),
+            iss_required: metadata.authorization_response_iss_parameter_supported,
+        };
+        let prompt = LoginPrompt {
+            server: self.server.clone(),
+            issuer: metadata.issuer.clone(),
+            url,
+            state,
+        };
+        let back = redirect.wait(prompt).await?;
+        let code = flow::read_redirect(&back, &expected)?;
+        let request = flow::code_request(
+            code,
+            &pkce.verifier,
+            &redirect_uri,
+            &target.resource,
+            &client,
+        );
+        self.redeem(metadata, request, &scopes, None).await
+    }
+
+    /// Registers a client dynamically (RFC 7591), as a native application
+    /// with the one loopback redirect URI, and remembers it for the issuer.
+    async fn register(
+        &self,
+        metadata: &ServerMetadata,
+        redirect_uri: &str,
+    ) -> Result<ClientIdentity, AuthError> {
+        let endpoint = metadata
+            .registration_endpoint
+            .as_deref()
+            .ok_or_else(|| AuthError::NoRegistration(metadata.issuer.clone()))?;
+        let wanted = ClientAuth::to_register(&metadata.auth_methods());
+        let native = Url::parse(redirect_uri).is_ok_and(|u| discovery::is_loopback(&u));
+        let body = json!({
+            "client_name": self.settings.client_name,
+            "redirect_uris": [redirect_uri],
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+            "token_endpoint_auth_method": wanted.name(),
+            "application_type": if native { "native" } else { "web" },
+        });
+        let (status, reply) = self
+            .fetch
+            .post_json("registration endpoint", endpoint, &body)
+            .await?;
+        let refused = |reason: String| AuthError::Registration {
+            issuer: metadata.issuer.clone(),
+            reason,
+        };
+        if !(200..300).contains(&status) {
+            let error: Option<ErrorResponse> = serde_json::from_slice(&reply).ok();
+            return Err(refused(match error {
+                Some(e) => format!(
+                    "{} ({status}){}",
+                    neutral(&e.error),
+                    e.error_description
+                        .map(|d| format!(": {}", neutral(&d)))
+                        .unwrap_or_default()
+                ),
+                None => format!("HTTP {status}"),
+            }));
+        }
+        let response: RegistrationResponse = serde_json::from_slice(&reply)
+            .map_err(|e| refused(format!("unreadable response: {}", neutral(&e.to_string()))))?;
+        let auth = match response.token_endpoint_auth_method.as_deref() {
+            Some(name) => ClientAuth::from_name(name).ok_or_else(|| {
+                refused(format!("unknown authentication method `{}`", neutral(name)))
+            })?,
+            None if response.client_secret.is_some() && wanted == ClientAuth::None => {
+                ClientAuth::for_secret(true, &metadata.auth_methods())
+            }
+            None => wanted,
+        };
+        let registered = RegisteredClient {
+            client_id: response.client_id,
+            client_secret: response.client_secret,
+            secret_expires_at: response.client_secret_expires_at.filter(|t| *t != 0),
+            auth_method: auth.name().to_owned(),
+            redirect_uris: vec![redirect_uri.to_owned()],
+        };
+        self.store.set_client(&metadata.issuer, Some(&registered))?;
+        identity_of(&registered).ok_or_else(|| refused(String::from("unusable registration")))
+    }
+}
+
+fn identity_of(client: &RegisteredClient) -> Option<ClientIdentity> {
+    Some(ClientIdentity {
+        client_id: client.client_id.clone(),
+        secret: client.client_secret.clone(),
+        auth: ClientAuth::from_name(&client.auth_method)?,
+    })
+}
+
+fn secret_expired(client: &RegisteredClient) -> bool {
+    client.secret_expires_at.is_some_and(|at| at <= now())
+}
