@@ -1,5 +1,7 @@
 //! Helpers shared by the cross-crate tests in `tests/tests/`: where the
-//! Model Context Protocol spec files live, and which example files they hold.
+//! Model Context Protocol spec files live, and which example files they hold
+//! ([`spec`]); and a real OAuth authorization server to test against, with a
+//! program to sign in at it ([`oauth`]).
 //!
 //! ```
 //! use mcp_tests::spec;
@@ -15,4 +17,5 @@
 
 #![deny(missing_docs)]
 
+pub mod oauth;
 pub mod spec;
