@@ -5,7 +5,18 @@
 //! mcp-host --config servers.json servers
 //! mcp-host --config servers.json tools
 //! mcp-host --config servers.json call notes__add_note --args '{"text": "hi"}' [--yes]
+//! mcp-host --config servers.json login notes
+//! mcp-host --config servers.json logout notes
 //! ```
+//!
+//! A server over HTTP that asks for authorization gets a login in the
+//! browser: the URL is printed on stderr (and opened, unless
+//! `--no-browser`), and the redirect comes back to a listener on
+//! `127.0.0.1`. That happens by itself when a command meets the refusal at
+//! a terminal; without one, run `login` first. Tokens are kept in
+//! `credentials.json` under the user's state directory
+//! (`$XDG_STATE_HOME/mcp-host`, else `~/.local/state/mcp-host`), mode
+//! `0600`; `logout` forgets them.
 //!
 //! Results go to stdout as JSON; prompts, progress and warnings go to
 //! stderr. The exit status is 0 on success, 1 when anything failed, was
@@ -52,6 +63,9 @@ pub struct Args {
     /// How long to wait for the answer to any other request.
     #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = seconds, global = true)]
     pub timeout: Duration,
+    /// Print the login URL without opening a browser.
+    #[arg(long, global = true)]
+    pub no_browser: bool,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -74,6 +88,16 @@ pub enum Command {
         /// Approve the call without asking.
         #[arg(long)]
         yes: bool,
+    },
+    /// Logs in to a server over HTTP, replacing the tokens kept for it.
+    Login {
+        /// The server's id in the configuration.
+        server: String,
+    },
+    /// Forgets the tokens kept for a server.
+    Logout {
+        /// The server's id in the configuration.
+        server: String,
     },
 }
 
@@ -106,8 +130,40 @@ pub fn main() -> ExitCode {
 ///
 /// A message for the user when the configuration, a server or the call
 /// fails.
+#[cfg_attr(not(feature = "oauth"), allow(unused_mut))]
 pub async fn run(args: Args) -> Result<ExitCode, String> {
-    let config = HostConfig::load(&args.config).map_err(|e| e.to_string())?;
+    let mut config = HostConfig::load(&args.config).map_err(|e| e.to_string())?;
+    #[cfg(feature = "oauth")]
+    let store = credential_store();
+    #[cfg(feature = "oauth")]
+    match &args.command {
+        Command::Login { server } | Command::Logout { server } => {
+            let store = store.clone()?;
+            let id = crate::ServerId::new(server.clone()).map_err(|e| e.to_string())?;
+            let entry = config
+                .servers
+                .remove(&id)
+                .ok_or_else(|| format!("no server `{id}` in {}", args.config.display()))?;
+            if !matches!(entry.target, crate::client::Target::Http { .. }) {
+                return Err(format!(
+                    "server `{id}` runs over stdio, which takes its credentials from `env`, not a login"
+                ));
+            }
+            let forget = forget_tokens(&store, &entry)?;
+            if matches!(args.command, Command::Logout { .. }) {
+                print(&json!({ "server": id.as_str(), "loggedOut": forget }));
+                return Ok(ExitCode::SUCCESS);
+            }
+            config.servers = std::iter::once((id, entry)).collect();
+        }
+        _ => {}
+    }
+    #[cfg(not(feature = "oauth"))]
+    if let Command::Login { .. } | Command::Logout { .. } = &args.command {
+        return Err(String::from(
+            "this mcp-host was built without the `oauth` feature",
+        ));
+    }
     let approver: Arc<dyn Approver> = match &args.command {
         Command::Call { yes: true, .. } => Arc::new(ApproveAll),
         _ => Arc::new(Terminal),
@@ -117,19 +173,96 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
         request_timeout: args.timeout,
         ..ClientOptions::default()
     };
-    let host = Host::builder(config)
+    let builder = Host::builder(config)
         .options(options)
         .approver(approver)
-        .input(Arc::new(Terminal))
-        .start()
-        .await;
+        .input(Arc::new(Terminal));
+    #[cfg(feature = "oauth")]
+    let builder = {
+        // A login needs someone to do it: at a terminal, or when asked for.
+        let wanted =
+            matches!(args.command, Command::Login { .. }) || std::io::stdin().is_terminal();
+        // Without a state directory, tokens last as long as the command.
+        let store = store.unwrap_or_else(|_| Arc::new(crate::auth::MemoryStore::new()));
+        let builder = builder.credentials(store);
+        if wanted {
+            builder.login(Arc::new(crate::auth::LoopbackLogin {
+                open_browser: !args.no_browser,
+                ..crate::auth::LoopbackLogin::default()
+            }))
+        } else {
+            builder
+        }
+    };
+    let host = builder.start().await;
     let outcome = match args.command {
         Command::Servers => servers(&host).await,
         Command::Tools => tools(&host),
         Command::Call { name, args, .. } => call(&host, &name, &args).await,
+        Command::Login { server } => login(&host, &server).await,
+        Command::Logout { .. } => Ok(ExitCode::SUCCESS),
     };
     host.shutdown().await;
     outcome
+}
+
+/// The credential store of the command: the file in the state directory.
+#[cfg(feature = "oauth")]
+fn credential_store() -> Result<Arc<dyn crate::auth::CredentialStore>, String> {
+    crate::auth::FileStore::in_state_dir()
+        .map(|s| Arc::new(s) as Arc<dyn crate::auth::CredentialStore>)
+        .map_err(|e| e.to_string())
+}
+
+/// Forgets the tokens kept for the HTTP server of `entry`; whether there
+/// were any.
+#[cfg(feature = "oauth")]
+fn forget_tokens(
+    store: &Arc<dyn crate::auth::CredentialStore>,
+    entry: &crate::config::ServerConfig,
+) -> Result<bool, String> {
+    let crate::client::Target::Http { url, .. } = &entry.target else {
+        return Ok(false);
+    };
+    let url = reqwest::Url::parse(url).map_err(|e| format!("url: {e}"))?;
+    let key = crate::auth::discovery::canonical_resource(&url);
+    let had = store.tokens(&key).map_err(|e| e.to_string())?.is_some();
+    store.set_tokens(&key, None).map_err(|e| e.to_string())?;
+    Ok(had)
+}
+
+/// Reports how the login of `login` went: the host has connected, which
+/// logged in when the server asked for it.
+#[cfg(feature = "oauth")]
+async fn login(host: &Host, server: &str) -> Result<ExitCode, String> {
+    let status = host.servers().await.into_iter().next();
+    if let Some(error) = status.as_ref().and_then(|s| s.error.clone()) {
+        return Err(error);
+    }
+    let oauth = crate::ServerId::new(server)
+        .ok()
+        .and_then(|id| host.oauth(&id));
+    match oauth {
+        Some(oauth) if oauth.has_token() => {
+            print(&json!({ "server": server, "loggedIn": true, "scopes": oauth.granted_scopes() }));
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(_) => {
+            eprintln!("server `{server}` did not ask for authorization; nothing to log in to");
+            print(&json!({ "server": server, "loggedIn": false }));
+            Ok(ExitCode::SUCCESS)
+        }
+        None => Err(format!(
+            "server `{server}` has authorization turned off (`\"oauth\": false`)"
+        )),
+    }
+}
+
+#[cfg(not(feature = "oauth"))]
+async fn login(_: &Host, _: &str) -> Result<ExitCode, String> {
+    Err(String::from(
+        "this mcp-host was built without the `oauth` feature",
+    ))
 }
 
 /// A positive number of seconds, as a duration.

@@ -9,11 +9,21 @@
 //! }
 //! ```
 //!
-//! The key of each entry is the server's [`ServerId`]. Two keys of our own
-//! may appear in an entry: `"trusted": true` lets the server's tool
-//! annotations relax the approval policy, and `"legacy": true` skips the
-//! era probe. `"disabled": true` leaves the entry out. Other keys are
-//! ignored, so configurations written for other hosts load as they are.
+//! The key of each entry is the server's [`ServerId`]. Three keys of our
+//! own may appear in an entry: `"trusted": true` lets the server's tool
+//! annotations relax the approval policy, `"legacy": true` skips the era
+//! probe, and `"oauth"` configures how the host authorizes with an HTTP
+//! server that asks for it (see [`OAuthConfig`]; `"oauth": false` turns
+//! authorization off for the server). `"disabled": true` leaves the entry
+//! out. Other keys are ignored, so configurations written for other hosts
+//! load as they are.
+//!
+//! ```json
+//! { "mcpServers": { "notes": {
+//!     "url": "https://notes.example.com/mcp",
+//!     "oauth": { "clientId": "my-host", "clientSecretEnv": "NOTES_SECRET", "scopes": ["notes:read"] }
+//! } } }
+//! ```
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -34,6 +44,158 @@ pub struct ServerConfig {
     pub trust: Trust,
     /// Whether to skip the probe and run `initialize`.
     pub legacy: bool,
+    /// How to authorize, for an HTTP server.
+    pub oauth: OAuthConfig,
+}
+
+/// Where a secret comes from.
+#[derive(Clone, PartialEq, Eq)]
+pub enum SecretSource {
+    /// Written in the configuration.
+    Inline(String),
+    /// The value of an environment variable, read when the host starts.
+    Env(String),
+}
+
+impl std::fmt::Debug for SecretSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Inline(_) => f.write_str("Inline(<redacted>)"),
+            Self::Env(name) => f.debug_tuple("Env").field(name).finish(),
+        }
+    }
+}
+
+impl SecretSource {
+    /// The secret.
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError::Config`] naming the variable when it is not set.
+    pub fn resolve(&self) -> Result<String, ClientError> {
+        match self {
+            Self::Inline(text) => Ok(text.clone()),
+            Self::Env(name) => std::env::var(name).map_err(|_| {
+                ClientError::Config(format!("the environment variable `{name}` is not set"))
+            }),
+        }
+    }
+}
+
+/// How the host authorizes with an HTTP server that asks for it. Every
+/// field is optional: by default the host registers itself (by a client
+/// metadata document or dynamically) and asks for the scopes the server
+/// names.
+///
+/// The JSON keys are `clientId`, `clientSecret` or `clientSecretEnv`,
+/// `issuer` (the authorization server the client id belongs to),
+/// `scopes` (an array or a space-separated string), `clientMetadataUrl`,
+/// `grant` (`authorization_code`, the default, or `client_credentials`
+/// for a host without a person), `privateKeyFile` and `signingAlgorithm`
+/// (for `private_key_jwt`), `tokenEndpointAuthMethod`, and
+/// `redirectPort` (the loopback port of the redirect, for a client id
+/// registered with a fixed redirect URI).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OAuthConfig {
+    /// Authorization is off: a refusal is an error.
+    pub disabled: bool,
+    /// A pre-registered client id.
+    pub client_id: Option<String>,
+    /// Its secret.
+    pub client_secret: Option<SecretSource>,
+    /// The issuer the client id belongs to.
+    pub issuer: Option<String>,
+    /// Scopes to ask for besides those the server names.
+    pub scopes: Vec<String>,
+    /// The host's Client ID Metadata Document URL.
+    pub client_metadata_url: Option<String>,
+    /// Whether to use the client-credentials grant.
+    pub client_credentials: bool,
+    /// A PKCS#8 PEM file with the `private_key_jwt` key.
+    pub private_key_file: Option<PathBuf>,
+    /// The algorithm of that key (`ES256` by default).
+    pub signing_algorithm: Option<String>,
+    /// How the client authenticates at the token endpoint.
+    pub token_endpoint_auth_method: Option<String>,
+    /// The loopback port of the redirect URI.
+    pub redirect_port: Option<u16>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Scopes {
+    List(Vec<String>),
+    Text(String),
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct OAuthEntry {
+    client_id: Option<String>,
+    client_secret: Option<String>,
+    client_secret_env: Option<String>,
+    issuer: Option<String>,
+    scopes: Option<Scopes>,
+    client_metadata_url: Option<String>,
+    grant: Option<String>,
+    private_key_file: Option<PathBuf>,
+    signing_algorithm: Option<String>,
+    token_endpoint_auth_method: Option<String>,
+    redirect_port: Option<u16>,
+}
+
+impl OAuthConfig {
+    fn from_value(value: Value) -> Result<Self, String> {
+        if value == Value::Bool(false) {
+            return Ok(Self {
+                disabled: true,
+                ..Self::default()
+            });
+        }
+        if value == Value::Bool(true) {
+            return Ok(Self::default());
+        }
+        let entry: OAuthEntry =
+            serde_json::from_value(value).map_err(|e| format!("`oauth`: {e}"))?;
+        let client_secret = match (entry.client_secret, entry.client_secret_env) {
+            (Some(_), Some(_)) => {
+                return Err("`oauth`: give `clientSecret` or `clientSecretEnv`, not both".into())
+            }
+            (Some(text), None) => Some(SecretSource::Inline(text)),
+            (None, Some(name)) => Some(SecretSource::Env(name)),
+            (None, None) => None,
+        };
+        let client_credentials = match entry.grant.as_deref() {
+            None | Some("authorization_code") => false,
+            Some("client_credentials") => true,
+            Some(other) => {
+                return Err(format!(
+                    "`oauth.grant`: `{other}` is not `authorization_code` or `client_credentials`"
+                ))
+            }
+        };
+        if client_credentials && entry.client_id.is_none() {
+            return Err("`oauth`: the client_credentials grant needs a `clientId`".into());
+        }
+        let scopes = match entry.scopes {
+            None => Vec::new(),
+            Some(Scopes::List(list)) => list,
+            Some(Scopes::Text(text)) => text.split_whitespace().map(str::to_owned).collect(),
+        };
+        Ok(Self {
+            disabled: false,
+            client_id: entry.client_id,
+            client_secret,
+            issuer: entry.issuer,
+            scopes,
+            client_metadata_url: entry.client_metadata_url,
+            client_credentials,
+            private_key_file: entry.private_key_file,
+            signing_algorithm: entry.signing_algorithm,
+            token_endpoint_auth_method: entry.token_endpoint_auth_method,
+            redirect_port: entry.redirect_port,
+        })
+    }
 }
 
 /// The configured servers by id.
@@ -66,6 +228,7 @@ struct Entry {
     legacy: bool,
     #[serde(default)]
     disabled: bool,
+    oauth: Option<Value>,
 }
 
 impl HostConfig {
@@ -86,6 +249,14 @@ impl HostConfig {
             if entry.disabled {
                 continue;
             }
+            let oauth = match entry.oauth {
+                None => OAuthConfig::default(),
+                Some(_) if entry.command.is_some() => return Err(bad(
+                    "`oauth` is for HTTP servers; a stdio server takes its credentials from `env`"
+                        .into(),
+                )),
+                Some(value) => OAuthConfig::from_value(value).map_err(bad)?,
+            };
             let target = match (entry.command, entry.url) {
                 (Some(command), None) => Target::Stdio(StdioCommand {
                     command,
@@ -113,6 +284,7 @@ impl HostConfig {
                     target,
                     trust,
                     legacy: entry.legacy,
+                    oauth,
                 },
             );
         }
@@ -160,6 +332,72 @@ mod tests {
         assert!(web.legacy);
         assert_eq!(web.trust, Trust::Untrusted);
         assert!(matches!(&web.target, Target::Http { headers, .. } if headers.len() == 1));
+    }
+
+    #[test]
+    fn reads_oauth() {
+        let config = HostConfig::from_json(
+            r#"{"mcpServers": {
+                "a": {"url": "https://a.example/mcp", "oauth": {"clientId": "c", "clientSecretEnv": "A_SECRET",
+                      "scopes": "x y", "issuer": "https://as.example", "redirectPort": 8765}},
+                "b": {"url": "https://b.example/mcp", "oauth": false},
+                "c": {"url": "https://c.example/mcp", "oauth": {"grant": "client_credentials", "clientId": "svc",
+                      "clientSecret": "inline-secret", "scopes": ["s"]}},
+                "d": {"url": "https://d.example/mcp"}
+            }}"#,
+        )
+        .expect("valid");
+        let get = |id: &str| {
+            config.servers[&ServerId::new(id).expect("id")]
+                .oauth
+                .clone()
+        };
+        let a = get("a");
+        assert_eq!(a.client_id.as_deref(), Some("c"));
+        assert_eq!(a.client_secret, Some(SecretSource::Env("A_SECRET".into())));
+        assert_eq!(a.scopes, ["x", "y"]);
+        assert_eq!(a.redirect_port, Some(8765));
+        assert!(get("b").disabled);
+        let c = get("c");
+        assert!(c.client_credentials);
+        assert_eq!(c.scopes, ["s"]);
+        assert!(!format!("{c:?}").contains("inline-secret"));
+        assert_eq!(get("d"), OAuthConfig::default());
+        assert!(SecretSource::Env("MCP_HOST_TEST_UNSET_VARIABLE".into())
+            .resolve()
+            .expect_err("unset")
+            .to_string()
+            .contains("MCP_HOST_TEST_UNSET_VARIABLE"));
+    }
+
+    #[test]
+    fn names_the_faulty_oauth_field() {
+        for (text, needle) in [
+            (
+                r#"{"mcpServers": {"s": {"command": "x", "oauth": {}}}}"#,
+                "stdio server",
+            ),
+            (
+                r#"{"mcpServers": {"h": {"url": "https://h/mcp", "oauth": {"clientSecret": "a", "clientSecretEnv": "B"}}}}"#,
+                "not both",
+            ),
+            (
+                r#"{"mcpServers": {"h": {"url": "https://h/mcp", "oauth": {"grant": "implicit"}}}}"#,
+                "oauth.grant",
+            ),
+            (
+                r#"{"mcpServers": {"h": {"url": "https://h/mcp", "oauth": {"grant": "client_credentials"}}}}"#,
+                "needs a `clientId`",
+            ),
+            (
+                r#"{"mcpServers": {"h": {"url": "https://h/mcp", "oauth": {"clientID": "typo"}}}}"#,
+                "unknown field `clientID`",
+            ),
+        ] {
+            let error = HostConfig::from_json(text).expect_err(text).to_string();
+            assert!(error.contains(needle), "{error}");
+            assert!(error.contains("server `"), "{error}");
+        }
     }
 
     #[test]

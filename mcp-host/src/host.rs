@@ -76,6 +76,9 @@ struct Slot {
     config: ServerConfig,
     client: tokio::sync::RwLock<Option<Arc<Client>>>,
     error: Mutex<Option<String>>,
+    /// The server's OAuth client, or why it could not be made.
+    #[cfg(feature = "oauth")]
+    oauth: Result<Option<Arc<crate::auth::OAuthClient>>, String>,
 }
 
 fn set_error(slot: &Slot, error: Option<String>) {
@@ -91,6 +94,10 @@ pub struct HostBuilder {
     approver: Option<Arc<dyn Approver>>,
     input: Arc<dyn InputHandler>,
     options: ClientOptions,
+    #[cfg(feature = "oauth")]
+    credentials: Option<Arc<dyn crate::auth::CredentialStore>>,
+    #[cfg(feature = "oauth")]
+    login: Option<Arc<dyn crate::auth::Login>>,
 }
 
 impl std::fmt::Debug for HostBuilder {
@@ -131,10 +138,36 @@ impl HostBuilder {
         self
     }
 
+    /// Sets where OAuth registrations and tokens are kept; by default the
+    /// [`FileStore`](crate::auth::FileStore) in the user's state directory
+    /// (or memory, when there is no such directory).
+    #[cfg(feature = "oauth")]
+    pub fn credentials(mut self, store: Arc<dyn crate::auth::CredentialStore>) -> Self {
+        self.credentials = Some(store);
+        self
+    }
+
+    /// Sets who gets people logged in when a server needs it; without
+    /// one, such a server fails with
+    /// [`AuthError::LoginRequired`](crate::auth::AuthError::LoginRequired).
+    #[cfg(feature = "oauth")]
+    pub fn login(mut self, login: Arc<dyn crate::auth::Login>) -> Self {
+        self.login = Some(login);
+        self
+    }
+
     /// Connects to every server at once, then lists what they offer. A
     /// server that fails to connect is reported by [`Host::servers`] and
     /// left out; the others go on.
     pub async fn start(self) -> Host {
+        #[cfg(feature = "oauth")]
+        let store: Arc<dyn crate::auth::CredentialStore> = match self.credentials {
+            Some(store) => store,
+            None => match crate::auth::FileStore::in_state_dir() {
+                Ok(store) => Arc::new(store),
+                Err(_) => Arc::new(crate::auth::MemoryStore::new()),
+            },
+        };
         let gate = match self.approver {
             Some(approver) => Gate::new(self.policy, approver),
             None => Gate::new(self.policy, Arc::new(crate::approval::DenyAll)),
@@ -144,10 +177,14 @@ impl HostBuilder {
             .servers
             .into_iter()
             .map(|(id, config)| {
+                #[cfg(feature = "oauth")]
+                let oauth = oauth_client(&id, &config, &store, self.login.clone());
                 let slot = Slot {
                     config,
                     client: tokio::sync::RwLock::new(None),
                     error: Mutex::new(None),
+                    #[cfg(feature = "oauth")]
+                    oauth,
                 };
                 (id, slot)
             })
@@ -194,7 +231,17 @@ impl Host {
             approver: None,
             input: Arc::new(NoInput),
             options: ClientOptions::default(),
+            #[cfg(feature = "oauth")]
+            credentials: None,
+            #[cfg(feature = "oauth")]
+            login: None,
         }
+    }
+
+    /// The OAuth client of the HTTP server `id`, if it has one.
+    #[cfg(feature = "oauth")]
+    pub fn oauth(&self, id: &ServerId) -> Option<Arc<crate::auth::OAuthClient>> {
+        self.slots.get(id)?.oauth.as_ref().ok()?.clone()
     }
 
     fn slot(&self, id: &ServerId) -> Result<&Slot, ClientError> {
@@ -209,6 +256,16 @@ impl Host {
         let mut options = self.options.clone();
         options.trust = slot.config.trust;
         options.force_legacy |= slot.config.legacy;
+        #[cfg(feature = "oauth")]
+        {
+            options.oauth = match &slot.oauth {
+                Ok(oauth) => oauth.clone(),
+                Err(e) => {
+                    set_error(slot, Some(e.clone()));
+                    return Err(ClientError::Config(e.clone()));
+                }
+            };
+        }
         let key = crate::client::era_key(id, &slot.config.target);
         let known = self.eras.lock().ok().and_then(|e| e.get(&key).cloned());
         // A forced era says nothing about the server: keep it out of the cache.
@@ -548,6 +605,74 @@ impl Host {
         }))
         .await
     }
+}
+
+/// The OAuth client of a configured server: one for every HTTP server
+/// whose configuration does not turn authorization off; the error says
+/// what in its `oauth` configuration cannot be used.
+#[cfg(feature = "oauth")]
+fn oauth_client(
+    id: &ServerId,
+    config: &ServerConfig,
+    store: &Arc<dyn crate::auth::CredentialStore>,
+    login: Option<Arc<dyn crate::auth::Login>>,
+) -> Result<Option<Arc<crate::auth::OAuthClient>>, String> {
+    use crate::auth::{AssertionKey, ClientAuth, Grant, OAuthClient, OAuthSettings, Secret};
+    let crate::client::Target::Http { url, .. } = &config.target else {
+        return Ok(None);
+    };
+    let oauth = &config.oauth;
+    if oauth.disabled {
+        return Ok(None);
+    }
+    let bad = |what: String| format!("server `{id}`: `oauth`: {what}");
+    let client_secret = match &oauth.client_secret {
+        Some(source) => Some(Secret::new(
+            source.resolve().map_err(|e| bad(e.to_string()))?,
+        )),
+        None => None,
+    };
+    let assertion_key = match &oauth.private_key_file {
+        Some(path) => {
+            let pem = zeroize::Zeroizing::new(
+                std::fs::read_to_string(path)
+                    .map_err(|e| bad(format!("{}: {e}", path.display())))?,
+            );
+            let algorithm = oauth.signing_algorithm.as_deref().unwrap_or("ES256");
+            Some(Arc::new(
+                AssertionKey::from_pem(&pem, algorithm).map_err(|e| bad(e.to_string()))?,
+            ))
+        }
+        None => None,
+    };
+    let auth_method = match &oauth.token_endpoint_auth_method {
+        Some(name) => Some(
+            ClientAuth::from_name(name)
+                .ok_or_else(|| bad(format!("unknown `tokenEndpointAuthMethod` `{name}`")))?,
+        ),
+        None => None,
+    };
+    let settings = OAuthSettings {
+        client_id: oauth.client_id.clone(),
+        client_secret,
+        issuer: oauth.issuer.clone(),
+        auth_method,
+        assertion_key,
+        client_metadata_url: oauth.client_metadata_url.clone(),
+        scopes: oauth.scopes.clone(),
+        grant: if oauth.client_credentials {
+            Grant::ClientCredentials
+        } else {
+            Grant::AuthorizationCode
+        },
+        redirect_uri: oauth
+            .redirect_port
+            .map(|port| format!("http://127.0.0.1:{port}/callback")),
+        ..OAuthSettings::default()
+    };
+    OAuthClient::new(id.as_str(), url, settings, store.clone(), login)
+        .map(|c| Some(Arc::new(c)))
+        .map_err(|e| bad(e.to_string()))
 }
 
 #[cfg(test)]

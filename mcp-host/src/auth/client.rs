@@ -81,6 +81,9 @@ pub struct OAuthSettings {
     /// URLs; `None` allows it exactly when the MCP server itself is a
     /// loopback `http` URL.
     pub allow_loopback_http: Option<bool>,
+    /// The redirect URI to use when none was registered before: for a
+    /// pre-registered client whose redirect URI is fixed.
+    pub redirect_uri: Option<String>,
 }
 
 impl Default for OAuthSettings {
@@ -96,6 +99,7 @@ impl Default for OAuthSettings {
             grant: Grant::AuthorizationCode,
             client_name: String::from("mcp-host"),
             allow_loopback_http: None,
+            redirect_uri: None,
         }
     }
 }
