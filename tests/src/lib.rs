@@ -1,7 +1,8 @@
 //! Helpers shared by the cross-crate tests in `tests/tests/`: where the
 //! Model Context Protocol spec files live, and which example files they hold
-//! ([`spec`]); and a real OAuth authorization server to test against, with a
-//! program to sign in at it ([`oauth`]).
+//! ([`spec`]); a real OAuth authorization server to test against, with a
+//! program to sign in at it ([`oauth`]); and the install of the pinned Node
+//! packages such tests run ([`npm`]).
 //!
 //! ```
 //! use mcp_tests::spec;
@@ -17,5 +18,6 @@
 
 #![deny(missing_docs)]
 
+pub mod npm;
 pub mod oauth;
 pub mod spec;

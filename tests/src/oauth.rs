@@ -43,7 +43,6 @@
 
 mod cookies;
 mod form;
-mod install;
 mod login;
 
 use std::fmt;
@@ -142,7 +141,7 @@ impl AuthServer {
     /// provider's stderr, when it exits or stays silent past a minute.
     pub fn start_with(settings: &Settings) -> Result<Self, String> {
         let dir = oauth_dir();
-        let node = install::node(&dir)?;
+        let node = crate::npm::node(&dir)?;
         let client_secret = random_secret()?;
         let mut child = Command::new(&node)
             .current_dir(&dir)

