@@ -34,8 +34,21 @@ pub const MAX_AUTHORIZATIONS: usize = 3;
 /// How many times one request may step up its scopes.
 pub const MAX_STEP_UPS: usize = 2;
 
-/// How long before its expiry an access token is refreshed, in seconds.
+/// How long before its expiry an access token is refreshed, in seconds: a
+/// minute, or a quarter of its lifetime when that is shorter.
 const REFRESH_MARGIN: u64 = 60;
+
+/// Whether `tokens` are due for a refresh at `now`.
+fn due(tokens: &Tokens, now: u64) -> bool {
+    let Some(expires) = tokens.expires_at else {
+        return false;
+    };
+    let lifetime = tokens
+        .issued_at
+        .map_or(u64::MAX, |issued| expires.saturating_sub(issued));
+    let margin = REFRESH_MARGIN.min(lifetime / 4);
+    expires <= now.saturating_add(margin)
+}
 
 /// How the client gets its tokens.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -293,10 +306,7 @@ impl OAuthClient {
         let Some(tokens) = tokens else {
             return (None, generation);
         };
-        let expiring = tokens
-            .expires_at
-            .is_some_and(|at| at <= now().saturating_add(REFRESH_MARGIN));
-        if expiring && tokens.refresh_token.is_some() {
+        if due(&tokens, now()) && tokens.refresh_token.is_some() {
             let mut cache = self.flow.lock().await;
             let (again, latest) = self.snapshot();
             if latest == generation {
@@ -809,4 +819,36 @@ fn identity_of(client: &RegisteredClient) -> Option<ClientIdentity> {
 
 fn secret_expired(client: &RegisteredClient) -> bool {
     client.secret_expires_at.is_some_and(|at| at <= now())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(issued: Option<u64>, expires: Option<u64>) -> Tokens {
+        Tokens {
+            issuer: "i".into(),
+            access_token: Secret::new("a"),
+            refresh_token: Some(Secret::new("r")),
+            expires_at: expires,
+            issued_at: issued,
+            requested: Vec::new(),
+            granted: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn refresh_is_due_a_minute_or_a_quarter_lifetime_before_expiry() {
+        // An hour-long token: a minute before.
+        let hour = tokens(Some(0), Some(3600));
+        assert!(!due(&hour, 3539));
+        assert!(due(&hour, 3540));
+        // A 20 s token: 5 s before, not at once.
+        let short = tokens(Some(100), Some(120));
+        assert!(!due(&short, 114));
+        assert!(due(&short, 115));
+        // Unknown issue time: a minute; unknown expiry: never.
+        assert!(due(&tokens(None, Some(1000)), 940));
+        assert!(!due(&tokens(Some(0), None), u64::MAX));
+    }
 }

@@ -400,6 +400,7 @@ pub fn accept_tokens(
         access_token: response.access_token,
         refresh_token: response.refresh_token.or(previous),
         expires_at: response.expires_in.map(|s| now.saturating_add(s)),
+        issued_at: Some(now),
         requested: requested.to_vec(),
         granted: response
             .scope

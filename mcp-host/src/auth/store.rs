@@ -47,6 +47,9 @@ pub struct Tokens {
     /// When the access token expires, in seconds since the epoch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<u64>,
+    /// When it was issued, in seconds since the epoch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issued_at: Option<u64>,
     /// The scopes asked for.
     #[serde(default)]
     pub requested: Vec<String>,
@@ -346,6 +349,7 @@ mod tests {
             access_token: Secret::new("at-secret"),
             refresh_token: Some(Secret::new("rt-secret")),
             expires_at: Some(10),
+            issued_at: Some(5),
             requested: vec!["a".into()],
             granted: vec!["a".into()],
         }

@@ -1,0 +1,353 @@
+//! The OAuth client's refusals against a scripted protected server: every
+//! URL the server or its metadata names is checked before it is fetched,
+//! documents are bounded and never followed through redirects, and the
+//! flow stops, with the exact error, at the first document that is not
+//! about this server or not from the issuer it claims.
+
+#![cfg(feature = "oauth")]
+
+mod common;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use common::{discovered, reply};
+use mcp_host::auth::{
+    AuthError, CredentialStore, MemoryStore, OAuthClient, OAuthSettings, Secret, Tokens,
+};
+use mcp_host::client::{Client, ClientError, ClientOptions, NoInput, Target};
+use mcp_host::ServerId;
+use serde_json::{json, Value};
+
+/// What the scripted server serves; `{origin}` in any string is replaced by
+/// the server's origin.
+#[derive(Clone, Default)]
+struct Script {
+    /// The `resource_metadata` of the challenge, if any.
+    challenge: Option<String>,
+    /// The Protected Resource Metadata at the path-based well-known URL.
+    resource: Option<Value>,
+    /// A redirect for the Protected Resource Metadata instead.
+    redirect: bool,
+    /// A document of this many bytes instead.
+    oversized: Option<usize>,
+    /// The authorization server metadata.
+    server: Option<Value>,
+}
+
+#[derive(Clone)]
+struct Peer {
+    script: Script,
+    origin: Arc<Mutex<String>>,
+    /// Requests to anything of the authorization server.
+    server_hits: Arc<AtomicUsize>,
+    /// The `Authorization` headers of MCP requests.
+    bearers: Arc<Mutex<Vec<String>>>,
+}
+
+impl Peer {
+    fn fill(&self, value: &Value) -> Value {
+        let origin = self.origin.lock().expect("lock").clone();
+        serde_json::from_str(&value.to_string().replace("{origin}", &origin)).expect("json")
+    }
+}
+
+async fn mcp(State(peer): State<Peer>, headers: HeaderMap, body: String) -> Response {
+    let message: Value = serde_json::from_str(&body).unwrap_or_default();
+    if let Some(bearer) = headers.get("authorization").and_then(|v| v.to_str().ok()) {
+        peer.bearers.lock().expect("lock").push(bearer.to_owned());
+        if bearer == "Bearer good-token" {
+            return reply(
+                StatusCode::OK,
+                json!({"jsonrpc": "2.0", "id": message["id"], "result": discovered()}),
+            );
+        }
+    }
+    let mut challenge = String::from("Bearer error=\"invalid_token\"");
+    if let Some(url) = &peer.script.challenge {
+        let url = peer.fill(&json!(url));
+        challenge.push_str(&format!(
+            ", resource_metadata=\"{}\"",
+            url.as_str().unwrap_or("")
+        ));
+    }
+    (
+        StatusCode::UNAUTHORIZED,
+        [("www-authenticate", challenge)],
+        "{}",
+    )
+        .into_response()
+}
+
+async fn resource(State(peer): State<Peer>) -> Response {
+    if peer.script.redirect {
+        return (
+            StatusCode::FOUND,
+            [("location", "http://127.0.0.1:9/elsewhere")],
+        )
+            .into_response();
+    }
+    if let Some(size) = peer.script.oversized {
+        return reply(StatusCode::OK, json!({"resource": "x".repeat(size)}));
+    }
+    match &peer.script.resource {
+        Some(document) => reply(StatusCode::OK, peer.fill(document)),
+        None => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
+async fn server(State(peer): State<Peer>) -> Response {
+    peer.server_hits.fetch_add(1, Ordering::SeqCst);
+    match &peer.script.server {
+        Some(document) => reply(StatusCode::OK, peer.fill(document)),
+        None => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
+async fn counted(State(peer): State<Peer>) -> Response {
+    peer.server_hits.fetch_add(1, Ordering::SeqCst);
+    StatusCode::NOT_FOUND.into_response()
+}
+
+/// Serves `script`; the peer and the MCP endpoint URL.
+async fn start(script: Script) -> (Peer, String) {
+    let peer = Peer {
+        script,
+        origin: Arc::default(),
+        server_hits: Arc::default(),
+        bearers: Arc::default(),
+    };
+    let router = Router::new()
+        .route("/mcp", post(mcp))
+        .route("/.well-known/oauth-protected-resource/mcp", get(resource))
+        .route("/.well-known/oauth-authorization-server", get(server))
+        .route("/.well-known/openid-configuration", get(counted))
+        .route("/register", post(counted))
+        .route("/token", post(counted))
+        .with_state(peer.clone());
+    let url = common::serve(router).await;
+    *peer.origin.lock().expect("lock") = url.trim_end_matches("/mcp").to_owned();
+    (peer, url)
+}
+
+fn prm() -> Value {
+    json!({"resource": "{origin}/mcp", "authorization_servers": ["{origin}"]})
+}
+
+fn as_metadata() -> Value {
+    json!({"issuer": "{origin}", "authorization_endpoint": "{origin}/authorize",
+        "token_endpoint": "{origin}/token", "registration_endpoint": "{origin}/register",
+        "code_challenge_methods_supported": ["S256"]})
+}
+
+async fn connect(url: &str, store: Arc<dyn CredentialStore>) -> Result<Client, ClientError> {
+    let oauth = OAuthClient::new("guarded", url, OAuthSettings::default(), store, None)
+        .expect("oauth client");
+    let options = ClientOptions {
+        oauth: Some(Arc::new(oauth)),
+        ..ClientOptions::default()
+    };
+    let target = Target::Http {
+        url: url.to_owned(),
+        headers: Vec::new(),
+    };
+    Client::connect(
+        ServerId::new("guarded").expect("id"),
+        target,
+        Arc::new(NoInput),
+        options,
+        None,
+    )
+    .await
+}
+
+async fn refused(script: Script) -> (AuthError, Peer) {
+    let (peer, url) = start(script).await;
+    match connect(&url, Arc::new(MemoryStore::new())).await {
+        Err(ClientError::Auth(error)) => (error, peer),
+        Err(other) => panic!("not an authorization error: {other}"),
+        Ok(_) => panic!("connected"),
+    }
+}
+
+#[tokio::test]
+async fn metadata_urls_off_the_loopback_or_of_other_schemes_are_not_fetched() {
+    for url in [
+        "http://10.1.2.3/.well-known/oauth-protected-resource",
+        "file:///etc/passwd",
+        "https://user:pw@example.com/prm",
+    ] {
+        let (error, _) = refused(Script {
+            challenge: Some(url.to_owned()),
+            ..Script::default()
+        })
+        .await;
+        assert!(
+            matches!(
+                &error,
+                AuthError::InsecureUrl {
+                    what: "resource metadata URL",
+                    ..
+                }
+            ),
+            "{url}: {error}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn redirects_are_not_followed() {
+    let (error, _) = refused(Script {
+        redirect: true,
+        ..Script::default()
+    })
+    .await;
+    match error {
+        AuthError::Fetch { what, reason } => {
+            assert_eq!(what, "protected resource metadata");
+            assert!(reason.contains("redirect (302)"), "{reason}");
+        }
+        other => panic!("{other}"),
+    }
+}
+
+#[tokio::test]
+async fn documents_are_bounded() {
+    let (error, _) = refused(Script {
+        oversized: Some(300 * 1024),
+        ..Script::default()
+    })
+    .await;
+    match error {
+        AuthError::Fetch { reason, .. } => {
+            assert!(reason.contains("larger than 262144 bytes"), "{reason}")
+        }
+        other => panic!("{other}"),
+    }
+}
+
+#[tokio::test]
+async fn metadata_about_another_resource_stops_before_the_authorization_server() {
+    let (error, peer) = refused(Script {
+        resource: Some(json!({"resource": "https://evil.example.com/mcp",
+            "authorization_servers": ["{origin}"]})),
+        server: Some(as_metadata()),
+        ..Script::default()
+    })
+    .await;
+    match error {
+        AuthError::ResourceMismatch { found, .. } => {
+            assert_eq!(found, "https://evil.example.com/mcp")
+        }
+        other => panic!("{other}"),
+    }
+    assert_eq!(peer.server_hits.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn metadata_of_another_issuer_is_not_used() {
+    let mut metadata = as_metadata();
+    metadata["issuer"] = json!("https://attacker.example");
+    let (error, peer) = refused(Script {
+        resource: Some(prm()),
+        server: Some(metadata),
+        ..Script::default()
+    })
+    .await;
+    match error {
+        AuthError::IssuerMismatch { found, .. } => assert_eq!(found, "https://attacker.example"),
+        other => panic!("{other}"),
+    }
+    // Nothing after the metadata: no registration, no token request.
+    assert_eq!(peer.server_hits.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_server_without_s256_is_refused() {
+    let mut metadata = as_metadata();
+    metadata["code_challenge_methods_supported"] = json!(["plain"]);
+    let (error, peer) = refused(Script {
+        resource: Some(prm()),
+        server: Some(metadata),
+        ..Script::default()
+    })
+    .await;
+    assert!(matches!(error, AuthError::NoPkce(_)), "{error}");
+    assert_eq!(peer.server_hits.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn without_a_login_seam_the_error_says_how_to_log_in() {
+    let (error, peer) = refused(Script {
+        resource: Some(prm()),
+        server: Some(as_metadata()),
+        ..Script::default()
+    })
+    .await;
+    assert_eq!(error, AuthError::LoginRequired("guarded".into()));
+    assert_eq!(
+        error.to_string(),
+        "server `guarded` needs a login: run `mcp-host login guarded` at a terminal"
+    );
+    assert_eq!(peer.server_hits.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_client_without_oauth_names_the_refusal() {
+    let (_, url) = start(Script::default()).await;
+    let target = Target::Http {
+        url: url.clone(),
+        headers: Vec::new(),
+    };
+    let error = Client::connect(
+        ServerId::new("plain").expect("id"),
+        target,
+        Arc::new(NoInput),
+        ClientOptions::default(),
+        None,
+    )
+    .await
+    .expect_err("refused");
+    assert!(
+        matches!(&error, ClientError::Unauthorized(r) if r.status == 401),
+        "{error}"
+    );
+    assert_eq!(
+        error.to_string(),
+        "the server refused the request (HTTP 401: the request needs authorization); configure OAuth for it"
+    );
+}
+
+#[tokio::test]
+async fn stored_tokens_are_sent_and_never_shown() {
+    let (peer, url) = start(Script::default()).await;
+    let store = Arc::new(MemoryStore::new());
+    let key = url.clone();
+    store
+        .set_tokens(
+            &key,
+            Some(&Tokens {
+                issuer: "http://issuer.example".into(),
+                access_token: Secret::new("good-token"),
+                refresh_token: None,
+                expires_at: None,
+                issued_at: None,
+                requested: Vec::new(),
+                granted: Vec::new(),
+            }),
+        )
+        .expect("store");
+    let client = connect(&url, store)
+        .await
+        .expect("connects with the stored token");
+    assert_eq!(
+        peer.bearers.lock().expect("lock").as_slice(),
+        ["Bearer good-token"]
+    );
+    assert!(!format!("{client:?}").contains("good-token"));
+}
