@@ -49,8 +49,10 @@
 //! | tokens cannot be verified now (the authorization server is unreachable) | 503 |
 //!
 //! Every refusal carries a JSON-RPC error body (`-32600`, or `-32603` for
-//! 503; `id` is `null` unless the router had read the request), whose
-//! `data.error` names the OAuth error. The metadata is served, without a
+//! 503), whose `data.error` names the OAuth error. It has no `id` unless
+//! the router had read the request (a tool's missing scope), as the
+//! transport answers other requests it cannot read: the MCP schema has
+//! no null id. The metadata is served, without a
 //! token, at the path-based well-known URI of the resource
 //! (`/.well-known/oauth-protected-resource/mcp` for `https://host/mcp`),
 //! at the one of the router's own path when it differs, and at the root

@@ -717,7 +717,7 @@ async fn an_unreachable_authorization_server_is_503() {
     assert!(response.header("www-authenticate").is_none());
     let body = response.json();
     assert_eq!(body["error"]["code"], -32603);
-    assert!(body["id"].is_null());
+    assert!(body.get("id").is_none(), "{body}");
     assert!(!response.shows(&token));
 }
 

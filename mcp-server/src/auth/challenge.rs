@@ -26,7 +26,8 @@ impl Refusal {
         self.challenge.as_deref()
     }
 
-    /// The JSON-RPC error of the body (sent with `id: null`).
+    /// The JSON-RPC error of the body, sent without an `id`: the request
+    /// was not read, and the MCP schema has no null id.
     pub fn error(&self) -> &ErrorObject {
         &self.error
     }

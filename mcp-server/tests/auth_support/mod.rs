@@ -493,7 +493,7 @@ impl Protected {
 
     /// Asserts a refusal answered before the router: `status`, a challenge
     /// with `error` (or none) pointing at the metadata, a JSON-RPC error
-    /// with a null id, and no trace of `token`. Returns the challenge.
+    /// without an id, and no trace of `token`. Returns the challenge.
     pub fn refused(
         &self,
         response: &Response,
@@ -511,7 +511,10 @@ impl Protected {
         assert_eq!(challenge["resource_metadata"], self.metadata_url());
         let body = response.json();
         assert_eq!(body["jsonrpc"], "2.0");
-        assert!(body["id"].is_null(), "{body}");
+        assert!(
+            body.get("id").is_none(),
+            "no id: the request was not read: {body}"
+        );
         assert_eq!(body["error"]["code"], -32600, "{body}");
         if let Some(error) = error {
             assert_eq!(body["error"]["data"]["error"], error, "{body}");
