@@ -136,6 +136,8 @@ fuzz_target!(|data: &[u8]| {
             });
             drop(guard);
         }
+        // Only a protected server challenges, and this one is not.
+        Outcome::Challenge { .. } => panic!("a challenge from an unprotected server"),
         Outcome::Accepted => {}
     }
 });

@@ -4,7 +4,13 @@
 //! ```text
 //! cargo run -p mcp-server --example calculator -- --stdio
 //! cargo run -p mcp-server --example calculator -- --http 127.0.0.1:3000   # endpoint /mcp
+//! cargo run -p mcp-server --features auth --example calculator -- --http 127.0.0.1:3000 \
+//!     --auth-issuer https://auth.example.com --resource http://127.0.0.1:3000/mcp
 //! ```
+//!
+//! With `--auth-issuer` and `--resource`, every request needs an access
+//! token of that issuer for that resource (see the `notes` example for
+//! scopes and a public host name).
 
 use mcp_server::transport::{http, stdio};
 use mcp_server::{tool, tools, Server};
@@ -27,16 +33,34 @@ impl Calculator {
     }
 }
 
+/// The server, protected by the OAuth resource server `--auth-issuer
+/// ISSUER --resource URL` describes when those options are given.
+fn server(options: &[&str]) -> Result<Server, Box<dyn std::error::Error>> {
+    let builder = Server::builder(Calculator)
+        .info("calculator", env!("CARGO_PKG_VERSION"))
+        .tools();
+    let builder = match options {
+        [] => builder,
+        #[cfg(feature = "auth")]
+        ["--auth-issuer", issuer, "--resource", resource] => {
+            builder.authorization(mcp_server::auth::ResourceServer::new(*resource, [*issuer])?)
+        }
+        _ => {
+            return Err(
+                "options: --auth-issuer URL --resource URL (with the `auth` feature)".into(),
+            )
+        }
+    };
+    Ok(builder.build()?)
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let server = Server::builder(Calculator)
-        .info("calculator", env!("CARGO_PKG_VERSION"))
-        .tools()
-        .build()?;
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-        ["--stdio"] => stdio::serve(server).await?,
-        ["--http", addr] => {
+        ["--stdio"] => stdio::serve(server(&[])?).await?,
+        ["--http", addr, ref options @ ..] => {
+            let server = server(options)?;
             let addr = addr.parse()?;
             eprintln!("serving MCP at http://{addr}/mcp");
             http::serve(server, addr, async {
@@ -45,7 +69,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .await?;
         }
         _ => {
-            eprintln!("usage: calculator --stdio | --http ADDR:PORT");
+            eprintln!(
+                "usage: calculator --stdio | --http ADDR:PORT [--auth-issuer URL --resource URL]"
+            );
             std::process::exit(2);
         }
     }

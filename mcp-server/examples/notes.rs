@@ -6,11 +6,22 @@
 //! cargo run -p mcp-server --example notes -- --list                 # the tools, as spec JSON
 //! cargo run -p mcp-server --example notes -- --stdio
 //! cargo run -p mcp-server --example notes -- --http 127.0.0.1:3000  # endpoint /mcp
+//!
+//! # protected: only OAuth access tokens of the issuer, for this resource
+//! cargo run -p mcp-server --features auth --example notes -- --http 127.0.0.1:3000 \
+//!     --auth-issuer https://auth.example.com --resource https://notes.example.com/mcp
 //! ```
 //!
 //! Notes live in memory for an hour. Handles name them; they are random
 //! and unguessable, and the store only answers the principal that created
 //! a note.
+//!
+//! Protected, every request needs a token with `notes:read`, the tools
+//! that change notes need `notes:write` (which implies `notes:read`), and
+//! the principal is the token's issuer and subject, so each user sees only
+//! their notes. `--resource` is the URL clients reach the endpoint at (a
+//! server behind a proxy cannot know it); its host is added to the hosts
+//! the endpoint accepts.
 
 use std::time::Duration;
 
@@ -18,9 +29,11 @@ use mcp_server::__private::mcp_types::v2026_07_28::{LoggingLevel, TextResourceCo
 use mcp_server::elicit::{Elicit, Elicitation};
 use mcp_server::handle::{Handle, HandleStore};
 use mcp_server::tool::{ToolError, ToolSet};
-use mcp_server::transport::{http, stdio};
+use mcp_server::transport::http::{self, HttpConfig};
+use mcp_server::transport::stdio;
 use mcp_server::{
     prompt, prompts, resource, resources, tool, tools, Context, ElicitForm, ErrorObject, Server,
+    ServerBuilder,
 };
 use serde::Serialize;
 
@@ -60,7 +73,7 @@ fn not_found(e: impl std::fmt::Display) -> ToolError {
 #[tools]
 impl Notes {
     /// Creates a note and returns its handle. Notes are kept for one hour.
-    #[tool]
+    #[tool(scopes = ["notes:write"])]
     fn create_note(
         &self,
         cx: &Context,
@@ -77,7 +90,7 @@ impl Notes {
     }
 
     /// Reads a note.
-    #[tool(read_only)]
+    #[tool(read_only, scopes = ["notes:read"])]
     fn read_note(
         &self,
         cx: &Context,
@@ -88,7 +101,7 @@ impl Notes {
     }
 
     /// Deletes a note, after the user confirms.
-    #[tool(destructive)]
+    #[tool(destructive, scopes = ["notes:write"])]
     fn delete_note(
         &self,
         cx: &Context,
@@ -110,7 +123,7 @@ impl Notes {
     }
 
     /// Exports the given notes as one text, reporting progress as it goes.
-    #[tool(read_only)]
+    #[tool(read_only, scopes = ["notes:read"])]
     async fn export_notes(
         &self,
         cx: &Context,
@@ -184,6 +197,76 @@ impl Notes {
     }
 }
 
+/// The OAuth settings of a protected endpoint.
+struct Protection {
+    /// The authorization server whose tokens are accepted.
+    issuer: String,
+    /// The URL clients reach the endpoint at.
+    resource: String,
+}
+
+/// Reads `--auth-issuer URL --resource URL`, both or neither.
+fn protection(options: &[&str]) -> Result<Option<Protection>, String> {
+    let (mut issuer, mut resource) = (None, None);
+    let mut options = options.iter();
+    while let Some(option) = options.next() {
+        let slot = match *option {
+            "--auth-issuer" => &mut issuer,
+            "--resource" => &mut resource,
+            other => return Err(format!("unknown option `{other}`")),
+        };
+        let value = options
+            .next()
+            .ok_or_else(|| format!("`{option}` needs a URL"))?;
+        *slot = Some((*value).to_owned());
+    }
+    match (issuer, resource) {
+        (None, None) => Ok(None),
+        (Some(issuer), Some(resource)) => Ok(Some(Protection { issuer, resource })),
+        _ => Err("give `--auth-issuer` and `--resource` together".to_owned()),
+    }
+}
+
+/// Protects the server: `notes:read` for every request, `notes:write`
+/// (which implies it) for the tools that change notes.
+#[cfg(feature = "auth")]
+fn protect<S: Send + Sync + 'static>(
+    server: ServerBuilder<S>,
+    protection: &Protection,
+) -> Result<ServerBuilder<S>, Box<dyn std::error::Error>> {
+    let resource =
+        mcp_server::auth::ResourceServer::builder(&protection.resource, [&protection.issuer])
+            .scopes_supported(["notes:read", "notes:write"])
+            .require_scopes(["notes:read"])
+            .implies("notes:write", ["notes:read"])
+            .resource_name("Notes")
+            .build()?;
+    Ok(server.authorization(resource))
+}
+
+#[cfg(not(feature = "auth"))]
+fn protect<S>(
+    _: ServerBuilder<S>,
+    _: &Protection,
+) -> Result<ServerBuilder<S>, Box<dyn std::error::Error>> {
+    Err("this build cannot check OAuth tokens: build the example with `--features auth`".into())
+}
+
+/// The loopback names, and the host of `resource` (without its port).
+fn allowed_hosts(resource: &str) -> Vec<String> {
+    let mut hosts = HttpConfig::default().allowed_hosts;
+    let authority = resource.split_once("://").map_or("", |(_, rest)| rest);
+    let authority = authority.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = match authority.strip_prefix('[') {
+        Some(v6) => format!("[{}]", v6.split(']').next().unwrap_or_default()),
+        None => authority.split(':').next().unwrap_or_default().to_owned(),
+    };
+    if !host.is_empty() && !hosts.contains(&host) {
+        hosts.push(host);
+    }
+    hosts
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -198,7 +281,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .tools()
         .prompts()
         .resources()
-        .build()
+    };
+    let shutdown = async {
+        let _ = tokio::signal::ctrl_c().await;
     };
     match args
         .iter()
@@ -209,17 +294,34 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ["--list"] => {
             println!("{}", serde_json::to_string_pretty(&Notes::tools())?);
         }
-        ["--stdio"] => stdio::serve(server()?).await?,
-        ["--http", addr] => {
-            let addr = addr.parse()?;
-            eprintln!("notes at http://{addr}/mcp");
-            http::serve(server()?, addr, async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
-            .await?;
+        ["--stdio"] => stdio::serve(server().build()?).await?,
+        ["--http", addr, options @ ..] => {
+            let addr: std::net::SocketAddr = addr.parse()?;
+            let listener = tokio::net::TcpListener::bind(addr).await?;
+            match protection(options)? {
+                None => {
+                    eprintln!("notes at http://{addr}/mcp");
+                    let config = HttpConfig::default();
+                    http::serve_with(server().build()?, listener, config, shutdown).await?;
+                }
+                Some(protection) => {
+                    eprintln!(
+                        "notes at http://{addr}/mcp, known as {}, for tokens of {}",
+                        protection.resource, protection.issuer
+                    );
+                    let config = HttpConfig {
+                        allowed_hosts: allowed_hosts(&protection.resource),
+                        ..HttpConfig::default()
+                    };
+                    let server = protect(server(), &protection)?.build()?;
+                    http::serve_with(server, listener, config, shutdown).await?;
+                }
+            }
         }
         _ => {
-            eprintln!("usage: notes --list | --stdio | --http ADDR:PORT");
+            eprintln!(
+                "usage: notes --list | --stdio | --http ADDR:PORT [--auth-issuer URL --resource URL]"
+            );
             std::process::exit(2);
         }
     }

@@ -19,7 +19,9 @@ use crate::state::KeyRing;
 pub struct Context {
     // Borrowed for the methods the router serves, owned for others.
     method: Cow<'static, str>,
-    principal: Option<String>,
+    principal: Option<Arc<str>>,
+    #[cfg(feature = "auth")]
+    grant: Option<Arc<crate::auth::Grant>>,
     // Boxed: the context lives in every request's future, which is moved
     // as a whole, and the capabilities are most of its size.
     client_capabilities: Box<ClientCapabilities>,
@@ -55,7 +57,17 @@ impl Context {
     /// Sets the authenticated principal (for example the subject of an
     /// access token); sealed state is bound to it.
     pub fn with_principal(mut self, principal: impl Into<String>) -> Self {
-        self.principal = Some(principal.into());
+        self.principal = Some(Arc::from(principal.into()));
+        self
+    }
+
+    /// Sets the verified access token the request came with; its
+    /// [`principal`](crate::auth::Grant::principal) becomes the context's.
+    /// The HTTP transport of a protected server does this.
+    #[cfg(feature = "auth")]
+    pub fn with_grant(mut self, grant: Arc<crate::auth::Grant>) -> Self {
+        self.principal = Some(grant.shared_principal());
+        self.grant = Some(grant);
         self
     }
 
@@ -81,9 +93,18 @@ impl Context {
         &self.method
     }
 
-    /// The authenticated principal, if the transport established one.
+    /// The authenticated principal, if the transport established one. On
+    /// a protected server it is the token's issuer and subject, as
+    /// `auth::Grant::principal` encodes them (with the `auth` feature).
     pub fn principal(&self) -> Option<&str> {
         self.principal.as_deref()
+    }
+
+    /// What the request's access token grants: issuer, subject, client,
+    /// scopes and expiry. `None` on an unprotected server and over stdio.
+    #[cfg(feature = "auth")]
+    pub fn grant(&self) -> Option<&crate::auth::Grant> {
+        self.grant.as_deref()
     }
 
     /// The capabilities the client declared on this request.

@@ -44,10 +44,23 @@
 //! - A request that carries the modern `_meta` is served statelessly; a
 //!   client that opens with `initialize` gets a legacy session, and the
 //!   `input_required` answers of the handlers become real requests to it.
+//!
+//! # Features
+//!
+//! - `auth` (off by default): `auth`, the resource-server half of OAuth
+//!   2.1 for Streamable HTTP. A server built with
+//!   `ServerBuilder::authorization` publishes its Protected Resource
+//!   Metadata, refuses requests without a good bearer token (JWT access
+//!   tokens are checked against the authorization server's keys, other
+//!   tokens by a verifier of your own), and calls a tool only with the
+//!   scopes its `#[tool(scopes = [...])]` declares. Without the feature,
+//!   and over stdio in any case, declared scopes are not enforced.
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "auth")]
+pub mod auth;
 pub mod completion;
 pub mod context;
 pub mod elicit;

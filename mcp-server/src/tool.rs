@@ -73,6 +73,16 @@ pub trait ToolHandler<S: ?Sized>: Send + Sync {
     /// The tool as `tools/list` shows it.
     fn definition(&self) -> Tool;
 
+    /// The OAuth scopes a call of the tool needs, as
+    /// `#[tool(scopes = [...])]` declares them; none by default.
+    ///
+    /// They are enforced only over HTTP, on a server protected by an
+    /// `auth::ResourceServer` (the `auth` feature); they are not part of
+    /// the definition clients see.
+    fn scopes(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// Runs the tool on the `arguments` of a `tools/call`.
     ///
     /// # Errors
@@ -100,6 +110,17 @@ pub trait ToolSet: Send + Sync {
     fn tools() -> Vec<Tool>
     where
         Self: Sized;
+
+    /// The OAuth scopes a call of the tool `name` needs (see
+    /// [`ToolHandler::scopes`]); none for a tool that declares none or
+    /// that the set does not have.
+    fn scopes(name: &str) -> &'static [&'static str]
+    where
+        Self: Sized,
+    {
+        let _ = name;
+        &[]
+    }
 
     /// Starts the tool called `name`; `None` when the set has no such
     /// tool, which the router answers with -32602.
@@ -429,6 +450,15 @@ macro_rules! tool_set {
                     ::std::vec![$(
                         <$($tool)::+ as $crate::tool::ToolHandler<$name>>::definition(&$($tool)::+ {})
                     ),*]
+                }
+
+                fn scopes(name: &str) -> &'static [&'static str] {
+                    $(
+                        if name == <$($tool)::+>::NAME {
+                            return <$($tool)::+ as $crate::tool::ToolHandler<$name>>::scopes(&$($tool)::+ {});
+                        }
+                    )*
+                    &[]
                 }
 
                 fn call_tool<'a>(

@@ -220,3 +220,78 @@ fn errors_tell_the_model_what_to_do() {
     let expired = HandleError::Expired { kind: "note" }.to_string();
     assert_eq!(expired, "the `note` handle has expired: create a new one");
 }
+
+#[cfg(feature = "auth")]
+#[path = "auth_support/mod.rs"]
+mod auth_support;
+
+/// Over HTTP on a protected server, handles belong to the access token's
+/// issuer and subject: a token for another subject finds nothing.
+#[cfg(feature = "auth")]
+mod principal_from_the_token {
+    use super::auth_support::{call_tool, Discovery, Protected};
+    use super::Note;
+    use mcp_server::handle::{Handle, HandleStore};
+    use mcp_server::tool::ToolError;
+    use mcp_server::{tool, tools, Context};
+    use serde_json::{json, Value};
+
+    struct Notes {
+        store: HandleStore<Note, String>,
+    }
+
+    #[tools]
+    impl Notes {
+        /// Keeps a note; answers its handle.
+        #[tool]
+        fn put(&self, cx: &Context, text: String) -> Result<String, ToolError> {
+            let handle = self
+                .store
+                .insert(cx.principal(), text)
+                .map_err(|e| ToolError::execution(e.to_string()))?;
+            Ok(handle.to_string())
+        }
+
+        /// Reads a note.
+        #[tool]
+        fn get(&self, cx: &Context, handle: String) -> Result<String, ToolError> {
+            let handle: Handle<Note> =
+                handle
+                    .parse()
+                    .map_err(|e: mcp_server::handle::ParseHandleError| {
+                        ToolError::execution(e.to_string())
+                    })?;
+            self.store
+                .get(&handle, cx.principal())
+                .map_err(|e| ToolError::execution(e.to_string()))
+        }
+    }
+
+    fn result(body: &Value) -> (bool, String) {
+        let result = &body["result"];
+        let text = result["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        (result["isError"] == json!(true), text)
+    }
+
+    #[tokio::test]
+    async fn a_handle_made_for_one_subject_is_unknown_to_another() {
+        let notes = Notes {
+            store: HandleStore::new(16),
+        };
+        let server = Protected::start(notes, Discovery::OAuth, |b, _, _| b).await;
+        let alice = server.token("alice", "");
+        let bob = server.token("bob", "");
+        let put = call_tool(server.port, "put", json!({"text": "secret"}), Some(&alice)).await;
+        let (failed, handle) = result(&put.json());
+        assert!(!failed, "{}", put.body);
+        let get = |token| call_tool(server.port, "get", json!({"handle": handle}), Some(token));
+        let (failed, text) = result(&get(&bob).await.json());
+        assert!(failed && !text.contains("secret"), "{text}");
+        let (failed, text) = result(&get(&alice).await.json());
+        assert!(!failed);
+        assert_eq!(text, "secret");
+    }
+}

@@ -39,7 +39,7 @@ mod shadowed {
     }
 
     /// A synchronous tool.
-    #[tool(read_only)]
+    #[tool(read_only, scopes = ["plain:read"])]
     pub fn plain(
         #[header("Name")] name: ::std::string::String,
         count: ::core::option::Option<i64>,
@@ -68,7 +68,7 @@ mod shadowed {
     #[tools]
     impl Server {
         /// A method tool.
-        #[tool]
+        #[tool(scopes("method:write"))]
         pub fn method(&self, value: u8) -> u8 {
             value
         }

@@ -540,3 +540,104 @@ fn binding_from_context() {
         .bind("amount_cents", &1999);
     assert_eq!(Checkout::open(&token, &keys(), &binding, t0()), Ok(state()));
 }
+
+#[cfg(feature = "auth")]
+#[path = "auth_support/mod.rs"]
+mod auth_support;
+
+/// Over HTTP on a protected server, the principal that state is sealed to
+/// is the access token's issuer and subject: a retry with a token for
+/// another subject is refused, with nothing in the handler to arrange it.
+#[cfg(feature = "auth")]
+mod principal_from_the_token {
+    use std::time::SystemTime;
+
+    use super::auth_support::{call_headers, meta, send, Discovery, Protected};
+    use mcp_server::__private::mcp_types::v2026_07_28::InputRequiredResult;
+    use mcp_server::state::Binding;
+    use mcp_server::tool::{ToolError, ToolOutput};
+    use mcp_server::{tool, tools, Context, ErrorObject, RequestState};
+    use serde::{Deserialize, Serialize};
+    use serde_json::{json, Value};
+
+    #[derive(Serialize, Deserialize, RequestState)]
+    struct Step {
+        round: u8,
+    }
+
+    struct Shop;
+
+    fn protocol(message: String) -> ToolError {
+        ToolError::Protocol(ErrorObject::invalid_params(message))
+    }
+
+    #[tools]
+    impl Shop {
+        /// Asks for a confirmation, then finishes with the sealed state.
+        #[tool]
+        fn checkout(&self, cx: &Context) -> Result<ToolOutput, ToolError> {
+            let keys = cx.keys().ok_or_else(|| protocol("no keys".into()))?;
+            let binding = Binding::from_context(cx);
+            let Some(token) = cx.request_state() else {
+                let mut ask: InputRequiredResult = serde_json::from_value(json!({
+                    "inputRequests": {"confirm": {"method": "elicitation/create", "params": {
+                        "message": "Buy?",
+                        "requestedSchema": {"type": "object", "properties": {}},
+                    }}}
+                }))
+                .map_err(|e| protocol(e.to_string()))?;
+                let sealed = Step { round: 1 }
+                    .seal(keys, &binding)
+                    .map_err(|e| protocol(e.to_string()))?;
+                ask.request_state = Some(sealed);
+                return Ok(ToolOutput::input_required(ask));
+            };
+            let step = Step::open(token, keys, &binding, SystemTime::now())
+                .map_err(|e| protocol(format!("requestState refused: {e}")))?;
+            Ok(ToolOutput::text(format!(
+                "bought after round {}",
+                step.round
+            )))
+        }
+    }
+
+    async fn checkout(
+        server: &Protected,
+        token: &super::auth_support::Token,
+        state: Option<&str>,
+    ) -> Value {
+        let mut params = json!({"_meta": meta(), "name": "checkout", "arguments": {}});
+        if let Some(state) = state {
+            params["requestState"] = json!(state);
+            params["inputResponses"] = json!({"confirm": {"action": "accept", "content": {}}});
+        }
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+        let headers = call_headers("checkout", Some(token));
+        let response = send(server.port, "POST", "/mcp", &headers, &body.to_string()).await;
+        assert_eq!(response.status, 200, "{}", response.body);
+        response.json()
+    }
+
+    #[tokio::test]
+    async fn state_sealed_for_one_subject_is_refused_to_another() {
+        let server = Protected::start(Shop, Discovery::OAuth, |b, _, _| b).await;
+        let alice = server.token("alice", "");
+        let bob = server.token("bob", "");
+        let first = checkout(&server, &alice, None).await;
+        assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+        let state = first["result"]["requestState"]
+            .as_str()
+            .expect("sealed state");
+        let stolen = checkout(&server, &bob, Some(state)).await;
+        assert_eq!(stolen["error"]["code"], -32602, "{stolen}");
+        assert_eq!(
+            stolen["error"]["message"],
+            "requestState refused: request state was issued to a different principal"
+        );
+        let retry = checkout(&server, &alice, Some(state)).await;
+        assert_eq!(
+            retry["result"]["content"][0]["text"], "bought after round 1",
+            "{retry}"
+        );
+    }
+}

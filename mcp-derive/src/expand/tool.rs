@@ -117,6 +117,14 @@ fn handler(tool: &Tool, vis: &syn::Visibility, stub: bool) -> TokenStream {
         let call = call_body(tool, invoke);
         (definition(tool), quote!(::std::boxed::Box::pin(#call)))
     };
+    let scopes = (!stub && !tool.attrs.scopes.is_empty()).then(|| {
+        let scopes = scopes(tool);
+        quote! {
+            fn scopes(&self) -> &'static [&'static str] {
+                #scopes
+            }
+        }
+    });
     quote! {
         #[doc = #doc]
         #[allow(non_camel_case_types, dead_code)]
@@ -138,6 +146,8 @@ fn handler(tool: &Tool, vis: &syn::Visibility, stub: bool) -> TokenStream {
                 fn definition(&self) -> #p::mcp_types::v2026_07_28::Tool {
                     #definition
                 }
+
+                #scopes
 
                 fn call<'__a>(
                     &'__a self,
@@ -176,6 +186,13 @@ fn some(value: Option<TokenStream>) -> TokenStream {
 
 fn string(value: Option<String>) -> TokenStream {
     some(value.map(|s| quote!(::std::string::String::from(#s))))
+}
+
+/// The scopes of `#[tool(scopes = [...])]`, as a `&'static [&'static str]`
+/// expression.
+pub(crate) fn scopes(tool: &Tool) -> TokenStream {
+    let scopes = &tool.attrs.scopes;
+    quote!(&[#(#scopes),*])
 }
 
 /// The `Tool` value, as an expression.

@@ -6,7 +6,7 @@ use quote::{quote, ToTokens};
 use syn::{ImplItem, Item, ItemImpl};
 
 use super::tool::{
-    arguments_ident, call_body, cx_ident, definition, invocation, private, MEMBER_MARKER,
+    arguments_ident, call_body, cx_ident, definition, invocation, private, scopes, MEMBER_MARKER,
 };
 use crate::internals::ctxt::Ctxt;
 use crate::internals::tool_ast::{Site, Tool};
@@ -159,6 +159,25 @@ fn tool_set(block: &ItemImpl, tools: &[Tool], stub: bool) -> TokenStream {
             },
         )
     };
+    let scoped: Vec<&Tool> = tools
+        .iter()
+        .filter(|t| !t.attrs.scopes.is_empty())
+        .collect();
+    let scopes = (!stub && !scoped.is_empty()).then(|| {
+        let arms = scoped.iter().map(|tool| {
+            let tool_name = &tool.name;
+            let scopes = scopes(tool);
+            quote!(#tool_name => #scopes,)
+        });
+        quote! {
+            fn scopes(#name: &str) -> &'static [&'static str] {
+                match #name {
+                    #(#arms)*
+                    _ => &[],
+                }
+            }
+        }
+    });
     let self_ty = self_ty.to_token_stream();
     quote! {
         const _: () = {
@@ -166,6 +185,8 @@ fn tool_set(block: &ItemImpl, tools: &[Tool], stub: bool) -> TokenStream {
                 fn tools() -> ::std::vec::Vec<#p::mcp_types::v2026_07_28::Tool> {
                     #list
                 }
+
+                #scopes
 
                 fn call_tool<'__a>(
                     &'__a self,

@@ -187,6 +187,8 @@ pub(crate) struct ToolAttrs {
     pub(crate) destructive: Option<LitBool>,
     pub(crate) idempotent: Option<LitBool>,
     pub(crate) open_world: Option<LitBool>,
+    /// The OAuth scopes a call needs, as written.
+    pub(crate) scopes: Vec<LitStr>,
 }
 
 impl ToolAttrs {
@@ -216,6 +218,9 @@ impl ToolAttrs {
                 READ_ONLY => out.read_only = flag(cx, attr, key, meta),
                 DESTRUCTIVE => out.destructive = flag(cx, attr, key, meta),
                 IDEMPOTENT => out.idempotent = flag(cx, attr, key, meta),
+                SCOPES => out
+                    .scopes
+                    .extend(strings(cx, attr, key, meta).unwrap_or_default()),
                 _ => out.open_world = flag(cx, attr, key, meta),
             }
         }

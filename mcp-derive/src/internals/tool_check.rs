@@ -1,6 +1,6 @@
 //! Rules a tool must follow that the parser does not already enforce: the
-//! name's characters and length, consistent annotations, icon schemes and
-//! the `x-mcp-header` constraints.
+//! name's characters and length, consistent annotations, icon schemes, the
+//! `x-mcp-header` constraints and the syntax of OAuth scopes.
 
 use super::ctxt::Ctxt;
 use super::tool_ast::{ParamKind, Tool};
@@ -15,6 +15,7 @@ pub(crate) fn check(cx: &mut Ctxt, tool: &Tool) {
     check_annotations(cx, tool);
     check_icons(cx, tool);
     check_headers(cx, tool);
+    check_scopes(cx, tool);
 }
 
 fn check_name(cx: &mut Ctxt, tool: &Tool) {
@@ -120,6 +121,48 @@ fn check_headers(cx: &mut Ctxt, tool: &Tool) {
                 &param.ty,
                 "`#[header]` goes only on a parameter of type `String`, an integer or `bool` (or an `Option` of one)",
             ),
+        }
+    }
+}
+
+/// Whether `c` may appear in an OAuth scope token (RFC 6749, section 3.3):
+/// printable ASCII except space, `"` and `\`.
+fn is_scope_char(c: char) -> bool {
+    matches!(c, '\x21' | '\x23'..='\x5b' | '\x5d'..='\x7e')
+}
+
+/// The scope that asks an authorization server for a refresh token; it
+/// grants nothing at a resource server.
+const OFFLINE_ACCESS: &str = "offline_access";
+
+fn check_scopes(cx: &mut Ctxt, tool: &Tool) {
+    let mut seen: Vec<String> = Vec::new();
+    for scope in &tool.attrs.scopes {
+        let value = scope.value();
+        if value.is_empty() {
+            cx.error_spanned_by(
+                scope,
+                "`#[tool]` key `scopes` holds an empty scope; write one such as `\"notes:write\"`",
+            );
+        } else if let Some(bad) = value.chars().find(|&c| !is_scope_char(c)) {
+            cx.error_spanned_by(
+                scope,
+                format!(
+                    "`#[tool]` scope `{value}` contains {bad:?}; a scope may hold only printable ASCII other than space, `\"` and `\\`: list several scopes as separate strings"
+                ),
+            );
+        } else if value == OFFLINE_ACCESS {
+            cx.error_spanned_by(
+                scope,
+                "`#[tool]` scope `offline_access` asks the authorization server for a refresh token and grants nothing here; leave it out",
+            );
+        } else if seen.contains(&value) {
+            cx.error_spanned_by(
+                scope,
+                format!("`#[tool]` scope `{value}` is listed twice; give it once"),
+            );
+        } else {
+            seen.push(value);
         }
     }
 }

@@ -27,6 +27,7 @@ pub(crate) const READ_ONLY: Symbol = Symbol("read_only");
 pub(crate) const DESTRUCTIVE: Symbol = Symbol("destructive");
 pub(crate) const IDEMPOTENT: Symbol = Symbol("idempotent");
 pub(crate) const OPEN_WORLD: Symbol = Symbol("open_world");
+pub(crate) const SCOPES: Symbol = Symbol("scopes");
 
 /// Every `#[tool(...)]` key, for the "expected one of" message.
 pub(crate) const TOOL_KEYS: &[Symbol] = &[
@@ -39,6 +40,7 @@ pub(crate) const TOOL_KEYS: &[Symbol] = &[
     DESTRUCTIVE,
     IDEMPOTENT,
     OPEN_WORLD,
+    SCOPES,
 ];
 
 // `#[elicit(...)]` and `#[form(...)]` keys.

@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use mcp_types::jsonrpc::{ErrorObject, Message};
 use mcp_types::meta::SERVER_INFO;
@@ -17,7 +18,7 @@ use tokio::sync::{mpsc, OwnedSemaphorePermit};
 
 use super::parse::{self, Incoming, QuickCall, QuickMeta};
 use super::validate::{self, RequestMeta};
-use super::{listen, pages, Server, MODERN_VERSIONS};
+use super::{listen, pages, Grant, Server, MODERN_VERSIONS};
 use crate::completion::{self, CompletionRequest};
 use crate::context::Context;
 use crate::notify::Notifier;
@@ -169,6 +170,18 @@ pub enum Outcome {
     },
     /// A notification or a response from the client: nothing to answer.
     Accepted,
+    /// A refusal that carries an HTTP authentication challenge: on a
+    /// protected server, a `tools/call` whose access token lacks a scope
+    /// the tool needs (HTTP 403, `insufficient_scope`). Only the HTTP
+    /// transport of a server built with the `auth` feature sees one.
+    Challenge {
+        /// The HTTP status.
+        status: u16,
+        /// The value of the `WWW-Authenticate` header.
+        www_authenticate: String,
+        /// The JSON-RPC error response, encoded.
+        message: Reply,
+    },
 }
 
 /// The HTTP status an error code calls for.
@@ -446,6 +459,28 @@ enum Prepared {
     },
 }
 
+/// `cx` for a request that came with `grant`, if any.
+pub(crate) fn with_grant(cx: Context, grant: Option<&Arc<Grant>>) -> Context {
+    match grant {
+        #[cfg(feature = "auth")]
+        Some(grant) => cx.with_grant(grant.clone()),
+        #[cfg(not(feature = "auth"))]
+        Some(grant) => match **grant {},
+        None => cx,
+    }
+}
+
+/// The principal of `grant`, if any.
+pub(crate) fn principal_of(grant: Option<&Arc<Grant>>) -> Option<Arc<str>> {
+    match grant {
+        #[cfg(feature = "auth")]
+        Some(grant) => Some(grant.shared_principal()),
+        #[cfg(not(feature = "auth"))]
+        Some(grant) => match **grant {},
+        None => None,
+    }
+}
+
 fn to_value(result: impl serde::Serialize) -> Result<Value, ErrorObject> {
     serde_json::to_value(result)
         .map_err(|e| ErrorObject::internal_error(format!("cannot encode the result: {e}")))
@@ -456,9 +491,20 @@ impl Server {
     /// refusing it first if it breaks the size or nesting limits or repeats
     /// an object key.
     pub async fn handle_bytes(&self, bytes: &[u8], headers: Option<&RequestHeaders>) -> Outcome {
+        self.handle_bytes_as(bytes, headers, None).await
+    }
+
+    /// [`Server::handle_bytes`] for a request that came with the verified
+    /// access token `grant`.
+    pub(crate) async fn handle_bytes_as(
+        &self,
+        bytes: &[u8],
+        headers: Option<&RequestHeaders>,
+        grant: Option<&Arc<Grant>>,
+    ) -> Outcome {
         let step = match parse::incoming(bytes, &self.inner.limits) {
-            Ok(Incoming::Call(call)) => self.step_call(call, headers),
-            Ok(Incoming::Json(value)) => self.step(value, headers),
+            Ok(Incoming::Call(call)) => self.step_call(call, headers, grant),
+            Ok(Incoming::Json(value)) => self.step(value, headers, grant),
             Err(refusal) => return error_reply(None, refusal.status, refusal.error),
         };
         self.finish(step).await
@@ -466,15 +512,20 @@ impl Server {
 
     /// Handles one decoded message.
     pub async fn handle(&self, value: Value, headers: Option<&RequestHeaders>) -> Outcome {
-        self.finish(self.step(value, headers)).await
+        self.finish(self.step(value, headers, None)).await
     }
 
     /// Checks a decoded message, up to the handler it calls for.
-    pub(crate) fn step(&self, value: Value, headers: Option<&RequestHeaders>) -> Step {
+    pub(crate) fn step(
+        &self,
+        value: Value,
+        headers: Option<&RequestHeaders>,
+        grant: Option<&Arc<Grant>>,
+    ) -> Step {
         match Message::from_value(value) {
             Ok(Message::Request { id, method, params }) => {
                 let params = Params::Json(params.unwrap_or_default());
-                self.request(id, Cow::Owned(method), params, headers)
+                self.request(id, Cow::Owned(method), params, headers, grant)
             }
             Ok(_) => Step::Done(Outcome::Accepted),
             Err(e) => Step::Done(Outcome::Reply {
@@ -485,7 +536,12 @@ impl Server {
     }
 
     /// [`Server::step`] for a `tools/call` read by [`parse::quick_call`].
-    pub(crate) fn step_call(&self, call: QuickCall, headers: Option<&RequestHeaders>) -> Step {
+    pub(crate) fn step_call(
+        &self,
+        call: QuickCall,
+        headers: Option<&RequestHeaders>,
+        grant: Option<&Arc<Grant>>,
+    ) -> Step {
         let QuickCall {
             id,
             name,
@@ -497,7 +553,7 @@ impl Server {
             arguments,
             meta,
         };
-        self.request(id, Cow::Borrowed("tools/call"), params, headers)
+        self.request(id, Cow::Borrowed("tools/call"), params, headers, grant)
     }
 
     /// Runs the handler a [`Step`] calls for, if any, and encodes its
@@ -533,9 +589,10 @@ impl Server {
         method: Cow<'static, str>,
         params: Params,
         headers: Option<&RequestHeaders>,
+        grant: Option<&Arc<Grant>>,
     ) -> Step {
         match self.check(&id, &method, &params, headers) {
-            Ok(meta) => self.route(id, method, params, meta, headers),
+            Ok(meta) => self.route(id, method, params, meta, headers, grant),
             Err(outcome) => Step::Done(outcome),
         }
     }
@@ -572,6 +629,7 @@ impl Server {
         params: Params,
         meta: RequestMeta,
         headers: Option<&RequestHeaders>,
+        grant: Option<&Arc<Grant>>,
     ) -> Step {
         let handlers = &self.inner.handlers;
         let listed = match &params {
@@ -601,7 +659,7 @@ impl Server {
             });
         }
         match Kind::of(&method).filter(|&kind| self.serves(kind)) {
-            Some(kind) => self.run(id, kind, params, meta, headers),
+            Some(kind) => self.run(id, kind, params, meta, headers, grant),
             None => {
                 let error = ErrorObject::method_not_found(&method);
                 Step::Done(error_reply(Some(&id), 404, error))
@@ -655,6 +713,7 @@ impl Server {
         params: Params,
         meta: RequestMeta,
         headers: Option<&RequestHeaders>,
+        grant: Option<&Arc<Grant>>,
     ) -> Step {
         if let (Some(headers), Kind::Tool) = (headers, kind) {
             let checked =
@@ -663,10 +722,14 @@ impl Server {
                 return Step::Done(error_reply(Some(&id), 400, e));
             }
         }
+        if let Some(refused) = self.check_scopes(&id, kind, params.string("name"), grant) {
+            return Step::Done(refused);
+        }
         let streaming = meta.progress_token.is_some() || meta.log_level.is_some();
         let cx = Context::boxed(Cow::Borrowed(kind.method()), meta.capabilities)
             .with_keys(self.inner.keys.clone())
             .with_bus(self.inner.bus.clone());
+        let cx = with_grant(cx, grant);
         if !streaming {
             return Step::Run(Run {
                 id,
@@ -697,6 +760,37 @@ impl Server {
             messages,
             guard: AbortOnDrop::new(task.abort_handle()).holding(permit),
         })
+    }
+
+    /// The refusal of a `tools/call` whose grant lacks a scope of the tool
+    /// `name` (or, through it, one the server requires), if it does.
+    pub(crate) fn check_scopes(
+        &self,
+        id: &v::RequestId,
+        kind: Kind,
+        name: Option<&str>,
+        grant: Option<&Arc<Grant>>,
+    ) -> Option<Outcome> {
+        #[cfg(feature = "auth")]
+        {
+            let (Kind::Tool, Some(name), Some(grant), Some(auth)) =
+                (kind, name, grant, &self.inner.authorization)
+            else {
+                return None;
+            };
+            let scope = auth.scope_needed(grant, self.inner.handlers.tool_scopes(name))?;
+            let refusal = auth.insufficient_scope(&scope);
+            Some(Outcome::Challenge {
+                status: refusal.status(),
+                www_authenticate: refusal.challenge().unwrap_or_default().to_owned(),
+                message: Reply::from_value(&error_message(Some(id), refusal.error())),
+            })
+        }
+        #[cfg(not(feature = "auth"))]
+        {
+            let _ = (id, kind, name);
+            grant.map(|grant| match **grant {})
+        }
     }
 
     /// A place for one more stream, or the error that refuses it.

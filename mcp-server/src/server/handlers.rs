@@ -1,7 +1,7 @@
 //! The handlers a server serves, behind object-safe traits so that one
 //! router can hold any mix of tool, prompt and resource sets.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use mcp_types::jsonrpc::ErrorObject;
@@ -97,6 +97,8 @@ impl<S: Send + Sync, R: ResourceSet<S> + ?Sized> DynResources for Resources<S, R
 pub(crate) struct Handlers {
     tools: Vec<(Arc<dyn DynTools>, Vec<Tool>)>,
     tool_list: Vec<Tool>,
+    /// The scopes of the tools that declare any, by name.
+    tool_scopes: HashMap<String, &'static [&'static str]>,
     prompts: Option<Box<dyn DynPrompts>>,
     prompt_list: Vec<Prompt>,
     resources: Option<Box<dyn DynResources>>,
@@ -115,6 +117,12 @@ impl Handlers {
             .find(|t| self.tool_list.iter().any(|u| u.name == t.name))
         {
             return Err(dup.name.clone());
+        }
+        for tool in &list {
+            let scopes = T::scopes(&tool.name);
+            if !scopes.is_empty() {
+                self.tool_scopes.insert(tool.name.clone(), scopes);
+            }
         }
         self.tool_list.extend(list.iter().cloned());
         self.tools.push((tools, list));
@@ -156,6 +164,12 @@ impl Handlers {
 
     pub(crate) fn tools(&self) -> &[Tool] {
         &self.tool_list
+    }
+
+    /// The scopes a call of the tool `name` needs.
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
+    pub(crate) fn tool_scopes(&self, name: &str) -> &'static [&'static str] {
+        self.tool_scopes.get(name).copied().unwrap_or_default()
     }
 
     pub(crate) fn prompts(&self) -> &[Prompt] {

@@ -18,8 +18,10 @@ use mcp_types::v2026_07_28::{ClientCapabilities, LoggingLevel, ProgressToken, Re
 use serde_json::{json, Map, Value};
 use tokio::sync::{mpsc, oneshot};
 
-use super::dispatch::{error_message, AbortOnDrop, Kind, Outcome, Params, Reply};
-use super::Server;
+use super::dispatch::{
+    error_message, principal_of, with_grant, AbortOnDrop, Kind, Outcome, Params, Reply,
+};
+use super::{Grant, Server};
 use crate::context::Context;
 use crate::notify::Notifier;
 
@@ -37,6 +39,9 @@ const ANSWER_TIMEOUT: Duration = Duration::from_secs(300);
 #[derive(Debug)]
 pub struct Session {
     id: String,
+    /// The principal of the request that created the session; only it may
+    /// use the session.
+    principal: Option<Arc<str>>,
     version: String,
     capabilities: ClientCapabilities,
     log_level: Mutex<Option<LoggingLevel>>,
@@ -45,13 +50,18 @@ pub struct Session {
 }
 
 impl Session {
-    fn new(version: String, capabilities: ClientCapabilities) -> Result<Self, ErrorObject> {
+    fn new(
+        version: String,
+        capabilities: ClientCapabilities,
+        principal: Option<Arc<str>>,
+    ) -> Result<Self, ErrorObject> {
         let mut bytes = [0u8; 16];
         getrandom::fill(&mut bytes)
             .map_err(|_| ErrorObject::internal_error("no randomness for a session id"))?;
         let id = bytes.iter().map(|b| format!("{b:02x}")).collect();
         Ok(Session {
             id,
+            principal,
             version,
             capabilities,
             log_level: Mutex::new(None),
@@ -63,6 +73,19 @@ impl Session {
     /// The session id (128 random bits, hex), sent as `Mcp-Session-Id`.
     pub fn id(&self) -> &str {
         &self.id
+    }
+
+    /// The principal that created the session with `initialize` (on a
+    /// protected server, that of its access token); requests of another
+    /// principal are not served in it.
+    pub fn principal(&self) -> Option<&str> {
+        self.principal.as_deref()
+    }
+
+    /// Whether the session serves a request that came with `grant`: one
+    /// of the principal that created it.
+    pub(crate) fn serves(&self, grant: Option<&Arc<Grant>>) -> bool {
+        self.principal == principal_of(grant)
     }
 
     /// The protocol version negotiated in `initialize`.
@@ -202,6 +225,18 @@ impl Server {
         value: Value,
         session: Option<Arc<Session>>,
     ) -> (Outcome, Option<Arc<Session>>) {
+        self.handle_legacy_as(value, session, None).await
+    }
+
+    /// [`Server::handle_legacy`] for a request that came with the verified
+    /// access token `grant`; a session it creates belongs to the grant's
+    /// principal.
+    pub(crate) async fn handle_legacy_as(
+        &self,
+        value: Value,
+        session: Option<Arc<Session>>,
+        grant: Option<&Arc<Grant>>,
+    ) -> (Outcome, Option<Arc<Session>>) {
         let message = match Message::from_value(value.clone()) {
             Ok(message) => message,
             Err(e) => {
@@ -225,7 +260,7 @@ impl Server {
             Message::Notification { .. } => return (Outcome::Accepted, None),
         };
         if method == "initialize" {
-            return self.initialize(&id, &params);
+            return self.initialize(&id, &params, principal_of(grant));
         }
         let Some(session) = session else {
             return (
@@ -262,7 +297,13 @@ impl Server {
                 }
             }
             "tools/call" | "prompts/get" | "resources/read" | "completion/complete" => {
-                self.legacy_call(id, method, params, session)
+                let name = params.get("name").and_then(Value::as_str);
+                let refused =
+                    Kind::of(&method).and_then(|kind| self.check_scopes(&id, kind, name, grant));
+                match refused {
+                    Some(refused) => refused,
+                    None => self.legacy_call(id, method, params, session, grant),
+                }
             }
             _ => fail(Some(&id), ErrorObject::method_not_found(&method)),
         };
@@ -273,6 +314,7 @@ impl Server {
         &self,
         id: &RequestId,
         params: &Map<String, Value>,
+        principal: Option<Arc<str>>,
     ) -> (Outcome, Option<Arc<Session>>) {
         let requested = params
             .get("protocolVersion")
@@ -288,7 +330,7 @@ impl Server {
             .cloned()
             .and_then(|c| serde_json::from_value(c).ok())
             .unwrap_or_default();
-        let session = match Session::new(version.to_owned(), capabilities) {
+        let session = match Session::new(version.to_owned(), capabilities, principal) {
             Ok(session) => Arc::new(session),
             Err(e) => return (fail(Some(id), e), None),
         };
@@ -322,6 +364,7 @@ impl Server {
         method: String,
         params: Map<String, Value>,
         session: Arc<Session>,
+        grant: Option<&Arc<Grant>>,
     ) -> Outcome {
         let permit = match self.stream_permit() {
             Ok(permit) => permit,
@@ -343,6 +386,7 @@ impl Server {
             .with_keys(self.inner.keys.clone())
             .with_bus(self.inner.bus.clone())
             .with_notifier(notifier, progress_token, session.log_level());
+        let base = with_grant(base, grant);
         let server = self.clone();
         let final_stream = stream.clone();
         let mut work = Box::pin(async move {

@@ -31,6 +31,14 @@ use crate::resource::ResourceSet;
 use crate::state::{KeyRing, KeyRingError};
 use crate::tool::ToolSet;
 
+/// What a request's verified access token grants; without the `auth`
+/// feature no request has one, and the type has no values.
+#[cfg(feature = "auth")]
+pub(crate) type Grant = crate::auth::Grant;
+#[cfg(not(feature = "auth"))]
+#[derive(Debug)]
+pub(crate) enum Grant {}
+
 /// The protocol versions the stateless (modern) pipeline serves.
 pub const MODERN_VERSIONS: &[&str] = &["2026-07-28"];
 
@@ -176,6 +184,8 @@ pub(crate) struct Inner {
     pub(crate) completer: Option<Box<dyn Completer>>,
     /// Compiled input schemas, by tool name, checked before each call.
     pub(crate) validators: std::collections::HashMap<String, jsonschema::Validator>,
+    #[cfg(feature = "auth")]
+    pub(crate) authorization: Option<Arc<crate::auth::ResourceServer>>,
 }
 
 impl Server {
@@ -194,6 +204,12 @@ impl Server {
     /// The limits in force.
     pub fn limits(&self) -> &Limits {
         &self.inner.limits
+    }
+
+    /// The resource server protecting this server over HTTP, if any.
+    #[cfg(feature = "auth")]
+    pub fn authorization(&self) -> Option<&crate::auth::ResourceServer> {
+        self.inner.authorization.as_deref()
     }
 }
 
@@ -233,6 +249,8 @@ pub struct ServerBuilder<S> {
     completer: Option<Box<dyn Completer>>,
     /// The first tool name that two sets share.
     duplicate: Option<String>,
+    #[cfg(feature = "auth")]
+    authorization: Option<Arc<crate::auth::ResourceServer>>,
 }
 
 impl<S> std::fmt::Debug for ServerBuilder<S> {
@@ -264,6 +282,8 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
             limits: Limits::default(),
             completer: None,
             duplicate: None,
+            #[cfg(feature = "auth")]
+            authorization: None,
         }
     }
 
@@ -364,6 +384,17 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
         self
     }
 
+    /// Protects the server as an OAuth resource server: over Streamable
+    /// HTTP, every request needs a good bearer token, the Protected
+    /// Resource Metadata is served, and tools are called only with the
+    /// scopes they declare. Over stdio nothing changes. See
+    /// [`auth`](crate::auth).
+    #[cfg(feature = "auth")]
+    pub fn authorization(mut self, resource: crate::auth::ResourceServer) -> Self {
+        self.authorization = Some(Arc::new(resource));
+        self
+    }
+
     /// The finished server.
     ///
     /// # Errors
@@ -413,6 +444,8 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
                 )),
                 limits: self.limits,
                 completer: self.completer,
+                #[cfg(feature = "auth")]
+                authorization: self.authorization,
             }),
         })
     }

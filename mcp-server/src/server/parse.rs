@@ -76,6 +76,17 @@ fn strict(bytes: &[u8]) -> Result<Value, Refusal> {
     })
 }
 
+/// Parses a JSON document that is not a message (a token's header or
+/// claims, a key set, server metadata): nested at most `max_depth` deep,
+/// without repeated keys. `None` when it is not such a document.
+#[cfg(feature = "auth")]
+pub(crate) fn strict_document(bytes: &[u8], max_depth: usize) -> Option<Value> {
+    if too_deep(bytes, max_depth).is_some() {
+        return None;
+    }
+    strict(bytes).ok()
+}
+
 /// The refusal of a message of `len` bytes (when known) over `limit`.
 pub(crate) fn too_large(len: Option<usize>, limit: usize) -> Refusal {
     let size = len.map_or_else(String::new, |len| format!(" of {len} bytes"));

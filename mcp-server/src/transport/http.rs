@@ -3,8 +3,11 @@
 //!
 //! [`router`] is an axum `Router` (a tower service) to mount in an
 //! application of your own; [`serve`] and [`serve_with`] run one, with
-//! limits on the connections as well.
+//! limits on the connections as well. A server protected with the `auth`
+//! feature is protected in all three: see `auth`.
 
+#[cfg(feature = "auth")]
+mod auth;
 mod connections;
 mod sse;
 
@@ -26,7 +29,9 @@ use std::sync::Arc;
 
 use tokio::net::TcpListener;
 
-use crate::server::{parse, Outcome, RequestHeaders, Server, Sessions, LEGACY_VERSIONS};
+use crate::server::{
+    parse, Grant, Outcome, RequestHeaders, Server, Session, Sessions, LEGACY_VERSIONS,
+};
 
 use connections::{Connections, MakeTracked, Timeouts};
 
@@ -155,8 +160,8 @@ impl Drop for Place<'_> {
 /// Most legacy sessions one endpoint keeps at once.
 const MAX_SESSIONS: usize = 10_000;
 
-/// An axum router serving `server` at `path` (POST; GET and DELETE answer
-/// 405).
+/// An axum router serving `server` at `path` (POST; GET answers 405, and
+/// DELETE ends a legacy session).
 ///
 /// The server's [`Limits`](crate::Limits) apply across every connection of
 /// the router: at most `max_in_flight` requests are handled at once (one
@@ -168,13 +173,24 @@ const MAX_SESSIONS: usize = 10_000;
 ///
 /// The connection limits of `config` are not the router's to enforce: use
 /// [`serve_with`], or set the like in the server you mount the router in.
+///
+/// A server protected with the `auth` feature also gets its Protected
+/// Resource Metadata routes (`/.well-known/oauth-protected-resource...`),
+/// and every request to `path` needs a bearer token. Mount the router at
+/// the root of your application (merge, do not nest), so that those
+/// routes are where clients look.
 pub fn router(server: Server, path: &str, config: HttpConfig) -> Router {
     let in_flight = server.limits().max_in_flight;
-    Router::new()
-        .route(
-            path,
-            post(handle_post).get(not_allowed).delete(handle_delete),
-        )
+    let router = Router::new().route(
+        path,
+        post(handle_post).get(handle_get).delete(handle_delete),
+    );
+    #[cfg(feature = "auth")]
+    let router = match server.authorization() {
+        Some(resource) => auth::routes(router, path, resource),
+        None => router,
+    };
+    router
         .layer(DefaultBodyLimit::disable())
         .with_state(Arc::new(App {
             server,
@@ -243,6 +259,29 @@ pub async fn serve_with(
     axum::serve(listener, MakeTracked(app))
         .with_graceful_shutdown(shutdown)
         .await
+}
+
+/// The grant of a request to a protected server (`None` when it is not
+/// protected), or the response refusing the request.
+#[cfg(feature = "auth")]
+use auth::authorize;
+
+#[cfg(not(feature = "auth"))]
+async fn authorize(
+    _: &App,
+    _: &axum::http::request::Parts,
+) -> Result<Option<Arc<Grant>>, Response> {
+    Ok(None)
+}
+
+/// GET on the endpoint: the 2026-07-28 transport opens no stream there. A
+/// protected server checks the token first, as for every request.
+async fn handle_get(State(app): State<Arc<App>>, request: axum::extract::Request) -> Response {
+    let (parts, _) = request.into_parts();
+    if let Err(response) = authorize(&app, &parts).await {
+        return response;
+    }
+    not_allowed().await
 }
 
 async fn not_allowed() -> Response {
@@ -344,6 +383,10 @@ async fn handle_post(State(app): State<Arc<App>>, request: axum::extract::Reques
         let error = ErrorObject::invalid_request(reason);
         return json_response(403, &crate::server::error_message(None, &error));
     }
+    let grant = match authorize(&app, &parts).await {
+        Ok(grant) => grant,
+        Err(response) => return response,
+    };
     let limits = app.server.limits();
     let Some(_place) = app.in_flight.enter() else {
         let error = crate::server::busy(
@@ -382,16 +425,23 @@ async fn handle_post(State(app): State<Arc<App>>, request: axum::extract::Reques
         }
     };
     if is_legacy(headers) {
-        return handle_legacy(&app, headers, &body).await;
+        return handle_legacy(&app, headers, &body, grant.as_ref()).await;
     }
     let mcp_headers = request_headers(headers);
     respond(
-        app.server.handle_bytes(&body, Some(&mcp_headers)).await,
+        app.server
+            .handle_bytes_as(&body, Some(&mcp_headers), grant.as_ref())
+            .await,
         &app.config,
     )
 }
 
-async fn handle_legacy(app: &App, headers: &HeaderMap, body: &Bytes) -> Response {
+async fn handle_legacy(
+    app: &App,
+    headers: &HeaderMap,
+    body: &Bytes,
+    grant: Option<&Arc<Grant>>,
+) -> Response {
     let value = match parse::message(body, app.server.limits()) {
         Ok(value) => value,
         Err(refusal) => {
@@ -403,7 +453,8 @@ async fn handle_legacy(app: &App, headers: &HeaderMap, body: &Bytes) -> Response
     };
     let initialize = value.get("method").and_then(Value::as_str) == Some("initialize");
     let session = match header(headers, &SESSION_HEADER) {
-        Some(id) => match app.sessions.get(id.trim()) {
+        // A session of another principal is as good as unknown.
+        Some(id) => match app.sessions.get(id.trim()).filter(|s| s.serves(grant)) {
             Some(session) => Some(session),
             None if initialize => None,
             None => {
@@ -419,7 +470,7 @@ async fn handle_legacy(app: &App, headers: &HeaderMap, body: &Bytes) -> Response
             return json_response(400, &crate::server::error_message(None, &error));
         }
     };
-    let (outcome, created) = app.server.handle_legacy(value, session).await;
+    let (outcome, created) = app.server.handle_legacy_as(value, session, grant).await;
     let mut response = respond(outcome, &app.config);
     if let Some(session) = created {
         if !app.sessions.insert(session.clone()) {
@@ -433,12 +484,23 @@ async fn handle_legacy(app: &App, headers: &HeaderMap, body: &Bytes) -> Response
     response
 }
 
-async fn handle_delete(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
-    if check_origin(&app.config, &headers).is_err() {
+async fn handle_delete(State(app): State<Arc<App>>, request: axum::extract::Request) -> Response {
+    let (parts, _) = request.into_parts();
+    let headers = &parts.headers;
+    if check_origin(&app.config, headers).is_err() {
         return StatusCode::FORBIDDEN.into_response();
     }
-    match header(&headers, &SESSION_HEADER) {
-        Some(id) if app.sessions.remove(id.trim()) => StatusCode::OK.into_response(),
+    let grant = match authorize(&app, &parts).await {
+        Ok(grant) => grant,
+        Err(response) => return response,
+    };
+    let owned = |id: &str| {
+        app.sessions
+            .get(id)
+            .is_some_and(|s: Arc<Session>| s.serves(grant.as_ref()))
+    };
+    match header(headers, &SESSION_HEADER).map(str::trim) {
+        Some(id) if owned(id) && app.sessions.remove(id) => StatusCode::OK.into_response(),
         Some(_) => StatusCode::NOT_FOUND.into_response(),
         None => not_allowed().await,
     }
@@ -449,6 +511,19 @@ async fn handle_delete(State(app): State<Arc<App>>, headers: HeaderMap) -> Respo
 fn respond(outcome: Outcome, config: &HttpConfig) -> Response {
     match outcome {
         Outcome::Reply { status, message } => encoded_response(status, message.into_bytes()),
+        Outcome::Challenge {
+            status,
+            www_authenticate,
+            message,
+        } => {
+            let mut response = encoded_response(status, message.into_bytes());
+            if let Ok(value) = HeaderValue::from_str(&www_authenticate) {
+                response
+                    .headers_mut()
+                    .insert(header::WWW_AUTHENTICATE, value);
+            }
+            response
+        }
         Outcome::Accepted => StatusCode::ACCEPTED.into_response(),
         Outcome::Stream { messages, guard } => {
             let events = sse::Events::new(messages, guard, config.keep_alive());

@@ -88,7 +88,7 @@ impl Connection {
                 // A modern request: never one of the legacy session's.
                 let id = call.id.clone();
                 let key = move || serde_json::to_string(&id).ok();
-                let step = self.server.step_call(call, None);
+                let step = self.server.step_call(call, None, None);
                 return self.start_step(key, step);
             }
             Err(refusal) => {
@@ -142,7 +142,7 @@ impl Connection {
                 self.start(move || key, handling)
             }
             None => {
-                let step = self.server.step(value, None);
+                let step = self.server.step(value, None, None);
                 self.start_step(move || key, step)
             }
         }
@@ -152,7 +152,9 @@ impl Connection {
     /// handler: answered at once when it needs none.
     fn start_step(&mut self, key: impl FnOnce() -> Option<String>, step: Step) -> Received {
         let handling: Handling = match step {
-            Step::Done(Outcome::Reply { message, .. }) => return Received::Answer(message),
+            Step::Done(Outcome::Reply { message, .. } | Outcome::Challenge { message, .. }) => {
+                return Received::Answer(message)
+            }
             Step::Done(Outcome::Accepted) => return Received::Nothing,
             Step::Done(stream) => Box::pin(std::future::ready(stream)),
             run => {
@@ -189,7 +191,9 @@ impl Connection {
         // over polls it again with its own.
         let mut cx = std::task::Context::from_waker(Waker::noop());
         let handling: Handling = match handling.as_mut().poll(&mut cx) {
-            Poll::Ready(Outcome::Reply { message, .. }) => return Received::Answer(message),
+            Poll::Ready(Outcome::Reply { message, .. } | Outcome::Challenge { message, .. }) => {
+                return Received::Answer(message)
+            }
             Poll::Ready(Outcome::Accepted) => return Received::Nothing,
             Poll::Ready(stream) => Box::pin(std::future::ready(stream)),
             Poll::Pending => handling,
@@ -244,7 +248,7 @@ async fn answer(
     // A streamed answer holds a place under `max_streams` instead.
     drop(permit);
     match outcome {
-        Outcome::Reply { message, .. } => {
+        Outcome::Reply { message, .. } | Outcome::Challenge { message, .. } => {
             let _ = out.send(message).await;
         }
         Outcome::Stream {

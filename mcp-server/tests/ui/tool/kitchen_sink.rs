@@ -11,6 +11,7 @@ impl Server {
         read_only,
         destructive,
         icon = "ftp://example.com/a.png",
+        scopes = ["a b", "c", "c"],
         colour = "red"
     )]
     fn busy(

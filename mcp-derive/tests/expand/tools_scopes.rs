@@ -1,0 +1,14 @@
+#[tools]
+impl Notes {
+    /// Writes a note.
+    #[tool(scopes = ["notes:write"])]
+    fn write(&self) -> String {
+        String::new()
+    }
+
+    /// Reads a note.
+    #[tool(read_only)]
+    fn read(&self) -> String {
+        String::new()
+    }
+}

@@ -1,0 +1,108 @@
+//! The resource-server half of OAuth 2.1 for Streamable HTTP (the `auth`
+//! feature): the server publishes its Protected Resource Metadata, refuses
+//! requests without a good bearer token, and checks the scopes each tool
+//! declares.
+//!
+//! ```
+//! use mcp_server::auth::ResourceServer;
+//! use mcp_server::transport::http::{self, HttpConfig};
+//! use mcp_server::{tool, tools, Server};
+//!
+//! struct Notes;
+//!
+//! #[tools]
+//! impl Notes {
+//!     /// Adds a note.
+//!     #[tool(scopes = ["notes:write"])]
+//!     fn add_note(&self, text: String) -> String {
+//!         text
+//!     }
+//! }
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // The URL clients reach the endpoint at, and the authorization server
+//! // whose tokens it accepts.
+//! let resource = ResourceServer::builder("https://notes.example.com/mcp", ["https://auth.example.com"])
+//!     .scopes_supported(["notes:read"])
+//!     .require_scopes(["notes:read"])
+//!     .implies("notes:write", ["notes:read"])
+//!     .build()?;
+//! let server = Server::builder(Notes).tools().authorization(resource).build()?;
+//! // `http::serve(server, addr, shutdown)`, or mount the router:
+//! let config = HttpConfig { allowed_hosts: vec!["notes.example.com".into()], ..HttpConfig::default() };
+//! let app = http::router(server, "/mcp", config);
+//! # let _ = app;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! What a protected endpoint does, in order, for every POST, GET and
+//! DELETE (the `Host`/`Origin` check against DNS rebinding comes first,
+//! and nothing of the body is read before the token passes):
+//!
+//! | request | answer |
+//! | --- | --- |
+//! | no `Authorization: Bearer` header (or another scheme) | 401, `WWW-Authenticate: Bearer scope="…", resource_metadata="…"` |
+//! | `access_token` in the query string, a form body, two `Authorization` headers, `Bearer` without a token | 400, `error="invalid_request"` |
+//! | a token that does not verify, has expired, or is for another audience or issuer | 401, `error="invalid_token"` with a description in our own words |
+//! | a token without the server-wide scopes, or a `tools/call` without the tool's scopes | 403, `error="insufficient_scope"`, `scope` naming every scope the request needs |
+//! | tokens cannot be verified now (the authorization server is unreachable) | 503 |
+//!
+//! Every refusal carries a JSON-RPC error body (`-32600`, or `-32603` for
+//! 503), whose `data.error` names the OAuth error. It has no `id` unless
+//! the router had read the request (a tool's missing scope), as the
+//! transport answers other requests it cannot read: the MCP schema has
+//! no null id. The metadata is served, without a
+//! token, at the path-based well-known URI of the resource
+//! (`/.well-known/oauth-protected-resource/mcp` for `https://host/mcp`),
+//! at the one of the router's own path when it differs, and at the root
+//! `/.well-known/oauth-protected-resource`. A router nested under a prefix
+//! in an application of your own serves them under that prefix too: merge
+//! it at the root instead, or route the well-known paths to it.
+//!
+//! The token's issuer and subject become the request's principal
+//! ([`Grant::principal`]), which sealed `requestState` and
+//! [`HandleStore`](crate::handle::HandleStore) entries are bound to, and
+//! legacy sessions too: a token for another subject cannot resume them.
+//! Handlers read the whole grant through
+//! [`Context::grant`](crate::Context::grant). Over stdio nothing is
+//! enforced: the spec leaves stdio servers to take credentials from their
+//! environment.
+//!
+//! # Where things are
+//!
+//! - [`resource`](ResourceServer): the configuration, the metadata
+//!   document, and [`ResourceServer::authorize`], the one call per
+//!   request. `bearer` finds the token, `challenge` words each
+//!   [`Refusal`], `metadata` builds the document, `scope` holds the
+//!   scope-token syntax and the hierarchy of
+//!   [`ResourceServerBuilder::implies`]. All pure.
+//! - [`TokenVerifier`] is the interface verifiers implement (its docs show
+//!   one over RFC 7662 introspection); [`JwtVerifier`] is the one for JWT
+//!   access tokens. Its pure parts are `jwt/compact` (the compact form),
+//!   `jwt/claims` (strictly typed claims and their checks), `jwt/jwk`
+//!   (keys and signatures on `ring`) and `jwt/keys` (when to fetch keys
+//!   again); `discovery` says where metadata lives and which URLs may be
+//!   fetched, and `fetch` fetches them.
+//! - `cache` remembers verified tokens by their SHA-256 digest.
+
+mod bearer;
+mod cache;
+mod challenge;
+mod discovery;
+mod fetch;
+mod grant;
+mod jwt;
+mod metadata;
+mod resource;
+mod scope;
+mod verifier;
+
+pub use challenge::Refusal;
+pub use grant::Grant;
+pub use jwt::{JwtVerifier, JwtVerifierBuilder};
+pub use resource::{ConfigError, ResourceServer, ResourceServerBuilder};
+pub use scope::is_scope_token;
+pub use verifier::{AccessToken, Rejection, TokenError, TokenVerifier};
+
+pub(crate) use metadata::{well_known_path, WELL_KNOWN};

@@ -1,0 +1,553 @@
+//! The protected resource: its configuration, its metadata, and the one
+//! call the transport makes per request to authorize it.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use axum::http::HeaderMap;
+use reqwest::Url;
+
+use super::bearer::{self, Problem};
+use super::cache::{Digest, TokenCache};
+use super::challenge::{self, Code, Refusal};
+use super::jwt::{usable, JwtVerifier};
+use super::metadata::{well_known_path, Document};
+use super::scope::{is_scope_token, join, ScopeRules, OFFLINE_ACCESS};
+use super::{Grant, TokenError, TokenVerifier};
+
+/// A server protected as an OAuth 2.1 resource server: which
+/// authorization servers it trusts, which scopes it needs, how it checks
+/// tokens, and the Protected Resource Metadata it publishes.
+///
+/// Give it to [`ServerBuilder::authorization`](crate::ServerBuilder::authorization);
+/// the Streamable HTTP transport then serves the metadata and refuses
+/// requests without a good token. See [the module](super) for an example.
+pub struct ResourceServer {
+    resource: String,
+    metadata_url: String,
+    metadata_path: String,
+    document: Vec<u8>,
+    required: Vec<String>,
+    /// The `scope` of a 401 challenge.
+    challenge_scope: String,
+    rules: ScopeRules,
+    verifier: Arc<dyn TokenVerifier>,
+    cache: TokenCache,
+}
+
+impl fmt::Debug for ResourceServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ResourceServer")
+            .field("resource", &self.resource)
+            .field("metadata_url", &self.metadata_url)
+            .field("required", &self.required)
+            .field("cache", &self.cache)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ResourceServer {
+    /// A resource server for the canonical URI `resource` (the URL clients
+    /// use to reach the MCP endpoint, such as
+    /// `https://notes.example.com/mcp`) trusting the authorization servers
+    /// `authorization_servers` (issuer identifiers), checking JWT access
+    /// tokens with a [`JwtVerifier`] and the default settings.
+    ///
+    /// # Errors
+    ///
+    /// As [`ResourceServerBuilder::build`].
+    pub fn new<S: Into<String>>(
+        resource: impl Into<String>,
+        authorization_servers: impl IntoIterator<Item = S>,
+    ) -> Result<Self, ConfigError> {
+        ResourceServer::builder(resource, authorization_servers).build()
+    }
+
+    /// Starts configuring a resource server; see [`ResourceServer::new`].
+    pub fn builder<S: Into<String>>(
+        resource: impl Into<String>,
+        authorization_servers: impl IntoIterator<Item = S>,
+    ) -> ResourceServerBuilder {
+        ResourceServerBuilder {
+            resource: resource.into(),
+            authorization_servers: authorization_servers.into_iter().map(Into::into).collect(),
+            scopes_supported: Vec::new(),
+            required: Vec::new(),
+            implies: Vec::new(),
+            resource_name: None,
+            resource_documentation: None,
+            verifier: None,
+            cache_capacity: 10_000,
+            cache_max_age: Duration::from_secs(300),
+        }
+    }
+
+    /// The canonical URI of the resource, which tokens must name in `aud`.
+    pub fn resource(&self) -> &str {
+        &self.resource
+    }
+
+    /// The absolute URL of the Protected Resource Metadata, sent in every
+    /// challenge as `resource_metadata`.
+    pub fn metadata_url(&self) -> &str {
+        &self.metadata_url
+    }
+
+    /// The path of [`ResourceServer::metadata_url`] on this server: the
+    /// well-known prefix followed by the resource's path.
+    pub fn metadata_path(&self) -> &str {
+        &self.metadata_path
+    }
+
+    /// The Protected Resource Metadata document, as JSON.
+    pub fn metadata(&self) -> &[u8] {
+        &self.document
+    }
+
+    /// The scopes every request needs.
+    pub fn required_scopes(&self) -> &[String] {
+        &self.required
+    }
+
+    /// Authorizes one request from its headers and query string: finds
+    /// the bearer token, verifies it (or finds it among the tokens
+    /// verified before), and checks the scopes every request needs.
+    ///
+    /// # Errors
+    ///
+    /// The [`Refusal`] to answer with: 400 for a malformed request (a
+    /// token in the query string or a form body, two `Authorization`
+    /// headers), 401 for a missing or bad token, 403 for a token without
+    /// the required scopes, 503 when tokens cannot be verified now.
+    pub async fn authorize(
+        &self,
+        headers: &HeaderMap,
+        query: Option<&str>,
+    ) -> Result<Arc<Grant>, Refusal> {
+        let token = bearer::token(headers, query).map_err(|problem| self.problem(problem))?;
+        let now = SystemTime::now();
+        let digest = self.cache.enabled().then(|| Digest::of(token.expose()));
+        if let Some(grant) = digest.as_ref().and_then(|d| self.cache.get(d, now)) {
+            return self.check_required(grant);
+        }
+        let grant = match self.verifier.verify(token).await {
+            Ok(grant) => Arc::new(grant.with_rules(&self.rules)),
+            Err(TokenError::Invalid(rejection)) => {
+                return Err(challenge::refuse(
+                    Code::InvalidToken,
+                    &rejection.to_string(),
+                    &self.challenge_scope,
+                    &self.metadata_url,
+                ))
+            }
+            Err(TokenError::Unavailable(_)) => return Err(challenge::unavailable()),
+        };
+        if let Some(digest) = digest {
+            self.cache.insert(digest, grant.clone(), now);
+        }
+        self.check_required(grant)
+    }
+
+    fn problem(&self, problem: Problem) -> Refusal {
+        match problem {
+            Problem::Missing => challenge::missing(&self.challenge_scope, &self.metadata_url),
+            Problem::Request(why) => {
+                challenge::refuse(Code::InvalidRequest, why, "", &self.metadata_url)
+            }
+            Problem::Token(why) => challenge::refuse(
+                Code::InvalidToken,
+                why,
+                &self.challenge_scope,
+                &self.metadata_url,
+            ),
+        }
+    }
+
+    fn check_required(&self, grant: Arc<Grant>) -> Result<Arc<Grant>, Refusal> {
+        match self.scope_needed(&grant, &[]) {
+            None => Ok(grant),
+            Some(scope) => Err(challenge::insufficient_scope(&scope, &self.metadata_url)),
+        }
+    }
+
+    /// `None` when `grant` has every required scope and every one of
+    /// `scopes`; otherwise the `scope` to challenge for: all of them, in
+    /// one challenge, so that one step-up suffices.
+    pub(crate) fn scope_needed(&self, grant: &Grant, scopes: &[&str]) -> Option<String> {
+        let required = self.required.iter().map(String::as_str);
+        if required
+            .clone()
+            .chain(scopes.iter().copied())
+            .all(|s| grant.allows(s))
+        {
+            return None;
+        }
+        Some(join(required.chain(scopes.iter().copied())))
+    }
+
+    /// The refusal of a call whose grant lacks `scope` (as
+    /// [`ResourceServer::scope_needed`] spells it).
+    pub(crate) fn insufficient_scope(&self, scope: &str) -> Refusal {
+        challenge::insufficient_scope(scope, &self.metadata_url)
+    }
+}
+
+/// Configures a [`ResourceServer`]; see [`ResourceServer::builder`].
+pub struct ResourceServerBuilder {
+    resource: String,
+    authorization_servers: Vec<String>,
+    scopes_supported: Vec<String>,
+    required: Vec<String>,
+    implies: Vec<(String, Vec<String>)>,
+    resource_name: Option<String>,
+    resource_documentation: Option<String>,
+    verifier: Option<Arc<dyn TokenVerifier>>,
+    cache_capacity: usize,
+    cache_max_age: Duration,
+}
+
+impl fmt::Debug for ResourceServerBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ResourceServerBuilder")
+            .field("resource", &self.resource)
+            .field("authorization_servers", &self.authorization_servers)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ResourceServerBuilder {
+    /// The scopes the metadata lists in `scopes_supported`: the few a
+    /// client needs for the basic use of the server (more are asked for
+    /// by step-up, when a call needs them). Challenges without another
+    /// scope to name ask for these.
+    pub fn scopes_supported<S: Into<String>>(
+        mut self,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.scopes_supported = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Scopes every request needs, whatever it calls. A token without
+    /// them is refused with 403 `insufficient_scope` before its request is
+    /// read; challenges for a missing token ask for them.
+    pub fn require_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.required = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Declares that a token granted `broad` may also do what each of
+    /// `narrower` allows (`notes:write` implies `notes:read`). Implication
+    /// is transitive.
+    pub fn implies<S: Into<String>>(
+        mut self,
+        broad: impl Into<String>,
+        narrower: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.implies
+            .push((broad.into(), narrower.into_iter().map(Into::into).collect()));
+        self
+    }
+
+    /// A human-readable name for the metadata's `resource_name`.
+    pub fn resource_name(mut self, name: impl Into<String>) -> Self {
+        self.resource_name = Some(name.into());
+        self
+    }
+
+    /// A page about the server, for the metadata's
+    /// `resource_documentation`.
+    pub fn resource_documentation(mut self, url: impl Into<String>) -> Self {
+        self.resource_documentation = Some(url.into());
+        self
+    }
+
+    /// Checks tokens with `verifier` instead of the default
+    /// [`JwtVerifier`] (for example, one that introspects opaque tokens).
+    pub fn verifier(mut self, verifier: impl TokenVerifier) -> Self {
+        self.verifier = Some(Arc::new(verifier));
+        self
+    }
+
+    /// How many verified tokens are remembered (default 10,000) and for
+    /// how long at most (default 5 minutes; never past a token's expiry).
+    /// A capacity of 0 turns the cache off, so every request is verified.
+    pub fn token_cache(mut self, capacity: usize, max_age: Duration) -> Self {
+        self.cache_capacity = capacity;
+        self.cache_max_age = max_age;
+        self
+    }
+
+    /// The resource server.
+    ///
+    /// # Errors
+    ///
+    /// When the resource is not an absolute `https` URI (or `http` to a
+    /// loopback address) without query, fragment or credentials; when
+    /// there is no authorization server or one is not such a URL; when a
+    /// scope is not an RFC 6749 scope token or is `offline_access`; or
+    /// when the default verifier cannot be built.
+    pub fn build(self) -> Result<ResourceServer, ConfigError> {
+        let resource_url = resource_url(&self.resource)?;
+        if self.authorization_servers.is_empty() {
+            return Err(ConfigError::NoAuthorizationServer);
+        }
+        for server in &self.authorization_servers {
+            usable(server).map_err(|why| ConfigError::AuthorizationServer(server.clone(), why))?;
+        }
+        let implied = self
+            .implies
+            .iter()
+            .flat_map(|(broad, narrower)| std::iter::once(broad).chain(narrower));
+        for scope in self
+            .scopes_supported
+            .iter()
+            .chain(&self.required)
+            .chain(implied)
+        {
+            if !is_scope_token(scope) {
+                return Err(ConfigError::Scope(scope.clone()));
+            }
+            if scope == OFFLINE_ACCESS {
+                return Err(ConfigError::OfflineAccess);
+            }
+        }
+        let mut rules = ScopeRules::default();
+        for (broad, narrower) in &self.implies {
+            rules.add(broad, narrower);
+        }
+        let metadata_path = well_known_path(resource_url.path());
+        let metadata_url = format!(
+            "{}{metadata_path}",
+            resource_url.origin().ascii_serialization()
+        );
+        let document = Document {
+            resource: &self.resource,
+            authorization_servers: &self.authorization_servers,
+            scopes_supported: &self.scopes_supported,
+            resource_name: self.resource_name.as_deref(),
+            resource_documentation: self.resource_documentation.as_deref(),
+        };
+        // Encoding a `Value` cannot fail: its keys are strings.
+        let document = serde_json::to_vec(&document.to_value()).unwrap_or_default();
+        let challenge_scope = match self.required.is_empty() {
+            false => join(self.required.iter().map(String::as_str)),
+            true => join(self.scopes_supported.iter().map(String::as_str)),
+        };
+        let verifier = match self.verifier {
+            Some(verifier) => verifier,
+            None => Arc::new(JwtVerifier::new(
+                self.resource.clone(),
+                self.authorization_servers.iter().cloned(),
+            )?),
+        };
+        Ok(ResourceServer {
+            resource: self.resource,
+            metadata_url,
+            metadata_path,
+            document,
+            required: self.required,
+            challenge_scope,
+            rules,
+            verifier,
+            cache: TokenCache::new(self.cache_capacity, self.cache_max_age),
+        })
+    }
+}
+
+/// The resource URI, checked: absolute `https` (or `http` to loopback),
+/// with a host, and nothing that cannot go into a quoted header value.
+fn resource_url(resource: &str) -> Result<Url, ConfigError> {
+    let refuse = |why| ConfigError::Resource(resource.to_owned(), why);
+    if !resource
+        .bytes()
+        .all(|b| matches!(b, 0x21 | 0x23..=0x5b | 0x5d..=0x7e))
+    {
+        return Err(refuse("it holds spaces, quotes, backslashes or non-ASCII"));
+    }
+    usable(resource).map_err(refuse)
+}
+
+/// Why a [`ResourceServer`] or [`JwtVerifier`] could not be built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The resource URI (given) cannot be used, for the reason given.
+    Resource(String, &'static str),
+    /// No authorization server was given.
+    NoAuthorizationServer,
+    /// An authorization server (given) cannot be used, for the reason
+    /// given.
+    AuthorizationServer(String, &'static str),
+    /// A JWK Set URI (given) cannot be used, for the reason given.
+    JwksUri(String, &'static str),
+    /// A scope (given) is not an RFC 6749 scope token.
+    Scope(String),
+    /// `offline_access` was listed: it asks for a refresh token and grants
+    /// nothing at a resource server, so it is neither advertised nor
+    /// required.
+    OfflineAccess,
+    /// The HTTP client for fetching keys could not be built.
+    Client(String),
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigError::Resource(uri, why) => {
+                write!(f, "the resource `{uri}` cannot be used: {why}")
+            }
+            ConfigError::NoAuthorizationServer => f.write_str("no authorization server is given"),
+            ConfigError::AuthorizationServer(url, why) => {
+                write!(f, "the authorization server `{url}` cannot be used: {why}")
+            }
+            ConfigError::JwksUri(uri, why) => {
+                write!(f, "the JWK Set URI `{uri}` cannot be used: {why}")
+            }
+            ConfigError::Scope(scope) => write!(f, "`{scope}` is not a scope token"),
+            ConfigError::OfflineAccess => {
+                f.write_str("`offline_access` grants nothing at a resource server; leave it out")
+            }
+            ConfigError::Client(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const AS: &str = "https://auth.example.com";
+
+    #[test]
+    fn metadata_location_follows_the_resource() {
+        let table = [
+            (
+                "https://notes.example.com/mcp",
+                "https://notes.example.com/.well-known/oauth-protected-resource/mcp",
+            ),
+            (
+                "https://Notes.Example.com:8443/public/mcp",
+                "https://notes.example.com:8443/.well-known/oauth-protected-resource/public/mcp",
+            ),
+            (
+                "https://notes.example.com",
+                "https://notes.example.com/.well-known/oauth-protected-resource",
+            ),
+            (
+                "http://127.0.0.1:3000/mcp",
+                "http://127.0.0.1:3000/.well-known/oauth-protected-resource/mcp",
+            ),
+        ];
+        for (resource, url) in table {
+            let server = ResourceServer::new(resource, [AS]).expect("builds");
+            assert_eq!(server.metadata_url(), url);
+            assert_eq!(server.resource(), resource, "kept as given");
+        }
+    }
+
+    #[test]
+    fn configuration_mistakes() {
+        let build = |resource: &str, servers: &[&str], scopes: &[&str]| {
+            ResourceServer::builder(resource, servers.iter().copied())
+                .scopes_supported(scopes.iter().copied())
+                .build()
+                .err()
+        };
+        let ok = "https://notes.example.com/mcp";
+        assert_eq!(build(ok, &[AS], &["notes:read"]), None);
+        assert!(matches!(
+            build("notes.example.com", &[AS], &[]),
+            Some(ConfigError::Resource(..))
+        ));
+        assert!(matches!(
+            build("http://notes.example.com/mcp", &[AS], &[]),
+            Some(ConfigError::Resource(..))
+        ));
+        assert!(matches!(
+            build("https://notes.example.com/mcp#x", &[AS], &[]),
+            Some(ConfigError::Resource(..))
+        ));
+        assert!(matches!(
+            build("https://notes.example.com/mcp?x=1", &[AS], &[]),
+            Some(ConfigError::Resource(..))
+        ));
+        assert!(matches!(
+            build("https://notes.example.com/m\"cp", &[AS], &[]),
+            Some(ConfigError::Resource(..))
+        ));
+        assert_eq!(
+            build(ok, &[], &[]),
+            Some(ConfigError::NoAuthorizationServer)
+        );
+        assert!(matches!(
+            build(ok, &["http://auth.example.com"], &[]),
+            Some(ConfigError::AuthorizationServer(..))
+        ));
+        assert_eq!(
+            build(ok, &[AS], &["notes read"]),
+            Some(ConfigError::Scope("notes read".into()))
+        );
+        assert_eq!(
+            build(ok, &[AS], &["offline_access"]),
+            Some(ConfigError::OfflineAccess)
+        );
+        let implied = ResourceServer::builder(ok, [AS])
+            .implies("a", ["b c"])
+            .build()
+            .err();
+        assert_eq!(implied, Some(ConfigError::Scope("b c".into())));
+    }
+
+    #[test]
+    fn scopes_needed_name_everything_the_call_needs() {
+        let server = ResourceServer::builder("https://notes.example.com/mcp", [AS])
+            .require_scopes(["notes:read"])
+            .implies("notes:write", ["notes:read"])
+            .build()
+            .expect("builds");
+        let reader = Grant::new(AS, "a")
+            .with_scopes(["notes:read"])
+            .with_rules(&server.rules);
+        let writer = Grant::new(AS, "b")
+            .with_scopes(["notes:write"])
+            .with_rules(&server.rules);
+        assert_eq!(server.scope_needed(&reader, &[]), None);
+        assert_eq!(
+            server.scope_needed(&reader, &["notes:write"]).as_deref(),
+            Some("notes:read notes:write")
+        );
+        assert_eq!(
+            server.scope_needed(&writer, &["notes:write", "notes:read"]),
+            None
+        );
+        let nobody = Grant::new(AS, "c");
+        assert_eq!(
+            server.scope_needed(&nobody, &[]).as_deref(),
+            Some("notes:read")
+        );
+    }
+
+    #[test]
+    fn the_metadata_document() {
+        let server = ResourceServer::builder("https://notes.example.com/mcp", [AS])
+            .scopes_supported(["notes:read", "notes:write"])
+            .resource_name("Notes")
+            .build()
+            .expect("builds");
+        let document: serde_json::Value = serde_json::from_slice(server.metadata()).expect("JSON");
+        assert_eq!(
+            document,
+            serde_json::json!({
+                "resource": "https://notes.example.com/mcp",
+                "authorization_servers": [AS],
+                "scopes_supported": ["notes:read", "notes:write"],
+                "bearer_methods_supported": ["header"],
+                "resource_name": "Notes",
+            })
+        );
+    }
+}
