@@ -422,7 +422,7 @@ impl Approver for Terminal {
             let call = &request.call;
             let why = match &request.reason {
                 AskReason::MayWrite => String::from("the tool may change things"),
-                AskReason::Always => String::from("the policy asks for every call"),
+                AskReason::Rule(pattern) => format!("the policy's rule `{pattern}` asks"),
                 AskReason::CrossServer(from) => format!(
                     "the arguments carry data from {}",
                     from.iter()

@@ -77,16 +77,27 @@ pub mod listen;
 pub mod mrtr;
 pub mod names;
 pub mod probe;
+pub mod schema;
 pub mod sse;
 pub mod untrusted;
+mod uri_template;
 
 /// A boxed future, for the host's callbacks ([`approval::Approver`],
 /// [`client::InputHandler`]).
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+/// The protocol types of every revision the host speaks, from `mcp-types`:
+/// what a host needs to build requests and answers (an elicitation answer,
+/// the params of a request sent with [`Client::call`]) without depending
+/// on `mcp-types` itself. The host's own API speaks
+/// [`types::v2026_07_28`].
+pub use mcp_types as types;
+
 pub use approval::{Approval, Approver, Gate, Policy, ToolCall, Trust};
 pub use client::{Client, ClientError, ClientOptions};
 pub use config::HostConfig;
-pub use host::{Host, HostBuilder, HostPrompt, HostResource, HostTool, ServerStatus};
+pub use host::{
+    Host, HostBuilder, HostPrompt, HostResource, HostResourceTemplate, HostTool, ServerStatus,
+};
 pub use names::ServerId;
 pub use untrusted::Untrusted;
