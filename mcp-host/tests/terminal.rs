@@ -175,7 +175,7 @@ fn answers_piped_to_stdin_never_approve() {
     drop(stdin);
     assert!(!status.success(), "{screen}");
     assert!(
-        screen.contains("was denied: not approved at the terminal (use --yes in scripts)"),
+        screen.contains("was denied: no terminal to ask at (use --yes in scripts)"),
         "{screen}"
     );
     assert!(!screen.contains("Run it?"), "{screen}");
@@ -201,7 +201,7 @@ fn elicitation(name: &str) -> Pty {
         None,
     );
     pty.expect("[untrusted, from server `local`] Who are you?\n");
-    pty.expect("Answer? [y/N/c] ");
+    pty.expect("Accept (y), decline (N) or cancel (c)? ");
     pty
 }
 
