@@ -1,13 +1,26 @@
-//! The `mcp-host` command: list servers and tools, and call a tool with
-//! approval and elicitation answered at the terminal.
+//! The `mcp-host` command: list servers, tools, prompts and resources,
+//! call a tool with approval and elicitation answered at the terminal, get
+//! a prompt and read a resource.
 //!
 //! ```text
 //! mcp-host --config servers.json servers
 //! mcp-host --config servers.json tools
-//! mcp-host --config servers.json call notes__add_note --args '{"text": "hi"}' [--yes]
+//! mcp-host --config servers.json call notes__create_note --args '{"title": "milk", "body": "buy milk"}' [--yes]
+//! mcp-host --config servers.json prompts
+//! mcp-host --config servers.json prompt notes__summarize --args '{"handle": "note_..."}'
+//! mcp-host --config servers.json resources
+//! mcp-host --config servers.json read notes://note_... [--server notes]
 //! mcp-host --config servers.json login notes
 //! mcp-host --config servers.json logout notes
 //! ```
+//!
+//! A name that names nothing says why: no such server in the
+//! configuration, a server that is not running (with, for a stdio server,
+//! its command, exit status and the last lines of its stderr), or a server
+//! without that tool (with the closest names it has). The listing commands
+//! warn on stderr of every server that is not running, and exit 1. A
+//! call's arguments are checked against the tool's input schema before
+//! anyone is asked to approve it, and the failing fields are named.
 //!
 //! A server over HTTP that asks for authorization gets a login in the
 //! browser: the URL is printed on stderr (and opened, unless
@@ -41,6 +54,8 @@ use crate::client::{CallOptions, ClientOptions, Progress};
 use crate::untrusted::Untrusted;
 use crate::{Host, HostConfig};
 
+mod catalogue;
+mod content;
 mod terminal;
 
 pub use terminal::Terminal;
@@ -78,6 +93,10 @@ pub enum Command {
     Servers,
     /// Every tool under its qualified name.
     Tools,
+    /// Every prompt under its qualified name, with its arguments.
+    Prompts,
+    /// Every resource and resource template, with its server.
+    Resources,
     /// Calls a tool.
     Call {
         /// The tool's qualified name, as `tools` lists it.
@@ -88,6 +107,23 @@ pub enum Command {
         /// Approve the call without asking.
         #[arg(long)]
         yes: bool,
+    },
+    /// Gets a prompt.
+    Prompt {
+        /// The prompt's qualified name, as `prompts` lists it.
+        name: String,
+        /// The arguments, a JSON object of strings.
+        #[arg(long, default_value = "{}")]
+        args: String,
+    },
+    /// Reads a resource.
+    Read {
+        /// The resource's URI.
+        uri: String,
+        /// The server to read it from; by default the one server that
+        /// lists the URI or has a resource template it matches.
+        #[arg(long, value_name = "ID")]
+        server: Option<String>,
     },
     /// Logs in to a server over HTTP, replacing the tokens kept for it.
     Login {
@@ -197,8 +233,12 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
     let host = builder.start().await;
     let outcome = match args.command {
         Command::Servers => servers(&host).await,
-        Command::Tools => tools(&host),
+        Command::Tools => Ok(catalogue::tools(&host).await),
+        Command::Prompts => Ok(catalogue::prompts(&host).await),
+        Command::Resources => Ok(catalogue::resources(&host).await),
         Command::Call { name, args, .. } => call(&host, &name, &args).await,
+        Command::Prompt { name, args } => content::prompt(&host, &name, &args).await,
+        Command::Read { uri, server } => content::read(&host, &uri, server.as_deref()).await,
         Command::Login { server } => login(&host, &server).await,
         Command::Logout { .. } => Ok(ExitCode::SUCCESS),
     };
@@ -308,47 +348,18 @@ async fn servers(host: &Host) -> Result<ExitCode, String> {
     })
 }
 
-fn tools(host: &Host) -> Result<ExitCode, String> {
-    for excluded in host.excluded_tools() {
-        eprintln!(
-            "warning: dropped tool {} of server `{}`: {}",
-            excluded.name.render().text(),
-            excluded.name.origin(),
-            excluded.error
-        );
-    }
-    let list: Vec<Value> = host
-        .tools()
-        .into_iter()
-        .map(|t| {
-            let tool = t.tool.accept_ref();
-            json!({
-                "name": t.qualified,
-                "server": t.server.as_str(),
-                "tool": tool.name,
-                "description": tool.description.as_ref().map(|d| Untrusted::new(t.server.clone(), d).render().text().to_owned()),
-                "readOnlyHint": tool.annotations.as_ref().and_then(|a| a.read_only_hint),
-            })
-        })
-        .collect();
-    print(&Value::Array(list));
-    Ok(ExitCode::SUCCESS)
+/// The `--args` JSON object.
+fn object(args: &str) -> Result<Map<String, Value>, String> {
+    serde_json::from_str(args).map_err(|e| format!("--args must be a JSON object: {e}"))
 }
 
 async fn call(host: &Host, name: &str, args: &str) -> Result<ExitCode, String> {
-    let arguments: Map<String, Value> =
-        serde_json::from_str(args).map_err(|e| format!("--args must be a JSON object: {e}"))?;
-    let call = host
-        .prepare(name, arguments)
-        .await
-        .map_err(|e| e.to_string())?;
-    let approval = host.authorize(&call).await.map_err(|e| e.to_string())?;
     let options = CallOptions {
         timeout: None,
         progress: Some(Arc::new(progress_bar)),
     };
     let result = host
-        .call_tool(call, approval, &options)
+        .call(name, object(args)?, &options)
         .await
         .map_err(|e| e.to_string())?;
     eprintln!();
