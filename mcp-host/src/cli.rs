@@ -40,7 +40,9 @@
 //! `--yes` in scripts) and an elicitation is cancelled. Ctrl-C at the
 //! approval question stops the command before the call is sent.
 
-use std::io::{IsTerminal, Write};
+#[cfg(feature = "oauth")]
+use std::io::IsTerminal;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
