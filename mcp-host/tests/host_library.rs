@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use common::{
-    everything, example_entry, first_text, host_config, notes, patient, scripted_entry, CallLog,
+    everything, example_entry, first_text, host_config, notes, options, scripted_entry, CallLog,
 };
 use mcp_host::approval::{ApprovalRequest, Approver, Decision, Policy};
 use mcp_host::client::input::{accepted, declined, ElicitWith};
@@ -65,7 +65,7 @@ async fn start(entries: Value, policy: Policy, approver: Arc<Counting>) -> Host 
     Host::builder(host_config(entries))
         .policy(policy)
         .approver(approver)
-        .options(patient())
+        .options(options(false))
         .start()
         .await
 }
@@ -404,7 +404,7 @@ async fn names_that_name_nothing_say_why() {
 #[tokio::test]
 async fn a_server_that_exits_at_once_reports_its_status_and_stderr() {
     let target = common::scripted("exits", Vec::new());
-    let outcome = Client::connect(id("bad"), target, Arc::new(NoInput), patient(), None).await;
+    let outcome = Client::connect(id("bad"), target, Arc::new(NoInput), options(false), None).await;
     let Err(ClientError::Start(failure)) = outcome else {
         panic!("not a start failure: {outcome:?}");
     };
@@ -473,7 +473,7 @@ async fn ready_made_input_handlers_answer_or_decline() {
         let host = Host::builder(host_config(json!({"local": entry})))
             .approver(Counting::new(Decision::Approve))
             .input(Arc::new(form_answers(count.clone())))
-            .options(patient())
+            .options(options(false))
             .start()
             .await;
         let greeted = host
@@ -506,7 +506,7 @@ async fn ready_made_input_handlers_answer_or_decline() {
     // what it is missing, and no answer is made up.
     let host = Host::builder(host_config(json!({"local": example_entry(everything())})))
         .approver(Counting::new(Decision::Approve))
-        .options(patient())
+        .options(options(false))
         .start()
         .await;
     let outcome = host

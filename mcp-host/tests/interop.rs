@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use common::interop::{reference_everything, sdk_http, sdk_server};
-use common::{host_config, options, patient, stdio_entry, Answers};
+use common::{host_config, options, stdio_entry, Answers};
 use mcp_host::approval::{ApprovalRequest, ApproveAll, Approver, Decision, Gate, Policy};
 use mcp_host::client::{CallOptions, Client};
 use mcp_host::{BoxFuture, Host, ServerId};
@@ -53,8 +53,7 @@ async fn sdk_host(url: &str, legacy: bool) -> (Host, Arc<Answers>, Arc<Recording
     let host = Host::builder(config)
         .approver(approver.clone())
         .input(answers.clone())
-        // The SDK server answers the probe: the time is for its start.
-        .options(patient())
+        .options(options(false))
         .start()
         .await;
     let servers = host.servers().await;
@@ -152,7 +151,7 @@ async fn reference_server_everything_is_probed_as_legacy() {
 async fn typescript_sdk_v2_server_modern() {
     let answers = Answers::new();
     let id = ServerId::new("sdk").expect("id");
-    let client = Client::connect(id, sdk_server(), answers.clone(), patient(), None)
+    let client = Client::connect(id, sdk_server(), answers.clone(), options(false), None)
         .await
         .expect("connects");
     let session = client.session().expect("session");

@@ -317,23 +317,17 @@ pub fn everything_http() -> (Running, String) {
     (listening(child, addr), format!("http://{addr}/mcp"))
 }
 
-/// Client options for tests: short probe, forced era when asked.
+/// Client options for tests: the era forced when asked, and room for a
+/// slow start on a loaded machine. Every server these options are for
+/// answers `server/discover` one way or another, so the probe never waits
+/// this long for nothing; the tests of a silent server set a timeout of
+/// their own (`probe.rs`).
 pub fn options(legacy: bool) -> ClientOptions {
     ClientOptions {
         force_legacy: legacy,
-        probe_timeout: Duration::from_millis(700),
+        probe_timeout: Duration::from_secs(20),
         request_timeout: Duration::from_secs(20),
         ..ClientOptions::default()
-    }
-}
-
-/// Client options for servers that answer `server/discover` one way or
-/// another: room for a slow start on a loaded machine, since the probe
-/// never waits this long for nothing.
-pub fn patient() -> ClientOptions {
-    ClientOptions {
-        probe_timeout: Duration::from_secs(20),
-        ..options(false)
     }
 }
 
