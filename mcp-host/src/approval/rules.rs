@@ -13,6 +13,8 @@
 //! - A pattern without `/` names a whole server: `notes` is `notes/*`.
 //! - The pattern splits at its last `/`, so a server id may hold one; a
 //!   tool name (`A-Z a-z 0-9 _ - .`) cannot.
+//! - A pattern without `/` that holds `__` is refused: it is a qualified
+//!   name (`notes__read_*`), which would match no server id.
 //!
 //! `notes/read_note` is one tool, `notes/delete_*` some tools of one
 //! server, `notes` or `notes/*` all of them, `*/search` a tool of any
@@ -109,6 +111,11 @@ impl Pattern {
         };
         if text.chars().any(char::is_control) {
             return Err(bad("it has control characters"));
+        }
+        if !text.contains('/') && text.contains(crate::names::SEPARATOR) {
+            return Err(bad(
+                "it looks like a qualified name; rules name `server/tool` (`notes/read_*`)",
+            ));
         }
         let (server, tool) = text.rsplit_once('/').unwrap_or((text, "*"));
         if server.is_empty() {
@@ -267,7 +274,7 @@ mod tests {
         let slashed = Pattern::parse("team/notes/read_*").expect("slashed id");
         assert!(slashed.matches(&id("team/notes"), "read_note"));
         assert!(!slashed.matches(&id("team"), "notes"));
-        for bad in ["", "/tool", "notes/", "no\u{7}tes"] {
+        for bad in ["", "/tool", "notes/", "no\u{7}tes", "notes__read_*"] {
             assert!(Pattern::parse(bad).is_err(), "{bad:?}");
         }
         assert_eq!(
