@@ -14,10 +14,14 @@
 //! again. Every send is built from the one [`ToolCall`], which the client
 //! only borrows, so none can change the server, the tool or the arguments.
 //!
-//! The default policy lets a call through unasked only when the tool is
-//! declared read-only *and* the server is [`Trust::Trusted`]. Annotations of
-//! untrusted servers never relax anything, and a call that carries data
-//! from another server is always put to the approver.
+//! The gate checks the call's arguments against the tool's input schema
+//! before anything else, so nobody is asked to approve a call the server
+//! would refuse. Then the [`Policy`] decides: its [`rules`] allow, ask or
+//! deny by server and tool, and for the calls no rule matches it lets a
+//! call through unasked only when the tool is declared read-only *and* the
+//! server is [`Trust::Trusted`]. Annotations of untrusted servers never
+//! relax anything, and a call that carries data from another server is
+//! always put to the approver, unless a rule denies it.
 //!
 //! ```compile_fail
 //! # use mcp_host::approval::Approval;
@@ -33,8 +37,13 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use crate::names::ServerId;
+use crate::schema::{InputSchema, InvalidArguments};
 use crate::untrusted::Untrusted;
 use crate::BoxFuture;
+
+pub mod rules;
+
+pub use rules::{Action, Pattern, PatternError, Rule};
 
 /// Whether the host trusts what a server declares about its tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -57,6 +66,19 @@ pub struct ToolCall {
     provenance: BTreeSet<ServerId>,
     trust: Trust,
     annotations: Option<Untrusted<ToolAnnotations>>,
+    schema: CallSchema,
+}
+
+/// The compiled input schema a call's arguments are checked against.
+/// Two calls compare equal whatever their schemas: like the digest, the
+/// comparison is about what is sent.
+#[derive(Debug, Clone, Default)]
+struct CallSchema(Option<Arc<InputSchema>>);
+
+impl PartialEq for CallSchema {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 impl ToolCall {
@@ -79,7 +101,33 @@ impl ToolCall {
             provenance: BTreeSet::new(),
             trust,
             annotations,
+            schema: CallSchema::default(),
         }
+    }
+
+    /// The call, checked against `schema` from now on.
+    pub(crate) fn with_schema(mut self, schema: Arc<InputSchema>) -> Self {
+        self.schema = CallSchema(Some(schema));
+        self
+    }
+
+    /// Checks the arguments against the tool's input schema. The gate
+    /// checks again before it decides, so arguments added after
+    /// [`Host::prepare`](crate::Host::prepare) are checked too.
+    ///
+    /// # Errors
+    ///
+    /// [`InvalidArguments`] naming each field that does not fit.
+    pub fn check(&self) -> Result<(), InvalidArguments> {
+        let Some(schema) = &self.schema.0 else {
+            return Ok(());
+        };
+        schema
+            .check(&self.arguments)
+            .map_err(|problems| InvalidArguments {
+                tool: self.qualified.clone(),
+                problems,
+            })
     }
 
     /// Sets argument `key` from a value another server (or this one) wrote.
@@ -155,7 +203,8 @@ impl ToolCall {
 /// Who let a call through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Grant {
-    /// The policy: a read-only tool of a trusted server.
+    /// The policy: a rule that allows it, or a read-only tool of a
+    /// trusted server.
     Policy,
     /// The host's approver.
     Approver,
@@ -198,10 +247,10 @@ impl fmt::Debug for Approval {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AskReason {
     /// The tool may change its environment: it is not declared read-only
-    /// by a trusted server.
+    /// by a trusted server, and no rule allows it.
     MayWrite,
-    /// The policy asks for every call.
-    Always,
+    /// The policy's rule of this pattern asks.
+    Rule(String),
     /// The arguments carry data written by these other servers.
     CrossServer(Vec<ServerId>),
 }
@@ -213,18 +262,102 @@ pub enum Requirement {
     Allow,
     /// Ask the approver.
     Ask(AskReason),
+    /// Refuse it without asking: the policy's rule of this pattern denies.
+    Deny(String),
 }
 
-/// When to ask.
+/// When to let a call through, ask, or refuse: rules by server and tool
+/// (see [`rules`] for the patterns and which rule decides), over a default
+/// for the calls no rule matches.
+///
+/// The default lets a call through unasked only when the tool is declared
+/// read-only *and* its server is [`Trust::Trusted`]; everything else is
+/// asked. Annotations of an untrusted server never relax anything. A rule
+/// is the user's own decision, so `allow` lets a call through whatever the
+/// server's trust, `ask` asks even for a trusted read-only tool, and
+/// `deny` refuses without asking. Whatever the rules, a call that carries
+/// data from another server is asked (unless denied).
+///
+/// ```
+/// use mcp_host::approval::Policy;
+///
+/// let policy = Policy::new()
+///     .allow("notes/read_*")?     // these run unasked
+///     .deny("notes/delete_*")?    // these never run
+///     .ask("search")?;            // every tool of `search` is asked
+/// # Ok::<(), mcp_host::approval::PatternError>(())
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct Policy {
-    /// Ask even for read-only tools of trusted servers.
-    pub always_ask: bool,
+    rules: Vec<Rule>,
 }
 
 impl Policy {
+    /// The default policy, with no rules.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a rule: `action` for the calls `pattern` matches.
+    ///
+    /// # Errors
+    ///
+    /// [`PatternError`] for a pattern that cannot be used.
+    pub fn rule(mut self, pattern: &str, action: Action) -> Result<Self, PatternError> {
+        self.rules.push(Rule {
+            pattern: Pattern::parse(pattern)?,
+            action,
+        });
+        Ok(self)
+    }
+
+    /// Adds a rule that lets the calls `pattern` matches through unasked.
+    ///
+    /// # Errors
+    ///
+    /// As [`Policy::rule`].
+    pub fn allow(self, pattern: &str) -> Result<Self, PatternError> {
+        self.rule(pattern, Action::Allow)
+    }
+
+    /// Adds a rule that asks about the calls `pattern` matches.
+    ///
+    /// # Errors
+    ///
+    /// As [`Policy::rule`].
+    pub fn ask(self, pattern: &str) -> Result<Self, PatternError> {
+        self.rule(pattern, Action::Ask)
+    }
+
+    /// Adds a rule that refuses the calls `pattern` matches.
+    ///
+    /// # Errors
+    ///
+    /// As [`Policy::rule`].
+    pub fn deny(self, pattern: &str) -> Result<Self, PatternError> {
+        self.rule(pattern, Action::Deny)
+    }
+
+    /// The rules, in the order they were added (which does not matter).
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    /// The rule that decides for the tool `tool` of `server`, if any does.
+    pub fn rule_for(&self, server: &ServerId, tool: &str) -> Option<&Rule> {
+        rules::deciding(&self.rules, server, tool)
+    }
+
     /// What `call` needs.
     pub fn requirement(&self, call: &ToolCall) -> Requirement {
+        let rule = self.rule_for(&call.server, &call.tool);
+        if let Some(Rule {
+            pattern,
+            action: Action::Deny,
+        }) = rule
+        {
+            return Requirement::Deny(pattern.to_string());
+        }
         let others: Vec<ServerId> = call
             .provenance
             .iter()
@@ -234,13 +367,14 @@ impl Policy {
         if !others.is_empty() {
             return Requirement::Ask(AskReason::CrossServer(others));
         }
-        if self.always_ask {
-            return Requirement::Ask(AskReason::Always);
-        }
-        if call.read_only_by_trusted_server() {
-            Requirement::Allow
-        } else {
-            Requirement::Ask(AskReason::MayWrite)
+        match rule {
+            Some(Rule {
+                pattern,
+                action: Action::Ask,
+            }) => Requirement::Ask(AskReason::Rule(pattern.to_string())),
+            Some(_) => Requirement::Allow,
+            None if call.read_only_by_trusted_server() => Requirement::Allow,
+            None => Requirement::Ask(AskReason::MayWrite),
         }
     }
 }
@@ -334,8 +468,17 @@ impl Gate {
     ///
     /// [`Denied`] when the approver says no.
     pub async fn authorize(&self, call: &ToolCall) -> Result<Approval, Denied> {
+        let denied = |reason| Denied {
+            tool: call.qualified.clone(),
+            reason,
+        };
+        // Nobody is asked to approve a call the server would refuse.
+        call.check().map_err(|e| denied(e.to_string()))?;
         match self.policy.requirement(call) {
             Requirement::Allow => Ok(Approval::issue(call, Grant::Policy)),
+            Requirement::Deny(pattern) => {
+                Err(denied(format!("the policy's rule `{pattern}` denies it")))
+            }
             Requirement::Ask(reason) => {
                 let request = ApprovalRequest {
                     call: call.clone(),
@@ -343,10 +486,7 @@ impl Gate {
                 };
                 match self.approver.decide(&request).await {
                     Decision::Approve => Ok(Approval::issue(call, Grant::Approver)),
-                    Decision::Deny(reason) => Err(Denied {
-                        tool: call.qualified.clone(),
-                        reason,
-                    }),
+                    Decision::Deny(reason) => Err(denied(reason)),
                 }
             }
         }
@@ -481,14 +621,97 @@ mod tests {
         assert_ne!(plain.digest(), c.digest());
     }
 
+    fn gate_with(policy: Policy, answer: Decision) -> (Gate, Arc<Counting>) {
+        let approver = Arc::new(Counting {
+            asked: AtomicUsize::new(0),
+            answer,
+        });
+        (Gate::new(policy, approver.clone()), approver)
+    }
+
+    fn read_only(trust: Trust) -> ToolCall {
+        call(trust, Some(json!({"readOnlyHint": true})), json!({}))
+    }
+
     #[test]
-    fn always_ask_asks_for_read_only_too() {
-        let policy = Policy { always_ask: true };
-        let c = call(
-            Trust::Trusted,
-            Some(json!({"readOnlyHint": true})),
-            json!({}),
+    fn an_ask_rule_asks_for_read_only_tools_of_trusted_servers() {
+        let policy = Policy::new().ask("srv/t").expect("pattern");
+        assert_eq!(
+            policy.requirement(&read_only(Trust::Trusted)),
+            Requirement::Ask(AskReason::Rule("srv/t".into()))
         );
-        assert_eq!(policy.requirement(&c), Requirement::Ask(AskReason::Always));
+        let (gate, approver) = gate_with(policy, Decision::Approve);
+        let approval = block_on(gate.authorize(&read_only(Trust::Trusted))).expect("approved");
+        assert_eq!(approval.grant(), Grant::Approver);
+        assert_eq!(approver.asked.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn an_allow_rule_is_the_users_decision_even_for_untrusted_servers() {
+        let policy = Policy::new().allow("srv").expect("pattern");
+        let (gate, approver) = gate_with(policy, Decision::Deny("no".into()));
+        let write = call(Trust::Untrusted, None, json!({"x": 1}));
+        let approval = block_on(gate.authorize(&write)).expect("allowed");
+        assert_eq!(approval.grant(), Grant::Policy);
+        assert_eq!(approver.asked.load(Ordering::SeqCst), 0);
+    }
+
+    #[test]
+    fn a_deny_rule_refuses_without_asking() {
+        let policy = Policy::new()
+            .allow("*")
+            .and_then(|p| p.deny("srv/t"))
+            .expect("patterns");
+        let (gate, approver) = gate_with(policy, Decision::Approve);
+        let denied = block_on(gate.authorize(&read_only(Trust::Trusted))).expect_err("denied");
+        assert_eq!(denied.reason, "the policy's rule `srv/t` denies it");
+        assert_eq!(approver.asked.load(Ordering::SeqCst), 0);
+    }
+
+    #[test]
+    fn rules_that_do_not_match_leave_the_default() {
+        let policy = Policy::new()
+            .allow("other")
+            .and_then(|p| p.deny("srv/u*"))
+            .expect("patterns");
+        // Untrusted annotations still relax nothing ...
+        assert_eq!(
+            policy.requirement(&read_only(Trust::Untrusted)),
+            Requirement::Ask(AskReason::MayWrite)
+        );
+        // ... and trusted ones still do.
+        assert_eq!(
+            policy.requirement(&read_only(Trust::Trusted)),
+            Requirement::Allow
+        );
+    }
+
+    #[test]
+    fn an_allow_rule_does_not_let_another_servers_data_through() {
+        let policy = Policy::new().allow("*").expect("pattern");
+        let c = read_only(Trust::Trusted)
+            .with_argument_from("q", Untrusted::new(id("other"), json!("data")));
+        assert_eq!(
+            policy.requirement(&c),
+            Requirement::Ask(AskReason::CrossServer(vec![id("other")]))
+        );
+        let denied = Policy::new().deny("srv").expect("pattern");
+        assert_eq!(denied.requirement(&c), Requirement::Deny("srv".into()));
+    }
+
+    #[test]
+    fn arguments_that_do_not_fit_are_refused_before_anyone_is_asked() {
+        let schema = crate::schema::InputSchema::compile(&Untrusted::new(
+            id("srv"),
+            json!({"type": "object", "required": ["path"]}),
+        ))
+        .expect("compiles");
+        let (gate, approver) = gate(Decision::Approve);
+        let c = call(Trust::Untrusted, None, json!({})).with_schema(Arc::new(schema));
+        let denied = block_on(gate.authorize(&c)).expect_err("refused");
+        assert!(denied.reason.contains("`path`"), "{}", denied.reason);
+        assert_eq!(approver.asked.load(Ordering::SeqCst), 0);
+        let fixed = c.with_argument_from("path", Untrusted::new(id("srv"), json!("/tmp")));
+        assert!(block_on(gate.authorize(&fixed)).is_ok());
     }
 }

@@ -1,13 +1,26 @@
-//! The `mcp-host` command: list servers and tools, and call a tool with
-//! approval and elicitation answered at the terminal.
+//! The `mcp-host` command: list servers, tools, prompts and resources,
+//! call a tool with approval and elicitation answered at the terminal, get
+//! a prompt and read a resource.
 //!
 //! ```text
 //! mcp-host --config servers.json servers
 //! mcp-host --config servers.json tools
-//! mcp-host --config servers.json call notes__add_note --args '{"text": "hi"}' [--yes]
+//! mcp-host --config servers.json call notes__create_note --args '{"title": "milk", "body": "buy milk"}' [--yes]
+//! mcp-host --config servers.json prompts
+//! mcp-host --config servers.json prompt notes__summarize --args '{"handle": "note_..."}'
+//! mcp-host --config servers.json resources
+//! mcp-host --config servers.json read notes://note_... [--server notes]
 //! mcp-host --config servers.json login notes
 //! mcp-host --config servers.json logout notes
 //! ```
+//!
+//! A name that names nothing says why: no such server in the
+//! configuration, a server that is not running (with, for a stdio server,
+//! its command, exit status and the last lines of its stderr), or a server
+//! without that tool (with the closest names it has). The listing commands
+//! warn on stderr of every server that is not running, and exit 1. A
+//! call's arguments are checked against the tool's input schema before
+//! anyone is asked to approve it, and the failing fields are named.
 //!
 //! A server over HTTP that asks for authorization gets a login in the
 //! browser: the URL is printed on stderr (and opened, unless
@@ -27,23 +40,27 @@
 //! `--yes` in scripts) and an elicitation is cancelled. Ctrl-C at the
 //! approval question stops the command before the call is sent.
 
-use std::io::{BufRead, IsTerminal, Write};
+#[cfg(feature = "oauth")]
+use std::io::IsTerminal;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use mcp_types::v2026_07_28::{
-    ElicitRequestParams, ElicitResult, ElicitResultAction, ElicitResultContentValue,
-};
 use serde_json::{json, Map, Value};
 
-use crate::approval::{ApprovalRequest, ApproveAll, Approver, AskReason, Decision};
-use crate::client::input::declined;
-use crate::client::{CallOptions, ClientOptions, InputHandler, Progress};
+use crate::approval::{ApproveAll, Approver};
+use crate::client::{CallOptions, ClientOptions, Progress};
 use crate::untrusted::Untrusted;
-use crate::{BoxFuture, Host, HostConfig};
+use crate::{Host, HostConfig};
+
+mod catalogue;
+mod content;
+mod terminal;
+
+pub use terminal::Terminal;
 
 /// Command-line arguments.
 #[derive(Debug, Parser)]
@@ -78,6 +95,10 @@ pub enum Command {
     Servers,
     /// Every tool under its qualified name.
     Tools,
+    /// Every prompt under its qualified name, with its arguments.
+    Prompts,
+    /// Every resource and resource template, with its server.
+    Resources,
     /// Calls a tool.
     Call {
         /// The tool's qualified name, as `tools` lists it.
@@ -88,6 +109,23 @@ pub enum Command {
         /// Approve the call without asking.
         #[arg(long)]
         yes: bool,
+    },
+    /// Gets a prompt.
+    Prompt {
+        /// The prompt's qualified name, as `prompts` lists it.
+        name: String,
+        /// The arguments, a JSON object of strings.
+        #[arg(long, default_value = "{}")]
+        args: String,
+    },
+    /// Reads a resource.
+    Read {
+        /// The resource's URI.
+        uri: String,
+        /// The server to read it from; by default the one server that
+        /// lists the URI or has a resource template it matches.
+        #[arg(long, value_name = "ID")]
+        server: Option<String>,
     },
     /// Logs in to a server over HTTP, replacing the tokens kept for it.
     Login {
@@ -197,8 +235,12 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
     let host = builder.start().await;
     let outcome = match args.command {
         Command::Servers => servers(&host).await,
-        Command::Tools => tools(&host),
+        Command::Tools => Ok(catalogue::tools(&host).await),
+        Command::Prompts => Ok(catalogue::prompts(&host).await),
+        Command::Resources => Ok(catalogue::resources(&host).await),
         Command::Call { name, args, .. } => call(&host, &name, &args).await,
+        Command::Prompt { name, args } => content::prompt(&host, &name, &args).await,
+        Command::Read { uri, server } => content::read(&host, &uri, server.as_deref()).await,
         Command::Login { server } => login(&host, &server).await,
         Command::Logout { .. } => Ok(ExitCode::SUCCESS),
     };
@@ -308,47 +350,18 @@ async fn servers(host: &Host) -> Result<ExitCode, String> {
     })
 }
 
-fn tools(host: &Host) -> Result<ExitCode, String> {
-    for excluded in host.excluded_tools() {
-        eprintln!(
-            "warning: dropped tool {} of server `{}`: {}",
-            excluded.name.render().text(),
-            excluded.name.origin(),
-            excluded.error
-        );
-    }
-    let list: Vec<Value> = host
-        .tools()
-        .into_iter()
-        .map(|t| {
-            let tool = t.tool.accept_ref();
-            json!({
-                "name": t.qualified,
-                "server": t.server.as_str(),
-                "tool": tool.name,
-                "description": tool.description.as_ref().map(|d| Untrusted::new(t.server.clone(), d).render().text().to_owned()),
-                "readOnlyHint": tool.annotations.as_ref().and_then(|a| a.read_only_hint),
-            })
-        })
-        .collect();
-    print(&Value::Array(list));
-    Ok(ExitCode::SUCCESS)
+/// The `--args` JSON object.
+fn object(args: &str) -> Result<Map<String, Value>, String> {
+    serde_json::from_str(args).map_err(|e| format!("--args must be a JSON object: {e}"))
 }
 
 async fn call(host: &Host, name: &str, args: &str) -> Result<ExitCode, String> {
-    let arguments: Map<String, Value> =
-        serde_json::from_str(args).map_err(|e| format!("--args must be a JSON object: {e}"))?;
-    let call = host
-        .prepare(name, arguments)
-        .await
-        .map_err(|e| e.to_string())?;
-    let approval = host.authorize(&call).await.map_err(|e| e.to_string())?;
     let options = CallOptions {
         timeout: None,
         progress: Some(Arc::new(progress_bar)),
     };
     let result = host
-        .call_tool(call, approval, &options)
+        .call(name, object(args)?, &options)
         .await
         .map_err(|e| e.to_string())?;
     eprintln!();
@@ -384,175 +397,4 @@ fn progress_bar(report: Progress) {
         .unwrap_or_default();
     eprint!("\r{line}{message}");
     let _ = std::io::stderr().flush();
-}
-
-/// Asks at the terminal: approvals and elicitations.
-#[derive(Debug, Clone, Copy)]
-pub struct Terminal;
-
-/// One line from stdin, trimmed; `None` when stdin is not a terminal or
-/// has ended (Ctrl-D). `None` denies an approval and cancels an
-/// elicitation: nobody made a choice.
-async fn ask_line(prompt: String) -> Option<String> {
-    tokio::task::spawn_blocking(move || {
-        let stdin = std::io::stdin();
-        if !stdin.is_terminal() {
-            return None;
-        }
-        eprint!("{prompt}");
-        let _ = std::io::stderr().flush();
-        let mut line = String::new();
-        match stdin.lock().read_line(&mut line) {
-            Ok(0) | Err(_) => None,
-            Ok(_) => Some(line.trim().to_owned()),
-        }
-    })
-    .await
-    .ok()
-    .flatten()
-}
-
-fn yes(answer: Option<&str>) -> bool {
-    matches!(answer, Some("y" | "Y" | "yes" | "Yes"))
-}
-
-impl Approver for Terminal {
-    fn decide<'a>(&'a self, request: &'a ApprovalRequest) -> BoxFuture<'a, Decision> {
-        Box::pin(async move {
-            let call = &request.call;
-            let why = match &request.reason {
-                AskReason::MayWrite => String::from("the tool may change things"),
-                AskReason::Always => String::from("the policy asks for every call"),
-                AskReason::CrossServer(from) => format!(
-                    "the arguments carry data from {}",
-                    from.iter()
-                        .map(|s| format!("`{s}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            };
-            let arguments = serde_json::to_string_pretty(call.arguments()).unwrap_or_default();
-            let mut text = format!(
-                "\nTool `{}` of server `{}` ({}) needs approval because {why}.\nArguments:\n{arguments}\n",
-                call.tool(),
-                call.server(),
-                call.qualified()
-            );
-            if let Some(annotations) = call.annotations() {
-                text.push_str(&format!("Annotations: {}\n", annotations.render()));
-            }
-            text.push_str("Run it? [y/N] ");
-            if yes(ask_line(text).await.as_deref()) {
-                Decision::Approve
-            } else {
-                Decision::Deny(String::from(
-                    "not approved at the terminal (use --yes in scripts)",
-                ))
-            }
-        })
-    }
-}
-
-impl InputHandler for Terminal {
-    fn capabilities(&self) -> mcp_types::v2026_07_28::ClientCapabilities {
-        serde_json::from_value(json!({ "elicitation": { "form": {}, "url": {} } }))
-            .unwrap_or_default()
-    }
-
-    fn elicit<'a>(
-        &'a self,
-        request: Untrusted<ElicitRequestParams>,
-    ) -> BoxFuture<'a, ElicitResult> {
-        Box::pin(async move {
-            let origin = request.origin().clone();
-            match request.accept() {
-                ElicitRequestParams::URL(url) => {
-                    let message = Untrusted::new(origin.clone(), url.message).render();
-                    let link = Untrusted::new(origin, url.url).render();
-                    let answer = ask_line(format!(
-                        "\n{message}\nThe server asks you to open this URL yourself:\n{link}\nGo ahead? [y/N] "
-                    ))
-                    .await;
-                    match answer.as_deref() {
-                        None => cancelled(),
-                        a if yes(a) => accepted(None),
-                        _ => declined(),
-                    }
-                }
-                ElicitRequestParams::Form(form) => {
-                    let message = Untrusted::new(origin.clone(), form.message).render();
-                    let answer = ask_line(format!("\n{message}\nAnswer? [y/N/c] ")).await;
-                    match answer.as_deref() {
-                        None | Some("c" | "C") => cancelled(),
-                        a if yes(a) => {
-                            let schema =
-                                serde_json::to_value(&form.requested_schema).unwrap_or_default();
-                            match fill_form(&origin, &schema).await {
-                                Some(content) => accepted(Some(content)),
-                                None => cancelled(),
-                            }
-                        }
-                        _ => declined(),
-                    }
-                }
-            }
-        })
-    }
-}
-
-fn result(action: ElicitResultAction, content: Option<Map<String, Value>>) -> ElicitResult {
-    let content = content.map(|c| {
-        c.into_iter()
-            .filter_map(|(k, v)| {
-                Some((
-                    k,
-                    serde_json::from_value::<ElicitResultContentValue>(v).ok()?,
-                ))
-            })
-            .collect()
-    });
-    ElicitResult {
-        action,
-        content,
-        extra: Map::new(),
-    }
-}
-
-fn accepted(content: Option<Map<String, Value>>) -> ElicitResult {
-    result(ElicitResultAction::Accept, content)
-}
-
-fn cancelled() -> ElicitResult {
-    result(ElicitResultAction::Cancel, None)
-}
-
-/// Asks each field of a flat form; `None` if the terminal goes away.
-async fn fill_form(origin: &crate::ServerId, schema: &Value) -> Option<Map<String, Value>> {
-    let mut content = Map::new();
-    let properties = schema.get("properties").and_then(Value::as_object)?;
-    for (name, field) in properties {
-        let kind = field
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or("string");
-        let label = Untrusted::new(origin.clone(), name.clone()).render();
-        let hint = field
-            .get("description")
-            .and_then(Value::as_str)
-            .map(|d| format!(" – {}", Untrusted::new(origin.clone(), d).render().text()))
-            .unwrap_or_default();
-        let line = ask_line(format!("{} ({kind}){hint}: ", label.text())).await?;
-        if line.is_empty() {
-            continue;
-        }
-        let value = match kind {
-            "boolean" => json!(yes(Some(&line)) || line == "true"),
-            "integer" => line.parse::<i64>().map(Value::from).unwrap_or(json!(line)),
-            "number" => line.parse::<f64>().map(Value::from).unwrap_or(json!(line)),
-            "array" => json!(line.split(',').map(str::trim).collect::<Vec<_>>()),
-            _ => json!(line),
-        };
-        content.insert(name.clone(), value);
-    }
-    Some(content)
 }

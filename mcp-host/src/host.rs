@@ -6,16 +6,19 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, RwLock};
 
 use futures_util::future::join_all;
-use mcp_types::v2026_07_28::{CallToolResult, Prompt, Resource, SubscriptionFilter, Tool};
+use mcp_types::v2026_07_28::{
+    CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate,
+    SubscriptionFilter, Tool,
+};
 use serde_json::{Map, Value};
 
 use crate::approval::{Approval, Approver, Denied, Gate, Policy, ToolCall};
 use crate::client::{
-    CallOptions, Client, ClientError, ClientOptions, ExcludedTool, InputHandler, KnownEra, NoInput,
-    Session, Shutdown, Subscription,
+    CallOptions, Client, ClientError, ClientOptions, ExcludedTool, InputHandler, KnownEra,
+    NameKind, NoInput, Session, Shutdown, Subscription,
 };
 use crate::config::{HostConfig, ServerConfig};
-use crate::names::{QualifiedNames, ServerId};
+use crate::names::{self, QualifiedNames, ServerId, SEPARATOR};
 use crate::untrusted::Untrusted;
 use crate::BoxFuture;
 
@@ -51,6 +54,16 @@ pub struct HostResource {
     pub resource: Untrusted<Resource>,
 }
 
+/// A resource template in the host's catalogue, with the server that
+/// serves the URIs it stands for.
+#[derive(Debug, Clone)]
+pub struct HostResourceTemplate {
+    /// The server it belongs to.
+    pub server: ServerId,
+    /// Its description, as the server wrote it.
+    pub template: Untrusted<ResourceTemplate>,
+}
+
 /// How one configured server is doing.
 #[derive(Debug, Clone)]
 pub struct ServerStatus {
@@ -69,6 +82,7 @@ struct Catalogue {
     prompt_names: QualifiedNames,
     prompts: Vec<HostPrompt>,
     resources: Vec<HostResource>,
+    templates: Vec<HostResourceTemplate>,
     excluded: Vec<ExcludedTool>,
 }
 
@@ -247,7 +261,21 @@ impl Host {
     fn slot(&self, id: &ServerId) -> Result<&Slot, ClientError> {
         self.slots
             .get(id)
-            .ok_or_else(|| ClientError::UnknownServer(id.to_string()))
+            .ok_or_else(|| ClientError::UnknownServer {
+                id: id.to_string(),
+                configured: self.slots.keys().cloned().collect(),
+            })
+    }
+
+    /// Whether the server `id` is configured and has not failed.
+    fn running(&self, id: &ServerId) -> Result<(), ClientError> {
+        match self.slot(id)?.error.lock().ok().and_then(|e| e.clone()) {
+            Some(reason) => Err(ClientError::ServerDown {
+                id: id.clone(),
+                reason,
+            }),
+            None => Ok(()),
+        }
     }
 
     /// Starts (or restarts) the client of `id`.
@@ -347,13 +375,14 @@ impl Host {
         self.connect(id).await
     }
 
-    /// Lists the tools, prompts and resources of every connected server
-    /// again and renames them. A server whose listing fails contributes
+    /// Lists the tools, prompts, resources and resource templates of every
+    /// connected server again and renames them. A server whose listing fails contributes
     /// nothing until the next refresh.
     pub async fn refresh(&self) {
         let mut tools = Vec::new();
         let mut prompts = Vec::new();
         let mut resources = Vec::new();
+        let mut templates = Vec::new();
         let mut excluded = Vec::new();
         for (id, slot) in &self.slots {
             if slot.client.read().await.is_none() {
@@ -394,6 +423,17 @@ impl Host {
                         resource,
                     }));
                 }
+                if let Ok(list) = self
+                    .with_client(id, |c| {
+                        Box::pin(async move { c.list_resource_templates().await })
+                    })
+                    .await
+                {
+                    templates.extend(list.into_iter().map(|template| HostResourceTemplate {
+                        server: id.clone(),
+                        template,
+                    }));
+                }
             }
         }
         let tool_names =
@@ -404,6 +444,7 @@ impl Host {
             tools: Vec::new(),
             prompts: Vec::new(),
             resources,
+            templates,
             excluded,
             tool_names,
             prompt_names,
@@ -477,35 +518,110 @@ impl Host {
             .unwrap_or_default()
     }
 
+    /// Every resource template of every server.
+    pub fn resource_templates(&self) -> Vec<HostResourceTemplate> {
+        self.catalogue
+            .read()
+            .map(|c| c.templates.clone())
+            .unwrap_or_default()
+    }
+
+    /// The servers that may serve `uri`: those that list it, or, when none
+    /// does, those with a resource template it matches (loosely: each
+    /// expression of the template stands for any text within one path
+    /// segment, or across segments for `{+var}` and `{#var}`).
+    pub fn resource_servers(&self, uri: &str) -> Vec<ServerId> {
+        let Ok(catalogue) = self.catalogue.read() else {
+            return Vec::new();
+        };
+        let mut servers: Vec<ServerId> = catalogue
+            .resources
+            .iter()
+            .filter(|r| r.resource.accept_ref().uri == uri)
+            .map(|r| r.server.clone())
+            .collect();
+        if servers.is_empty() {
+            servers = catalogue
+                .templates
+                .iter()
+                .filter(|t| {
+                    crate::uri_template::matches(&t.template.accept_ref().uri_template, uri)
+                })
+                .map(|t| t.server.clone())
+                .collect();
+        }
+        servers.dedup();
+        servers
+    }
+
     /// The server and tool a qualified tool name stands for.
     pub fn resolve_tool(&self, qualified: &str) -> Option<(ServerId, String)> {
-        let catalogue = self.catalogue.read().ok()?;
-        let (server, tool) = catalogue.tool_names.resolve(qualified)?;
-        Some((server.clone(), tool.to_owned()))
+        self.locate(NameKind::Tool, qualified).ok()
     }
 
     /// The server and prompt a qualified prompt name stands for.
     pub fn resolve_prompt(&self, qualified: &str) -> Option<(ServerId, String)> {
-        let catalogue = self.catalogue.read().ok()?;
-        let (server, prompt) = catalogue.prompt_names.resolve(qualified)?;
-        Some((server.clone(), prompt.to_owned()))
+        self.locate(NameKind::Prompt, qualified).ok()
+    }
+
+    /// The server and own name of the tool or prompt named `qualified`, or
+    /// the error that says why there is none: no such server, a server
+    /// that is down, or a server without that name (with its closest).
+    fn locate(&self, kind: NameKind, qualified: &str) -> Result<(ServerId, String), ClientError> {
+        let catalogue = self.catalogue.read().map_err(|_| ClientError::Closed)?;
+        let names = match kind {
+            NameKind::Tool => &catalogue.tool_names,
+            NameKind::Prompt => &catalogue.prompt_names,
+        };
+        if let Some((server, name)) = names.resolve(qualified) {
+            return Ok((server.clone(), name.to_owned()));
+        }
+        let configured = || self.slots.keys().cloned().collect();
+        let Some((server, name)) = names::split_unresolved(qualified, self.slots.keys()) else {
+            return Err(match qualified.split_once(SEPARATOR) {
+                Some((id, _)) if !id.is_empty() => ClientError::UnknownServer {
+                    id: id.to_owned(),
+                    configured: configured(),
+                },
+                _ => ClientError::Unqualified {
+                    kind,
+                    name: qualified.to_owned(),
+                    configured: configured(),
+                },
+            });
+        };
+        self.running(server)?;
+        let own = names.iter().filter(|(_, s, _)| *s == server);
+        let closest = names::closest(name, own.map(|(_, _, n)| n))
+            .into_iter()
+            .map(|n| Untrusted::new(server.clone(), n.to_owned()))
+            .collect();
+        Err(ClientError::Unknown {
+            kind,
+            server: server.clone(),
+            name: name.to_owned(),
+            closest,
+        })
     }
 
     /// Prepares a call of the tool named `qualified` with `arguments`, for
-    /// [`Host::authorize`].
+    /// [`Host::authorize`]. The arguments are checked against the tool's
+    /// input schema first, so that nobody is asked to approve a call the
+    /// server would refuse.
     ///
     /// # Errors
     ///
-    /// [`ClientError::UnknownTool`] for a name not in the catalogue, and
-    /// the client's errors.
+    /// [`ClientError::UnknownServer`], [`ClientError::Unqualified`],
+    /// [`ClientError::ServerDown`] or [`ClientError::Unknown`] for a name
+    /// that names no tool, [`ClientError::InvalidArguments`] for arguments
+    /// the schema refuses, [`ClientError::Schema`] for a schema the host
+    /// will not use, and the client's errors.
     pub async fn prepare(
         &self,
         qualified: &str,
         arguments: Map<String, Value>,
     ) -> Result<ToolCall, ClientError> {
-        let (server, tool) = self
-            .resolve_tool(qualified)
-            .ok_or_else(|| ClientError::UnknownTool(qualified.to_owned()))?;
+        let (server, tool) = self.locate(NameKind::Tool, qualified)?;
         let tool = &tool;
         self.with_client(&server, |c| {
             let (qualified, arguments) = (qualified.to_owned(), arguments.clone());
@@ -518,7 +634,7 @@ impl Host {
     ///
     /// # Errors
     ///
-    /// [`Denied`] when the approver says no.
+    /// [`Denied`] when a rule or the approver says no.
     pub async fn authorize(&self, call: &ToolCall) -> Result<Approval, Denied> {
         self.gate.authorize(call).await
     }
@@ -547,24 +663,64 @@ impl Host {
         .await
     }
 
-    /// Gets the prompt named `qualified`.
+    /// Calls the tool named `qualified` in one step: [`Host::prepare`],
+    /// [`Host::authorize`] and [`Host::call_tool`]. The call passes the
+    /// gate like any other: the policy decides, and the approver is asked
+    /// when it says so.
     ///
     /// # Errors
     ///
-    /// [`ClientError::UnknownTool`] for a name not in the catalogue, and
-    /// the client's errors.
+    /// As [`Host::prepare`]; [`ClientError::Denied`] when the gate does not
+    /// let the call through, which is then not sent; as
+    /// [`Host::call_tool`].
+    pub async fn call(
+        &self,
+        qualified: &str,
+        arguments: Map<String, Value>,
+        options: &CallOptions,
+    ) -> Result<Untrusted<CallToolResult>, ClientError> {
+        let call = self.prepare(qualified, arguments).await?;
+        let approval = self.authorize(&call).await?;
+        self.call_tool(call, approval, options).await
+    }
+
+    /// Gets the prompt named `qualified`, answering any input it asks for.
+    ///
+    /// # Errors
+    ///
+    /// As [`Host::prepare`] for a name that names no prompt, and the
+    /// client's errors.
     pub async fn get_prompt(
         &self,
         qualified: &str,
         arguments: BTreeMap<String, String>,
-    ) -> Result<Untrusted<mcp_types::v2026_07_28::GetPromptResult>, ClientError> {
-        let (server, prompt) = self
-            .resolve_prompt(qualified)
-            .ok_or_else(|| ClientError::UnknownTool(qualified.to_owned()))?;
+    ) -> Result<Untrusted<GetPromptResult>, ClientError> {
+        let (server, prompt) = self.locate(NameKind::Prompt, qualified)?;
         let prompt = &prompt;
         self.with_client(&server, |c| {
             let arguments = arguments.clone();
             Box::pin(async move { c.get_prompt(prompt, arguments).await })
+        })
+        .await
+    }
+
+    /// Reads the resource `uri` of the server `server`, answering any
+    /// input it asks for. [`Host::resource_servers`] says which servers
+    /// may have it.
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError::UnknownServer`], [`ClientError::ServerDown`] when it
+    /// is not running, and the client's errors (a server without the
+    /// resource answers with an error of its own).
+    pub async fn read_resource(
+        &self,
+        server: &ServerId,
+        uri: &str,
+    ) -> Result<Untrusted<ReadResourceResult>, ClientError> {
+        self.running(server)?;
+        self.with_client(server, |c| {
+            Box::pin(async move { c.read_resource(uri).await })
         })
         .await
     }

@@ -2,39 +2,80 @@
 //! era probe and its fallback, host-controlled names, approval by
 //! construction, and an untrusted boundary around everything servers say.
 //!
+//! The crates of this repository are not on crates.io yet: depend on them
+//! by path (or by `git`), next to the async runtime the example uses.
+//!
+//! ```toml
+//! [dependencies]
+//! mcp-host = { path = "../mcp-toolkit/mcp-host" }
+//! serde_json = "1"
+//! tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
+//! ```
+//!
+//! Then, against the `notes` example server (`cargo build -p mcp-server
+//! --example notes` in this repository):
+//!
 //! ```no_run
 //! use std::sync::Arc;
 //!
-//! use mcp_host::approval::ApproveAll;
+//! use mcp_host::approval::{ApproveAll, Policy};
 //! use mcp_host::client::CallOptions;
 //! use mcp_host::{Host, HostConfig};
 //!
-//! # #[tokio::main]
-//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! let config = HostConfig::from_json(r#"{"mcpServers": {
-//!     "notes": {"command": "notes-server", "args": ["--stdio"]},
-//!     "search": {"url": "http://127.0.0.1:3000/mcp"}
-//! }}"#)?;
-//! // The approver decides on every call the policy will not let through by
-//! // itself; `ApproveAll` is what `--yes` uses.
-//! let host = Host::builder(config).approver(Arc::new(ApproveAll)).start().await;
+//! #[tokio::main]
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let config = HostConfig::from_json(r#"{"mcpServers": {
+//!         "notes": {"command": "target/debug/examples/notes", "args": ["--stdio"]}
+//!     }}"#)?;
+//!     // Rules by `server/tool`; the approver decides the calls no rule
+//!     // lets through (`ApproveAll` is what `--yes` uses).
+//!     let policy = Policy::new().allow("notes/read_*")?.deny("notes/delete_*")?;
+//!     let host = Host::builder(config)
+//!         .policy(policy)
+//!         .approver(Arc::new(ApproveAll))
+//!         .start()
+//!         .await;
+//!     for status in host.servers().await {
+//!         if let Some(error) = status.error {
+//!             eprintln!("server `{}` is not running: {error}", status.id);
+//!         }
+//!     }
 //!
-//! // Tools are named by the host: `{server id}__{tool}` when that is
-//! // unambiguous and valid, a hashed form otherwise.
-//! for tool in host.tools() {
-//!     println!("{}: {}", tool.qualified, tool.tool.render());
+//!     // Tools are named by the host: `{server id}__{tool}` when that is
+//!     // unambiguous and valid, a hashed form otherwise.
+//!     for tool in host.tools() {
+//!         println!("{}: {}", tool.qualified, tool.tool.render());
+//!     }
+//!
+//!     // One step: checked against the tool's schema, through the gate, sent.
+//!     let mut arguments = serde_json::Map::new();
+//!     arguments.insert("title".into(), "milk".into());
+//!     arguments.insert("body".into(), "buy milk".into());
+//!     let result = host
+//!         .call("notes__create_note", arguments, &CallOptions::default())
+//!         .await?;
+//!     println!("{}", result.render()); // server output stays marked untrusted
+//!     host.shutdown().await;
+//!     Ok(())
 //! }
-//!
-//! let mut arguments = serde_json::Map::new();
-//! arguments.insert("text".into(), "buy milk".into());
-//! let call = host.prepare("notes__add_note", arguments).await?;
-//! let approval = host.authorize(&call).await?; // the only way to get one
-//! let result = host.call_tool(call, approval, &CallOptions::default()).await?;
-//! println!("{}", result.render()); // server output stays marked untrusted
-//! host.shutdown().await;
-//! # Ok(())
-//! # }
 //! ```
+//!
+//! The same call in three steps is [`Host::prepare`], [`Host::authorize`]
+//! (the only way to get an [`Approval`]) and [`Host::call_tool`]. Prompts
+//! are [`Host::prompts`] and [`Host::get_prompt`], resources
+//! [`Host::resources`], [`Host::resource_templates`] and
+//! [`Host::read_resource`]. Servers that ask for input are answered by the
+//! host's [`InputHandler`](client::InputHandler): [`NoInput`](client::NoInput)
+//! declines everything, [`ElicitWith`](client::ElicitWith) answers with a
+//! closure, and [`types`] has the protocol types to build the answers with.
+//!
+//! When something goes wrong the error says what: a server not in the
+//! configuration ([`ClientError::UnknownServer`]), one that is not running
+//! ([`ClientError::ServerDown`], with the command, exit status and stderr
+//! of a stdio server that failed to start), a name the server does not
+//! have ([`ClientError::Unknown`], with the closest ones it has), or
+//! arguments that do not fit the tool's schema
+//! ([`ClientError::InvalidArguments`], before anyone is asked).
 //!
 //! # Layers
 //!
@@ -49,12 +90,14 @@
 //!   driver called by the HTTP transport.
 //! - [`approval`] and [`untrusted`]: the types that make the security rules
 //!   hold at compile time. A tool call needs an [`Approval`], which only a
-//!   [`Gate`] issues; server data arrives as [`Untrusted`] and has no
-//!   `Deref`.
+//!   [`Gate`] issues, by the [`Policy`] and its rules; server data arrives
+//!   as [`Untrusted`] and has no `Deref`. [`schema`] checks a call's
+//!   arguments against the tool's input schema, bounded against hostile
+//!   schemas.
 //! - [`client`]: one server over stdio or Streamable HTTP, in either era.
 //! - [`Host`]: every configured server ([`config`]), restarted when a
-//!   stdio server crashes, and one catalogue of their tools, prompts and
-//!   resources.
+//!   stdio server crashes, and one catalogue of their tools, prompts,
+//!   resources and resource templates.
 //! - [`cli`]: the `mcp-host` command.
 //!
 //! Servers are named by the key of their configuration entry
@@ -77,16 +120,27 @@ pub mod listen;
 pub mod mrtr;
 pub mod names;
 pub mod probe;
+pub mod schema;
 pub mod sse;
 pub mod untrusted;
+mod uri_template;
 
 /// A boxed future, for the host's callbacks ([`approval::Approver`],
 /// [`client::InputHandler`]).
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+/// The protocol types of every revision the host speaks, from `mcp-types`:
+/// what a host needs to build requests and answers (an elicitation answer,
+/// the params of a request sent with [`Client::call`]) without depending
+/// on `mcp-types` itself. The host's own API speaks
+/// [`types::v2026_07_28`].
+pub use mcp_types as types;
+
 pub use approval::{Approval, Approver, Gate, Policy, ToolCall, Trust};
 pub use client::{Client, ClientError, ClientOptions};
 pub use config::HostConfig;
-pub use host::{Host, HostBuilder, HostPrompt, HostResource, HostTool, ServerStatus};
+pub use host::{
+    Host, HostBuilder, HostPrompt, HostResource, HostResourceTemplate, HostTool, ServerStatus,
+};
 pub use names::ServerId;
 pub use untrusted::Untrusted;

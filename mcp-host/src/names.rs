@@ -225,9 +225,130 @@ impl QualifiedNames {
     }
 }
 
+/// The server a qualified name that names nothing was most likely meant
+/// for: the longest of `servers` whose id and [`SEPARATOR`] begin the name,
+/// with the rest of the name.
+pub fn split_unresolved<'a, 'b>(
+    qualified: &'a str,
+    servers: impl IntoIterator<Item = &'b ServerId>,
+) -> Option<(&'b ServerId, &'a str)> {
+    servers
+        .into_iter()
+        .filter_map(|id| {
+            let rest = qualified
+                .strip_prefix(id.as_str())?
+                .strip_prefix(SEPARATOR)?;
+            Some((id, rest))
+        })
+        .max_by_key(|(id, _)| id.as_str().len())
+}
+
+/// Longest text [`closest`] compares, in characters; the rest is ignored.
+const COMPARED_CHARS: usize = 2 * MAX_NAME_LEN;
+
+/// How many names [`closest`] suggests at most.
+const SUGGESTIONS: usize = 3;
+
+/// The names among `candidates` closest to `name`, closest first, at most
+/// three: those within an edit distance of a third of `name`'s length (at
+/// least 2), and those that contain `name` or are contained in it, ignoring
+/// case. Only the first 256 characters of each are compared, so hostile
+/// names cost no more than valid ones.
+///
+/// ```
+/// use mcp_host::names::closest;
+///
+/// let tools = ["create_note", "read_note", "delete_note", "export_notes"];
+/// assert_eq!(closest("read_notes", tools), ["read_note"]);
+/// assert_eq!(closest("delete", tools), ["delete_note"]);
+/// assert_eq!(closest("export", tools), ["export_notes"]);
+/// assert!(closest("weather", tools).is_empty());
+/// ```
+pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    let wanted: Vec<char> = name.chars().take(COMPARED_CHARS).collect();
+    let lower = name.to_lowercase();
+    let threshold = (wanted.len() / 3).max(2);
+    let mut ranked: Vec<(usize, &str)> = candidates
+        .into_iter()
+        .filter_map(|candidate| {
+            let chars: Vec<char> = candidate.chars().take(COMPARED_CHARS).collect();
+            let distance = edit_distance(&wanted, &chars);
+            let candidate_lower = candidate.to_lowercase();
+            let related = !lower.is_empty()
+                && (candidate_lower.contains(&lower) || lower.contains(&candidate_lower));
+            (distance <= threshold || related).then_some((distance, candidate))
+        })
+        .collect();
+    ranked.sort();
+    ranked.dedup();
+    ranked
+        .into_iter()
+        .take(SUGGESTIONS)
+        .map(|(_, name)| name)
+        .collect()
+}
+
+/// The Levenshtein distance between `a` and `b`.
+fn edit_distance(a: &[char], b: &[char]) -> usize {
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = diagonal + usize::from(ca != cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(diagonal + 1);
+        }
+    }
+    row[b.len()]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn edit_distances() {
+        let d = |a: &str, b: &str| {
+            edit_distance(
+                &a.chars().collect::<Vec<_>>(),
+                &b.chars().collect::<Vec<_>>(),
+            )
+        };
+        assert_eq!(d("", ""), 0);
+        assert_eq!(d("abc", ""), 3);
+        assert_eq!(d("kitten", "sitting"), 3);
+        assert_eq!(d("café", "cafe"), 1);
+        assert_eq!(d("flaw", "lawn"), 2);
+    }
+
+    #[test]
+    fn closest_names_are_bounded_and_ordered() {
+        let tools = ["echo", "flaky", "slow", "stall", "gather"];
+        assert_eq!(closest("flakey", tools), ["flaky"]);
+        assert_eq!(closest("sloww", tools), ["slow"]);
+        assert_eq!(closest("ECHO", tools), ["echo"]);
+        assert_eq!(closest("st", tools), ["stall"]);
+        assert!(closest("", tools).is_empty());
+        // A hostile candidate far longer than any valid name is compared
+        // by its start only, and still never suggested for a short name.
+        let huge = "x".repeat(1 << 20);
+        assert!(closest("echo", [huge.as_str(), "echo"]) == ["echo"]);
+        assert_eq!(closest("echo", ["echo", "echo"]), ["echo"]);
+    }
+
+    #[test]
+    fn unresolved_names_split_at_the_longest_server() {
+        let (a, ab) = (id("a"), id("a__b"));
+        let servers = [a.clone(), ab.clone()];
+        assert_eq!(
+            split_unresolved("a__b__tool", &servers),
+            Some((&ab, "tool"))
+        );
+        assert_eq!(split_unresolved("a__tool", &servers), Some((&a, "tool")));
+        assert_eq!(split_unresolved("c__tool", &servers), None);
+        assert_eq!(split_unresolved("a_tool", &servers), None);
+    }
 
     fn id(s: &str) -> ServerId {
         ServerId::new(s).expect("valid id")

@@ -110,15 +110,17 @@ impl Rendered {
     pub fn text(&self) -> &str {
         &self.text
     }
+
+    /// The label alone: `[untrusted, from server `id`]`, for text shown
+    /// apart from it (a block of lines under a heading).
+    pub fn label(&self) -> String {
+        format!("[untrusted, from server `{}`]", self.origin)
+    }
 }
 
 impl fmt::Display for Rendered {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "[untrusted, from server `{}`] {}",
-            self.origin, self.text
-        )
+        write!(f, "{} {}", self.label(), self.text)
     }
 }
 

@@ -34,10 +34,10 @@ fn servers_tools_and_calls() {
         names.contains(&"local__test_simple_text") && names.contains(&"remote__test_simple_text")
     );
 
-    // No terminal to ask: the call is denied.
+    // No terminal to ask: the call is denied, and the refusal says why.
     let denied = host_command(&config, &["call", "local__test_simple_text"]);
     assert!(!denied.status.success());
-    assert!(String::from_utf8_lossy(&denied.stderr).contains("denied"));
+    assert!(String::from_utf8_lossy(&denied.stderr).contains("denied: no terminal to ask at"));
 
     let approved = host_command(
         &config,

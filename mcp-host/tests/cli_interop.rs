@@ -237,7 +237,7 @@ fn calls_reach_each_server_with_yes_and_are_denied_without() {
     assert!(denied.stdout.is_empty(), "a result was printed");
     assert!(
         stderr(&denied).contains(
-            "the call of `sdk-http__echo` was denied: not approved at the terminal (use --yes in scripts)"
+            "the call of `sdk-http__echo` was denied: no terminal to ask at (use --yes in scripts)"
         ),
         "{}",
         stderr(&denied)
@@ -251,7 +251,7 @@ fn asked(peers: &Peers, key: &str, tool: &str, message: &str) -> Pty {
     let name = format!("{key}__{tool}");
     let mut pty = peers.at_terminal(&["call", &name, "--yes"]);
     pty.expect(&format!("[untrusted, from server `{key}`] {message}\n"));
-    pty.expect("Answer? [y/N/c] ");
+    pty.expect("Accept (y), decline (N) or cancel (c)? ");
     pty
 }
 

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{everything_http, everything_stdio, options, Answers};
+use common::{everything_http, everything_stdio, first_text as text, options, Answers};
 use mcp_host::approval::{ApproveAll, Gate, Policy};
 use mcp_host::client::{CallOptions, Client, ClientError, InputHandler, Shutdown, Target};
 use mcp_host::{Host, HostConfig, ServerId};
@@ -41,14 +41,6 @@ async fn run(
         .authorize(&call)
         .await?;
     Ok(client.call_tool(call, approval, options).await?.accept())
-}
-
-fn text(result: &CallToolResult) -> String {
-    let value = serde_json::to_value(result).expect("encodes");
-    value["content"][0]["text"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned()
 }
 
 /// A progress callback and the count of its reports.

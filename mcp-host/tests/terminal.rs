@@ -13,41 +13,32 @@ use std::os::unix::process::ExitStatusExt;
 use std::process::Stdio;
 
 use common::pty::{first_json, result_text, Pty, CTRL_C, CTRL_D, ENTER};
-use common::{config_file, everything, scripted_entry, Scratch};
+use common::{config_file, everything, CallLog, Scratch};
 use serde_json::{json, Value};
 
 /// The scripted server as `scripted`, logging its tool calls, in a
 /// configuration file of its own.
 struct Scripted {
     config: Scratch,
-    log: Scratch,
+    log: CallLog,
 }
 
 impl Scripted {
     fn new(name: &str) -> Self {
-        let log = std::env::temp_dir().join(format!(
-            "mcp-host-terminal-{}-{name}.log",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_file(&log);
-        let entry = scripted_entry(
-            "versions",
-            json!({"env": {"CALL_LOG": log.display().to_string()}}),
+        let log = CallLog::new(&format!("terminal-{name}"));
+        let config = config_file(
+            &format!("terminal-{name}"),
+            json!({ "scripted": log.entry() }),
         );
-        let config = config_file(&format!("terminal-{name}"), json!({ "scripted": entry }));
         Self {
             config: Scratch(config),
-            log: Scratch(log),
+            log,
         }
     }
 
     /// The tool calls the server received, in order.
     fn calls(&self) -> Vec<Value> {
-        std::fs::read_to_string(&self.log.0)
-            .unwrap_or_default()
-            .lines()
-            .map(|line| serde_json::from_str(line).expect("a logged call"))
-            .collect()
+        self.log.calls()
     }
 }
 
@@ -175,7 +166,7 @@ fn answers_piped_to_stdin_never_approve() {
     drop(stdin);
     assert!(!status.success(), "{screen}");
     assert!(
-        screen.contains("was denied: not approved at the terminal (use --yes in scripts)"),
+        screen.contains("was denied: no terminal to ask at (use --yes in scripts)"),
         "{screen}"
     );
     assert!(!screen.contains("Run it?"), "{screen}");
@@ -201,7 +192,7 @@ fn elicitation(name: &str) -> Pty {
         None,
     );
     pty.expect("[untrusted, from server `local`] Who are you?\n");
-    pty.expect("Answer? [y/N/c] ");
+    pty.expect("Accept (y), decline (N) or cancel (c)? ");
     pty
 }
 

@@ -691,13 +691,7 @@ impl Client {
                     // Over stdio there are no headers to send.
                     Err(_) => Vec::new(),
                 };
-                known.insert(
-                    tool.name.clone(),
-                    KnownTool {
-                        tool: tool.clone(),
-                        headers,
-                    },
-                );
+                known.insert(tool.name.clone(), KnownTool::new(tool.clone(), headers));
                 list.tools.push(Untrusted::new(self.id.clone(), tool));
             }
         }
@@ -713,16 +707,11 @@ impl Client {
     ///
     /// As [`Client::call`].
     pub async fn list_prompts(&self) -> Result<Vec<Untrusted<v::Prompt>>, ClientError> {
-        let mut prompts = Vec::new();
-        for page in self.pages(v::ListPromptsRequest::METHOD).await? {
-            let page: v::ListPromptsResult = decode(page)?;
-            prompts.extend(
-                page.prompts
-                    .into_iter()
-                    .map(|p| Untrusted::new(self.id.clone(), p)),
-            );
-        }
-        Ok(prompts)
+        self.list(
+            v::ListPromptsRequest::METHOD,
+            |page: v::ListPromptsResult| page.prompts,
+        )
+        .await
     }
 
     /// Lists the server's resources, every page.
@@ -731,29 +720,79 @@ impl Client {
     ///
     /// As [`Client::call`].
     pub async fn list_resources(&self) -> Result<Vec<Untrusted<v::Resource>>, ClientError> {
-        let mut resources = Vec::new();
-        for page in self.pages(v::ListResourcesRequest::METHOD).await? {
-            let page: v::ListResourcesResult = decode(page)?;
-            resources.extend(
-                page.resources
+        self.list(
+            v::ListResourcesRequest::METHOD,
+            |page: v::ListResourcesResult| page.resources,
+        )
+        .await
+    }
+
+    /// Lists the server's resource templates, every page.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::call`].
+    pub async fn list_resource_templates(
+        &self,
+    ) -> Result<Vec<Untrusted<v::ResourceTemplate>>, ClientError> {
+        self.list(
+            v::ListResourceTemplatesRequest::METHOD,
+            |page: v::ListResourceTemplatesResult| page.resource_templates,
+        )
+        .await
+    }
+
+    /// Every item of every page of the list method `method`, each taken
+    /// from its page by `items`.
+    async fn list<P: DeserializeOwned, T>(
+        &self,
+        method: &str,
+        items: impl Fn(P) -> Vec<T>,
+    ) -> Result<Vec<Untrusted<T>>, ClientError> {
+        let mut list = Vec::new();
+        for page in self.pages(method).await? {
+            list.extend(
+                items(decode(page)?)
                     .into_iter()
-                    .map(|r| Untrusted::new(self.id.clone(), r)),
+                    .map(|item| Untrusted::new(self.id.clone(), item)),
             );
         }
-        Ok(resources)
+        Ok(list)
     }
 
     fn known_tool(&self, name: &str) -> Option<KnownTool> {
         self.tools.lock().ok()?.get(name).cloned()
     }
 
+    /// The tool `name` as last listed, or the error that names the
+    /// closest ones there are.
+    fn listed_tool(&self, name: &str) -> Result<KnownTool, ClientError> {
+        let tools = self.tools.lock().map_err(|_| ClientError::Closed)?;
+        if let Some(known) = tools.get(name) {
+            return Ok(known.clone());
+        }
+        let closest = crate::names::closest(name, tools.keys().map(String::as_str))
+            .into_iter()
+            .map(|n| Untrusted::new(self.id.clone(), n.to_owned()))
+            .collect();
+        Err(ClientError::Unknown {
+            kind: super::NameKind::Tool,
+            server: self.id.clone(),
+            name: name.to_owned(),
+            closest,
+        })
+    }
+
     /// Prepares a call of `tool` with `arguments`, for the gate to decide
-    /// on. Lists the tools first if the tool is not known yet.
+    /// on, checking the arguments against the tool's input schema. Lists
+    /// the tools first if the tool is not known yet.
     ///
     /// # Errors
     ///
-    /// [`ClientError::UnknownTool`] when the server has no such tool (or
-    /// it was dropped), and listing errors.
+    /// [`ClientError::Unknown`] when the server has no such tool (or it
+    /// was dropped), [`ClientError::InvalidArguments`] for arguments the
+    /// schema refuses, [`ClientError::Schema`] for a schema the host will
+    /// not use (see [`schema`](crate::schema)), and listing errors.
     pub async fn prepare_call(
         &self,
         tool: &str,
@@ -771,10 +810,14 @@ impl Client {
         if self.known_tool(tool).is_none() {
             self.list_tools().await?;
         }
-        let known = self
-            .known_tool(tool)
-            .ok_or_else(|| ClientError::UnknownTool(tool.to_owned()))?;
-        Ok(ToolCall::new(
+        let known = self.listed_tool(tool)?;
+        let schema = known
+            .schema(&self.id)
+            .map_err(|error| ClientError::Schema {
+                tool: qualified.clone(),
+                error,
+            })?;
+        let call = ToolCall::new(
             self.id.clone(),
             tool.to_owned(),
             qualified,
@@ -784,7 +827,10 @@ impl Client {
                 .tool
                 .annotations
                 .map(|a| Untrusted::new(self.id.clone(), a)),
-        ))
+        )
+        .with_schema(schema);
+        call.check()?;
+        Ok(call)
     }
 
     /// Runs an approved tool call, answering every round of input the tool
@@ -845,9 +891,7 @@ impl Client {
         if self.known_tool(call.tool()).is_none() {
             self.list_tools().await?;
         }
-        let known = self
-            .known_tool(call.tool())
-            .ok_or_else(|| ClientError::UnknownTool(call.tool().to_owned()))?;
+        let known = self.listed_tool(call.tool())?;
         Ok(headers::param_headers(
             &known.headers,
             Some(call.arguments()),

@@ -7,6 +7,7 @@ use mcp_types::jsonrpc::ErrorObject;
 use crate::approval::Denied;
 use crate::headers::ParamValueError;
 use crate::mrtr::MrtrError;
+use crate::names::ServerId;
 use crate::probe::ProbeError;
 use crate::untrusted::Untrusted;
 
@@ -14,9 +15,9 @@ use crate::untrusted::Untrusted;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ClientError {
-    /// The server process could not be started.
-    #[error("could not start the server: {0}")]
-    Spawn(std::io::Error),
+    /// A stdio server could not be started, or ended before it answered.
+    #[error("{0}")]
+    Start(Box<StartFailure>),
     /// Reading or writing the transport failed.
     #[error("transport failure: {0}")]
     Io(#[from] std::io::Error),
@@ -94,12 +95,64 @@ pub enum ClientError {
     /// The approval given was issued for another call.
     #[error("the approval was issued for a different call")]
     ApprovalMismatch,
-    /// No such tool, or it was dropped for breaking the header rules.
-    #[error("unknown tool `{0}`")]
-    UnknownTool(String),
-    /// No server with that id.
-    #[error("unknown server `{0}`")]
-    UnknownServer(String),
+    /// The server has no tool or prompt of that name (or the tool was
+    /// dropped for breaking the header rules; see
+    /// [`Host::excluded_tools`](crate::Host::excluded_tools)). `closest`
+    /// holds the names it does have that come closest, as the server
+    /// wrote them, and renders as such.
+    #[error("server `{server}` has no {kind} `{name}`{}", suggest(*.kind, .closest))]
+    Unknown {
+        /// A tool or a prompt.
+        kind: NameKind,
+        /// The server asked.
+        server: ServerId,
+        /// The name asked for, the server's own (not qualified).
+        name: String,
+        /// Its closest names, closest first; see [`closest`](crate::names::closest).
+        closest: Vec<Untrusted<String>>,
+    },
+    /// No server of that id in the configuration.
+    #[error("no server `{id}` in the configuration{}", list_servers(.configured))]
+    UnknownServer {
+        /// The id asked for.
+        id: String,
+        /// The ids of the servers configured.
+        configured: Vec<ServerId>,
+    },
+    /// A name that starts with no configured server's id: qualified names
+    /// are `{server}__{name}`.
+    #[error("`{name}` does not name a {kind}: {kind}s are named `{{server id}}__{{{kind}}}`{}", list_servers(.configured))]
+    Unqualified {
+        /// A tool or a prompt.
+        kind: NameKind,
+        /// The name asked for.
+        name: String,
+        /// The ids of the servers configured.
+        configured: Vec<ServerId>,
+    },
+    /// The arguments of a call do not fit the tool's input schema; the
+    /// call was not put to the gate.
+    #[error(transparent)]
+    InvalidArguments(#[from] crate::schema::InvalidArguments),
+    /// The tool's input schema is one the host will not use, so its calls
+    /// cannot be checked and are refused.
+    #[error("tool `{tool}` cannot be called: {error}")]
+    Schema {
+        /// The tool, by the name the host shows.
+        tool: String,
+        /// What is wrong with its schema.
+        error: crate::schema::SchemaError,
+    },
+    /// The server is configured but not connected: it failed to start or
+    /// to answer. `reason` is how it failed (for a stdio server, see
+    /// [`StartFailure`]).
+    #[error("server `{id}` is not running: {reason}")]
+    ServerDown {
+        /// The server.
+        id: ServerId,
+        /// Why, as [`Host::servers`](crate::Host::servers) reports it.
+        reason: String,
+    },
     /// An argument cannot be carried in its `Mcp-Param-*` header.
     #[error(transparent)]
     Header(#[from] ParamValueError),
@@ -121,6 +174,105 @@ pub enum ClientError {
     /// The method does not exist in the era the server speaks.
     #[error("`{0}` is not available in the era this server speaks")]
     WrongEra(&'static str),
+}
+
+/// A stdio server that did not get as far as answering: what was run,
+/// how it ended, and the last lines it wrote to its stderr.
+#[derive(Debug)]
+pub struct StartFailure {
+    /// The program and its arguments, as configured.
+    pub command: String,
+    /// What went wrong.
+    pub reason: StartReason,
+    /// The last lines of its stderr (at most
+    /// [`STDERR_LINES`](super::STDERR_LINES)), as the server wrote
+    /// them; `None` when its stderr was passed through or it wrote nothing.
+    pub stderr: Option<Untrusted<String>>,
+}
+
+/// Why a stdio server did not answer.
+#[derive(Debug)]
+pub enum StartReason {
+    /// The program could not be run.
+    Spawn(std::io::Error),
+    /// It closed its output first: it exited with this status, or still
+    /// ran (`None`) when the host stopped waiting for it.
+    Exited(Option<std::process::ExitStatus>),
+}
+
+impl std::fmt::Display for StartFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.reason {
+            StartReason::Spawn(error) => write!(f, "could not start `{}`: {error}", self.command)?,
+            StartReason::Exited(status) => write!(
+                f,
+                "`{}` {} before it answered",
+                self.command,
+                describe_exit(status.as_ref())
+            )?,
+        }
+        if let Some(stderr) = &self.stderr {
+            let shown = stderr.render();
+            write!(f, "; the last lines of its stderr {}:", shown.label())?;
+            for line in shown.text().lines() {
+                write!(f, "\n    {line}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn describe_exit(status: Option<&std::process::ExitStatus>) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match status {
+        Some(status) => match (status.code(), status.signal()) {
+            (Some(code), _) => format!("exited with status {code}"),
+            (None, Some(signal)) => format!("was killed by signal {signal}"),
+            (None, None) => format!("ended ({status})"),
+        },
+        None => String::from("closed its output"),
+    }
+}
+
+/// What a name was looked up as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameKind {
+    /// A tool.
+    Tool,
+    /// A prompt.
+    Prompt,
+}
+
+impl std::fmt::Display for NameKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Tool => "tool",
+            Self::Prompt => "prompt",
+        })
+    }
+}
+
+fn suggest(kind: NameKind, closest: &[Untrusted<String>]) -> String {
+    let Some(first) = closest.first() else {
+        return String::new();
+    };
+    let names: Vec<String> = closest
+        .iter()
+        .map(|name| format!("`{}`", name.render().text()))
+        .collect();
+    format!(
+        "; the closest {kind}s it has {}: {}",
+        first.render().label(),
+        names.join(", ")
+    )
+}
+
+fn list_servers(ids: &[ServerId]) -> String {
+    if ids.is_empty() {
+        return String::from("; the configuration has no servers");
+    }
+    let ids: Vec<String> = ids.iter().map(|id| format!("`{id}`")).collect();
+    format!("; the configured servers are {}", ids.join(", "))
 }
 
 fn describe_media(media: &Option<String>) -> String {

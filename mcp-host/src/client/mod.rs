@@ -53,7 +53,7 @@ mod stdio;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 use std::time::Duration;
 
 use mcp_types::jsonrpc::Message;
@@ -64,15 +64,16 @@ use tokio::sync::mpsc;
 
 pub use call::{CallOptions, ExcludedTool, FreeRequest, Progress, ProgressFn, ToolList};
 use call::{Outgoing, Phase};
-pub use error::ClientError;
-pub use input::{InputHandler, NoInput};
+pub use error::{ClientError, NameKind, StartFailure, StartReason};
+pub use input::{ElicitWith, InputHandler, NoInput};
 pub use listen::Subscription;
-pub use stdio::{Shutdown, StdioCommand};
+pub use stdio::{Shutdown, StdioCommand, STDERR_LINES, STDERR_LINE_BYTES};
 
 use crate::approval::Trust;
 use crate::headers::HeaderParam;
 use crate::names::ServerId;
 use crate::probe::{DiscoverReply, EraProbe, ProbeStep};
+use crate::schema::{InputSchema, SchemaError};
 use crate::untrusted::Untrusted;
 
 /// Where a server is.
@@ -247,11 +248,33 @@ enum Transport {
     Http(http::Http),
 }
 
-/// A tool the client has listed, with the headers its calls need.
+/// A tool the client has listed, with the headers its calls need and its
+/// input schema, compiled when it is first called.
 #[derive(Debug, Clone)]
 struct KnownTool {
     tool: Tool,
     headers: Vec<HeaderParam>,
+    schema: Arc<OnceLock<Result<Arc<InputSchema>, SchemaError>>>,
+}
+
+impl KnownTool {
+    fn new(tool: Tool, headers: Vec<HeaderParam>) -> Self {
+        Self {
+            tool,
+            headers,
+            schema: Arc::default(),
+        }
+    }
+
+    /// The tool's input schema, compiled once, as written by `origin`.
+    fn schema(&self, origin: &ServerId) -> Result<Arc<InputSchema>, SchemaError> {
+        self.schema
+            .get_or_init(|| {
+                let schema = serde_json::to_value(&self.tool.input_schema).unwrap_or_default();
+                InputSchema::compile(&Untrusted::new(origin.clone(), schema)).map(Arc::new)
+            })
+            .clone()
+    }
 }
 
 /// A client of one server.
@@ -311,7 +334,16 @@ impl Client {
     ) -> Result<Self, ClientError> {
         let limit = options.max_message_size;
         let transport = Arc::new(match &target {
-            Target::Stdio(command) => Transport::Stdio(stdio::Stdio::spawn(command, limit)?),
+            Target::Stdio(command) => match stdio::Stdio::spawn(command, limit) {
+                Ok(stdio) => Transport::Stdio(stdio),
+                Err(error) => {
+                    return Err(ClientError::Start(Box::new(StartFailure {
+                        command: command.command_line(),
+                        reason: StartReason::Spawn(error),
+                        stderr: None,
+                    })))
+                }
+            },
             Target::Http { url, headers } => {
                 let http = http::Http::new(url, headers, limit)?;
                 #[cfg(feature = "oauth")]
@@ -339,8 +371,28 @@ impl Client {
             tools: Mutex::new(BTreeMap::new()),
             listener: Mutex::new(None),
         };
-        client.establish(known).await?;
-        Ok(client)
+        match client.establish(known).await {
+            Ok(()) => Ok(client),
+            Err(error) => Err(client.start_failure(&target, error).await),
+        }
+    }
+
+    /// `error`, or, when a stdio server closed its output before it was
+    /// established, how the process ended.
+    async fn start_failure(&self, target: &Target, error: ClientError) -> ClientError {
+        let (Transport::Stdio(stdio), Target::Stdio(command), ClientError::Closed) =
+            (&*self.transport, target, &error)
+        else {
+            return error;
+        };
+        let report = stdio.exit_report(self.options.shutdown_grace).await;
+        let stderr = (!report.stderr.is_empty())
+            .then(|| Untrusted::new(self.id.clone(), report.stderr.join("\n")));
+        ClientError::Start(Box::new(StartFailure {
+            command: command.command_line(),
+            reason: StartReason::Exited(report.status),
+            stderr,
+        }))
     }
 
     /// The host's id for the server.

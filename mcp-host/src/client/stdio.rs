@@ -11,10 +11,15 @@
 //! limit ends the reader at once: the requests in flight fail with
 //! [`ClientError::MessageTooLarge`], later ones with
 //! [`ClientError::Closed`].
+//!
+//! Unless it is passed through to the host's stderr, the child's stderr is
+//! read as it comes and only its last lines are kept ([`STDERR_LINES`],
+//! each cut at [`STDERR_LINE_BYTES`]): the report of a server that exits
+//! before it answers ([`Stdio::exit_report`]).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
-use std::process::Stdio as ProcessStdio;
+use std::process::{ExitStatus, Stdio as ProcessStdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -22,9 +27,10 @@ use mcp_types::jsonrpc::Message;
 use mcp_types::meta;
 use mcp_types::v2026_07_28::RequestId;
 use serde_json::{json, Map, Value};
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 
 use super::error::ClientError;
 
@@ -39,9 +45,92 @@ pub struct StdioCommand {
     pub env: Vec<(String, String)>,
     /// The working directory.
     pub cwd: Option<PathBuf>,
-    /// Whether the server's stderr goes to the host's stderr; otherwise it
-    /// is discarded.
+    /// Whether the server's stderr goes to the host's stderr; otherwise
+    /// only its last lines are kept, for the report of a failed start.
     pub inherit_stderr: bool,
+}
+
+impl StdioCommand {
+    /// The program and its arguments, as one line to show a person.
+    pub fn command_line(&self) -> String {
+        std::iter::once(&self.command)
+            .chain(&self.args)
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// Most lines of a server's stderr kept for the report of a failed start.
+pub const STDERR_LINES: usize = 10;
+
+/// Longest line of a server's stderr kept, in bytes; the rest of a longer
+/// line is dropped.
+pub const STDERR_LINE_BYTES: usize = 512;
+
+/// The last lines of a stream, bounded in number and in length.
+#[derive(Debug, Default)]
+struct Tail {
+    lines: VecDeque<String>,
+    current: Vec<u8>,
+    cut: bool,
+}
+
+impl Tail {
+    fn push(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            if byte == b'\n' {
+                self.end_line();
+            } else if self.current.len() < STDERR_LINE_BYTES {
+                self.current.push(byte);
+            } else {
+                self.cut = true;
+            }
+        }
+    }
+
+    fn end_line(&mut self) {
+        let mut line = String::from_utf8_lossy(&self.current).into_owned();
+        if self.cut {
+            line.push('…');
+        }
+        self.current.clear();
+        self.cut = false;
+        self.lines.push_back(line);
+        if self.lines.len() > STDERR_LINES {
+            self.lines.pop_front();
+        }
+    }
+
+    /// The kept lines, the unfinished last one included.
+    fn lines(&self) -> Vec<String> {
+        let mut tail: Vec<String> = self.lines.iter().cloned().collect();
+        if !self.current.is_empty() {
+            tail.push(String::from_utf8_lossy(&self.current).into_owned());
+        }
+        let excess = tail.len().saturating_sub(STDERR_LINES);
+        tail.drain(..excess);
+        tail
+    }
+}
+
+/// Reads `stream` to its end into `tail`.
+async fn keep_tail<R: AsyncRead + Unpin>(mut stream: R, tail: Arc<Mutex<Tail>>) {
+    let mut buffer = [0; 4096];
+    while let Ok(n @ 1..) = stream.read(&mut buffer).await {
+        if let Ok(mut tail) = tail.lock() {
+            tail.push(&buffer[..n]);
+        }
+    }
+}
+
+/// How a server process ended, as far as the host saw it.
+#[derive(Debug, Clone)]
+pub(crate) struct ExitReport {
+    /// Its exit status; `None` while it still runs.
+    pub(crate) status: Option<ExitStatus>,
+    /// The last lines of its stderr, unless it was passed through.
+    pub(crate) stderr: Vec<String>,
 }
 
 enum Outgoing {
@@ -80,6 +169,8 @@ pub(crate) struct Stdio {
     routes: Arc<Mutex<Routes>>,
     child: tokio::sync::Mutex<Option<Child>>,
     server_requests: Mutex<Option<mpsc::UnboundedReceiver<Message>>>,
+    stderr: Arc<Mutex<Tail>>,
+    stderr_reader: Mutex<Option<JoinHandle<()>>>,
 }
 
 /// The answer stream of one request.
@@ -116,7 +207,11 @@ fn key(id: &RequestId) -> String {
 impl Stdio {
     /// Starts the process and its reader and writer tasks; lines longer
     /// than `limit` bytes fail the connection.
-    pub(crate) fn spawn(spec: &StdioCommand, limit: usize) -> Result<Self, ClientError> {
+    ///
+    /// # Errors
+    ///
+    /// When the process cannot be started.
+    pub(crate) fn spawn(spec: &StdioCommand, limit: usize) -> std::io::Result<Self> {
         let mut command = Command::new(&spec.command);
         command
             .args(&spec.args)
@@ -126,18 +221,21 @@ impl Stdio {
             .stderr(if spec.inherit_stderr {
                 ProcessStdio::inherit()
             } else {
-                ProcessStdio::null()
+                ProcessStdio::piped()
             })
             .kill_on_drop(true);
         if let Some(cwd) = &spec.cwd {
             command.current_dir(cwd);
         }
-        let mut child = command.spawn().map_err(ClientError::Spawn)?;
+        let mut child = command.spawn()?;
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            return Err(ClientError::Spawn(std::io::Error::other(
-                "no pipes to the child",
-            )));
+            return Err(std::io::Error::other("no pipes to the child"));
         };
+        let stderr = Arc::new(Mutex::new(Tail::default()));
+        let stderr_reader = child
+            .stderr
+            .take()
+            .map(|stream| tokio::spawn(keep_tail(stream, stderr.clone())));
         let (out, out_rx) = mpsc::unbounded_channel();
         tokio::spawn(write_lines(stdin, out_rx));
         let routes = Arc::new(Mutex::new(Routes::default()));
@@ -153,7 +251,27 @@ impl Stdio {
             routes,
             child: tokio::sync::Mutex::new(Some(child)),
             server_requests: Mutex::new(Some(requests_rx)),
+            stderr,
+            stderr_reader: Mutex::new(stderr_reader),
         })
+    }
+
+    /// How the process ended: its exit status and the end of its stderr,
+    /// waiting at most `wait` for each.
+    pub(crate) async fn exit_report(&self, wait: Duration) -> ExitReport {
+        let status = match self.child.lock().await.as_mut() {
+            Some(child) => tokio::time::timeout(wait, child.wait())
+                .await
+                .ok()
+                .and_then(Result::ok),
+            None => None,
+        };
+        let reader = self.stderr_reader.lock().ok().and_then(|mut r| r.take());
+        if let Some(reader) = reader {
+            let _ = tokio::time::timeout(wait, reader).await;
+        }
+        let stderr = self.stderr.lock().map(|t| t.lines()).unwrap_or_default();
+        ExitReport { status, stderr }
     }
 
     /// The queue of the server's own requests (legacy era); taken once.
@@ -400,6 +518,28 @@ mod tests {
             None
         );
         assert_eq!(route("notifications/tools/list_changed", json!({})), None);
+    }
+
+    #[test]
+    fn the_stderr_tail_is_bounded() {
+        let mut tail = Tail::default();
+        for n in 0..STDERR_LINES * 3 {
+            tail.push(format!("line {n}\n").as_bytes());
+        }
+        // A line far longer than the limit, split across writes, unended.
+        tail.push(&[b'x'; STDERR_LINE_BYTES]);
+        tail.push(&[b'y'; STDERR_LINE_BYTES * 4]);
+        let lines = tail.lines();
+        assert_eq!(lines.len(), STDERR_LINES);
+        assert_eq!(lines[0], format!("line {}", STDERR_LINES * 2 + 1));
+        assert_eq!(lines[STDERR_LINES - 1], "x".repeat(STDERR_LINE_BYTES));
+        tail.push(b"\n\xff bad\n");
+        let lines = tail.lines();
+        assert_eq!(
+            lines[STDERR_LINES - 2],
+            format!("{}…", "x".repeat(STDERR_LINE_BYTES))
+        );
+        assert_eq!(lines[STDERR_LINES - 1], "\u{fffd} bad");
     }
 
     #[tokio::test]

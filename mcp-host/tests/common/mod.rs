@@ -34,30 +34,47 @@ fn root() -> &'static Path {
         .expect("mcp-host sits in the workspace root")
 }
 
-/// Builds the `everything` example once per test process; its path.
-pub fn everything() -> &'static Path {
-    static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
+/// Builds the example servers once per test process; the directory that
+/// holds them.
+fn examples() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let status = Command::new(cargo)
             .current_dir(root())
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "mcp-server",
-                "--example",
-                "everything",
-            ])
+            .args(["build", "--quiet", "-p", "mcp-server"])
+            .args(["--example", "everything", "--example", "notes"])
             .stdout(Stdio::null())
             .status()
             .expect("cargo runs");
-        assert!(status.success(), "building the everything example failed");
+        assert!(status.success(), "building the example servers failed");
         let target = root().join(std::env::var_os("CARGO_TARGET_DIR").unwrap_or("target".into()));
-        let path = target.join("debug/examples/everything");
-        assert!(path.is_file(), "{} was not built", path.display());
-        path
+        target.join("debug/examples")
     })
+}
+
+/// The example server `name` of `mcp-server`, built.
+fn example(name: &str) -> PathBuf {
+    let path = examples().join(name);
+    assert!(path.is_file(), "{} was not built", path.display());
+    path
+}
+
+/// The `everything` example, built once per test process; its path.
+pub fn everything() -> &'static Path {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| example("everything"))
+}
+
+/// The `notes` example, built once per test process; its path.
+pub fn notes() -> &'static Path {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| example("notes"))
+}
+
+/// The configuration entry of an example server over stdio.
+pub fn example_entry(path: &Path) -> Value {
+    json!({"command": path.display().to_string(), "args": ["--stdio"]})
 }
 
 /// The `everything` example over stdio.
@@ -142,6 +159,46 @@ pub fn printed(output: &Output) -> Value {
             String::from_utf8_lossy(&output.stderr)
         )
     })
+}
+
+/// A file the scripted server logs its tool calls to, removed on drop.
+pub struct CallLog(Scratch);
+
+impl CallLog {
+    /// A fresh log named after `name` and this test process.
+    pub fn new(name: &str) -> Self {
+        let path =
+            std::env::temp_dir().join(format!("mcp-host-calls-{}-{name}.log", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        Self(Scratch(path))
+    }
+
+    /// The configuration entry of the scripted server in `versions` mode,
+    /// logging here.
+    pub fn entry(&self) -> Value {
+        scripted_entry(
+            "versions",
+            json!({"env": {"CALL_LOG": self.0 .0.display().to_string()}}),
+        )
+    }
+
+    /// The tool calls the server received, in order.
+    pub fn calls(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.0 .0)
+            .unwrap_or_default()
+            .lines()
+            .map(|line| serde_json::from_str(line).expect("a logged call"))
+            .collect()
+    }
+}
+
+/// The text of a tool result's first content block, or "".
+pub fn first_text(result: &mcp_types::v2026_07_28::CallToolResult) -> String {
+    let value = serde_json::to_value(result).expect("encodes");
+    value["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// A file in the temporary directory, removed on drop.
@@ -260,11 +317,15 @@ pub fn everything_http() -> (Running, String) {
     (listening(child, addr), format!("http://{addr}/mcp"))
 }
 
-/// Client options for tests: short probe, forced era when asked.
+/// Client options for tests: the era forced when asked, and room for a
+/// slow start on a loaded machine. Every server these options are for
+/// answers `server/discover` one way or another, so the probe never waits
+/// this long for nothing; the tests of a silent server set a timeout of
+/// their own (`probe.rs`).
 pub fn options(legacy: bool) -> ClientOptions {
     ClientOptions {
         force_legacy: legacy,
-        probe_timeout: Duration::from_millis(700),
+        probe_timeout: Duration::from_secs(20),
         request_timeout: Duration::from_secs(20),
         ..ClientOptions::default()
     }

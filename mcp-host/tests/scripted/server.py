@@ -12,6 +12,10 @@ The first argument picks how it behaves:
   noisy       modern; writes lines that are not messages for this client
               (text, bad UTF-8, stray JSON, responses to ids never issued)
               before every message.
+  exits       writes 30 numbered lines and then `fatal: no database` to
+              stderr and exits with status 3 before reading anything.
+  hostile     modern; also lists a tool whose name carries terminal escape
+              sequences and a right-to-left override.
 
 In the modern modes, `tools/call` of `slow` is never answered; a
 `notifications/cancelled` for it leaves a file `cancelled-<id>` in
@@ -45,6 +49,8 @@ TOOLS = [
     {"name": "flaky", "inputSchema": {"type": "object"}},
     {"name": "slow", "inputSchema": {"type": "object"}},
 ]
+
+HOSTILE = [{"name": "flaky\u001b]0;owned\u0007\u202e", "inputSchema": {"type": "object"}}]
 
 FAULTS = [{"name": name, "inputSchema": {"type": "object"}}
           for name in ("stall", "gather", "big", "huge", "flood")]
@@ -175,7 +181,8 @@ def modern(message):
                      "_meta": {"io.modelcontextprotocol/serverInfo":
                                {"name": "scripted-" + MODE, "version": "1"}}})
     elif method == "tools/list":
-        result(id_, {"resultType": "complete", "tools": TOOLS + FAULTS, "ttlMs": 0,
+        hostile = HOSTILE if MODE == "hostile" else []
+        result(id_, {"resultType": "complete", "tools": TOOLS + FAULTS + hostile, "ttlMs": 0,
                      "cacheScope": "public"})
     elif method == "tools/call":
         name = message["params"]["name"]
@@ -193,6 +200,11 @@ def modern(message):
 
 
 def main():
+    if MODE == "exits":
+        for n in range(1, 31):
+            sys.stderr.write("starting step %d\n" % n)
+        sys.stderr.write("fatal: no database\n")
+        sys.exit(3)
     if MODE == "stubborn":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     handle = legacy if MODE in ("silent", "not-found") else modern

@@ -1,0 +1,135 @@
+//! The listing commands: `tools`, `prompts` and `resources`. Each prints
+//! the catalogue as JSON, with every text a server wrote rendered through
+//! the untrusted renderer, and warns on stderr of every server that is
+//! not running, which makes the exit status 1.
+
+use std::process::ExitCode;
+
+use serde_json::{json, Value};
+
+use super::print;
+use crate::untrusted::Untrusted;
+use crate::{Host, ServerId};
+
+/// `text`, written by `origin`, as it may be shown.
+fn shown(origin: &ServerId, text: &str) -> Value {
+    json!(Untrusted::new(origin.clone(), text).render().text())
+}
+
+/// [`shown`] for text a server may leave out.
+fn shown_optional(origin: &ServerId, text: Option<&String>) -> Value {
+    text.map_or(Value::Null, |text| shown(origin, text))
+}
+
+/// Prints `list` and says, on stderr, which servers are not running;
+/// the exit status says whether any is not.
+async fn listed(host: &Host, list: Value) -> ExitCode {
+    print(&list);
+    let mut down = false;
+    for status in host.servers().await {
+        if let Some(error) = status.error {
+            eprintln!("warning: server `{}` is not running: {error}", status.id);
+            down = true;
+        }
+    }
+    if down {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// `tools`: every tool under its qualified name.
+pub(super) async fn tools(host: &Host) -> ExitCode {
+    for excluded in host.excluded_tools() {
+        eprintln!(
+            "warning: dropped tool {} of server `{}`: {}",
+            excluded.name.render().text(),
+            excluded.name.origin(),
+            excluded.error
+        );
+    }
+    let list: Vec<Value> = host
+        .tools()
+        .into_iter()
+        .map(|t| {
+            let tool = t.tool.accept_ref();
+            json!({
+                "name": t.qualified,
+                "server": t.server.as_str(),
+                "tool": shown(&t.server, &tool.name),
+                "description": shown_optional(&t.server, tool.description.as_ref()),
+                "readOnlyHint": tool.annotations.as_ref().and_then(|a| a.read_only_hint),
+            })
+        })
+        .collect();
+    listed(host, Value::Array(list)).await
+}
+
+/// `prompts`: every prompt under its qualified name, with its arguments.
+pub(super) async fn prompts(host: &Host) -> ExitCode {
+    let list: Vec<Value> = host
+        .prompts()
+        .into_iter()
+        .map(|p| {
+            let prompt = p.prompt.accept_ref();
+            let arguments: Vec<Value> = prompt
+                .arguments
+                .iter()
+                .flatten()
+                .map(|a| {
+                    json!({
+                        "name": shown(&p.server, &a.name),
+                        "description": shown_optional(&p.server, a.description.as_ref()),
+                        "required": a.required.unwrap_or(false),
+                    })
+                })
+                .collect();
+            json!({
+                "name": p.qualified,
+                "server": p.server.as_str(),
+                "prompt": shown(&p.server, &prompt.name),
+                "description": shown_optional(&p.server, prompt.description.as_ref()),
+                "arguments": arguments,
+            })
+        })
+        .collect();
+    listed(host, Value::Array(list)).await
+}
+
+/// `resources`: every resource and resource template, with its server.
+pub(super) async fn resources(host: &Host) -> ExitCode {
+    let resources: Vec<Value> = host
+        .resources()
+        .into_iter()
+        .map(|r| {
+            let resource = r.resource.accept_ref();
+            json!({
+                "server": r.server.as_str(),
+                "uri": shown(&r.server, &resource.uri),
+                "name": shown(&r.server, &resource.name),
+                "description": shown_optional(&r.server, resource.description.as_ref()),
+                "mimeType": shown_optional(&r.server, resource.mime_type.as_ref()),
+            })
+        })
+        .collect();
+    let templates: Vec<Value> = host
+        .resource_templates()
+        .into_iter()
+        .map(|t| {
+            let template = t.template.accept_ref();
+            json!({
+                "server": t.server.as_str(),
+                "uriTemplate": shown(&t.server, &template.uri_template),
+                "name": shown(&t.server, &template.name),
+                "description": shown_optional(&t.server, template.description.as_ref()),
+                "mimeType": shown_optional(&t.server, template.mime_type.as_ref()),
+            })
+        })
+        .collect();
+    listed(
+        host,
+        json!({ "resources": resources, "templates": templates }),
+    )
+    .await
+}
