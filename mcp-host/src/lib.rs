@@ -71,6 +71,7 @@ pub mod auth;
 pub mod cli;
 pub mod client;
 pub mod config;
+pub mod digest;
 pub mod headers;
 mod host;
 pub mod listen;
@@ -78,6 +79,7 @@ pub mod mrtr;
 pub mod names;
 pub mod probe;
 pub mod sse;
+pub mod typed;
 pub mod untrusted;
 
 /// A boxed future, for the host's callbacks ([`approval::Approver`],
