@@ -65,6 +65,7 @@
 #![forbid(unsafe_code)]
 
 mod boxing;
+mod client;
 mod compile;
 mod error;
 mod ir;
@@ -73,6 +74,7 @@ mod naming;
 mod render;
 mod settings;
 
+pub use client::ClientSettings;
 pub use compile::{compile_schema, write_if_changed};
 pub use error::Error;
 pub use settings::Settings;
