@@ -973,8 +973,57 @@ pub mod search {
             deserializer.deserialize_map(__Visitor)
         }
     }
+    impl Filter {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new(field: impl ::core::convert::Into<::std::string::String>) -> Self {
+            Self {
+                field: field.into(),
+                op: ::core::default::Default::default(),
+                value: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets op.
+        #[must_use]
+        pub fn with_op(mut self, value: impl ::core::convert::Into<FilterOp>) -> Self {
+            self.op = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets value.
+        #[must_use]
+        pub fn with_value(
+            mut self,
+            value: impl ::core::convert::Into<::core::option::Option<FilterValue>>,
+        ) -> Self {
+            self.value = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ShapeCircle {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new(radius: impl ::core::convert::Into<::serde_json::Number>) -> Self {
+            Self {
+                kind: ::core::default::Default::default(),
+                radius: radius.into(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ShapeSquare {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new(side: impl ::core::convert::Into<::serde_json::Number>) -> Self {
+            Self {
+                kind: ::core::default::Default::default(),
+                side: side.into(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(query: impl ::core::convert::Into<::std::string::String>) -> Self {
             Self {
@@ -1092,6 +1141,26 @@ pub mod search {
             >,
         ) -> Self {
             self.weight = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsPage {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new(size: impl ::core::convert::Into<i64>) -> Self {
+            Self {
+                cursor: ::core::default::Default::default(),
+                size: size.into(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets cursor.
+        #[must_use]
+        pub fn with_cursor(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.cursor = ::core::option::Option::Some(value.into());
             self
         }
     }
@@ -1592,8 +1661,26 @@ pub mod draft07 {
             f.write_str(self.as_str())
         }
     }
+    impl Options {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                avoid_tolls: ::core::default::Default::default(),
+            }
+        }
+        /// Sets avoidTolls.
+        #[must_use]
+        pub fn with_avoid_tolls(
+            mut self,
+            value: impl ::core::convert::Into<bool>,
+        ) -> Self {
+            self.avoid_tolls = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(
             from: impl ::core::convert::Into<ArgumentsFrom>,
@@ -1643,6 +1730,19 @@ pub mod draft07 {
         ) -> Self {
             self.via = ::core::option::Option::Some(value.into());
             self
+        }
+    }
+    impl ArgumentsFrom {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new(
+            lat: impl ::core::convert::Into<::serde_json::Number>,
+            lon: impl ::core::convert::Into<::serde_json::Number>,
+        ) -> Self {
+            Self {
+                lat: lat.into(),
+                lon: lon.into(),
+            }
         }
     }
     /// The tool declares no output schema: its result is its content blocks.
@@ -1711,7 +1811,7 @@ pub mod no_arguments {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {
@@ -1815,7 +1915,7 @@ pub mod loose {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {

@@ -722,7 +722,7 @@ pub mod a_pub_fn_evil_std_process_exit_1_mod_x {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(
             type_: impl ::core::convert::Into<::std::string::String>,
@@ -1033,7 +1033,7 @@ pub mod type_ {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {
@@ -1107,7 +1107,7 @@ pub mod self_ {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {
@@ -1181,7 +1181,7 @@ pub mod crate_ {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {
@@ -1255,7 +1255,7 @@ pub mod super_ {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {
@@ -1329,7 +1329,7 @@ pub mod call2 {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {
@@ -1403,7 +1403,7 @@ pub mod new2 {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {
@@ -1477,7 +1477,7 @@ pub mod get_item {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {
@@ -1551,7 +1551,7 @@ pub mod get_item2 {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {
@@ -1625,7 +1625,7 @@ pub mod get_item3 {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {
@@ -1699,7 +1699,7 @@ pub mod value {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {
@@ -1773,7 +1773,7 @@ pub mod value2 {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {
@@ -1862,7 +1862,7 @@ pub mod core {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {
@@ -1946,7 +1946,7 @@ pub mod no_schema {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {
@@ -2164,7 +2164,7 @@ pub mod bad_keywords {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {
@@ -2371,7 +2371,7 @@ pub mod looping_refs {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {
@@ -2562,8 +2562,37 @@ pub mod recursive {
             deserializer.deserialize_map(__Visitor)
         }
     }
+    impl Node {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                children: ::core::default::Default::default(),
+                next: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets children.
+        #[must_use]
+        pub fn with_children(
+            mut self,
+            value: impl ::core::convert::Into<::std::vec::Vec<Node>>,
+        ) -> Self {
+            self.children = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets next.
+        #[must_use]
+        pub fn with_next(
+            mut self,
+            value: impl ::core::convert::Into<::std::boxed::Box<Node>>,
+        ) -> Self {
+            self.next = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {
@@ -24908,8 +24937,7959 @@ pub mod fan_out {
             deserializer.deserialize_map(__Visitor)
         }
     }
+    impl L0 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(mut self, value: impl ::core::convert::Into<L0Left>) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0Left {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<L0LeftLeft>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<L0LeftLeftLeft>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<L0LeftLeftLeftLeft>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<L0LeftLeftLeftLeftLeft>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<L0LeftLeftLeftLeftLeftLeft>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<L0LeftLeftLeftLeftLeftLeftLeft>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<L0LeftLeftLeftLeftLeftLeftLeftLeft>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<L0LeftLeftLeftLeftLeftLeftLeftLeftLeft>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeft>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightLeftLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightLeftLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightLeftRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightLeftRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightLeftRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightLeftRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightRightLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightRightLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightRightLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightRightLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightRightRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightRightRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightRightRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightRightRightRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftLeftLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftLeftLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftLeftRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftLeftRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftLeftRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftLeftRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftRightLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftRightLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftRightLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftRightLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftRightRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftRightRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftRightRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftLeftRightRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightLeftLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightLeftLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightLeftRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightLeftRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightLeftRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightLeftRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightRightLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightRightLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightRightLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightRightLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightRightRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightRightRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightRightRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftLeftRightRightRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftLeftLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftLeftLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftLeftRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftLeftRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftLeftRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftLeftRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftRightLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftRightLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftRightLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftRightLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftRightRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftRightRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftRightRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightLeftRightRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightLeftLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightLeftLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightLeftRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightLeftRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightLeftRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightLeftRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightRightLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightRightLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightRightLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightRightLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightRightRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightRightRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightRightRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightLeftRightRightRightRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftLeftLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftLeftLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftLeftRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftLeftRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftLeftRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftLeftRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftRightLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftRightLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftRightLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftRightLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftRightRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftRightRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftRightRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftLeftRightRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightLeftLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightLeftLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightLeftLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightLeftLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightLeftRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightLeftRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightLeftRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightLeftRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightRightRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightRightLeftLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightRightLeftRight,
+            >,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightRightLeftLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightRightLeftRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightRightRight {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<
+                L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightRightRightLeft,
+            >,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L0LeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftLeftRightRightLeftRightRightRightLeft {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L1 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L10 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L11 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L12 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L13 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L14 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L15 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L16 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L17 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L18 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L19 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L2 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L20 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L21 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L22 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L23 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L24 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L25 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L26 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L27 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L28 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L29 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L3 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L30 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L31 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L32 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L33 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L34 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L35 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L36 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L37 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L38 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L39 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L4 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L40 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                leaf: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets leaf.
+        #[must_use]
+        pub fn with_leaf(
+            mut self,
+            value: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.leaf = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L5 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L6 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L7 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L8 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl L9 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                left: ::core::default::Default::default(),
+                right: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets left.
+        #[must_use]
+        pub fn with_left(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.left = ::core::option::Option::Some(value.into());
+            self
+        }
+        /// Sets right.
+        #[must_use]
+        pub fn with_right(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
+            self.right = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {
@@ -27991,7 +35971,7 @@ pub mod deep {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {
@@ -28002,6 +35982,945 @@ pub mod deep {
         /// Sets d.
         #[must_use]
         pub fn with_d(mut self, value: impl ::core::convert::Into<ArgumentsD>) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(mut self, value: impl ::core::convert::Into<ArgumentsDD>) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<ArgumentsDDD>,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<ArgumentsDDDD>,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<ArgumentsDDDDD>,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<ArgumentsDDDDDD>,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<ArgumentsDDDDDDD>,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<ArgumentsDDDDDDDD>,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<ArgumentsDDDDDDDDD>,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<ArgumentsDDDDDDDDDD>,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<ArgumentsDDDDDDDDDDD>,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<ArgumentsDDDDDDDDDDDD>,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<ArgumentsDDDDDDDDDDDDD>,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<ArgumentsDDDDDDDDDDDDDD>,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<ArgumentsDDDDDDDDDDDDDDD>,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<ArgumentsDDDDDDDDDDDDDDDD>,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<ArgumentsDDDDDDDDDDDDDDDDD>,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<ArgumentsDDDDDDDDDDDDDDDDDD>,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<ArgumentsDDDDDDDDDDDDDDDDDDD>,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<ArgumentsDDDDDDDDDDDDDDDDDDDD>,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<ArgumentsDDDDDDDDDDDDDDDDDDDDD>,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<ArgumentsDDDDDDDDDDDDDDDDDDDDDD>,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<ArgumentsDDDDDDDDDDDDDDDDDDDDDDD>,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<ArgumentsDDDDDDDDDDDDDDDDDDDDDDDD>,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDD>,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDD>,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDD>,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDD>,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDD>,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD>,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD>,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD>,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD>,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<
+                ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD,
+            >,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<
+                ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD,
+            >,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<
+                ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD,
+            >,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<
+                ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD,
+            >,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<
+                ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD,
+            >,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<
+                ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD,
+            >,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<
+                ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD,
+            >,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<
+                ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD,
+            >,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<
+                ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD,
+            >,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<
+                ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD,
+            >,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<
+                ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD,
+            >,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<
+                ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD,
+            >,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<
+                ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD,
+            >,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<
+                ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD,
+            >,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<
+                ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD,
+            >,
+        ) -> Self {
+            self.d = ::core::option::Option::Some(value.into());
+            self
+        }
+    }
+    impl ArgumentsDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                d: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+        /// Sets d.
+        #[must_use]
+        pub fn with_d(
+            mut self,
+            value: impl ::core::convert::Into<::serde_json::Value>,
+        ) -> Self {
             self.d = ::core::option::Option::Some(value.into());
             self
         }
@@ -32398,7 +41317,7 @@ pub mod wide {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {
@@ -32411,6 +41330,406 @@ pub mod wide {
         pub fn with_w(mut self, value: impl ::core::convert::Into<ArgumentsW>) -> Self {
             self.w = ::core::option::Option::Some(value.into());
             self
+        }
+    }
+    impl ArgumentsWV0 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k0: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV1 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k1: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV2 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k2: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV3 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k3: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV4 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k4: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV5 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k5: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV6 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k6: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV7 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k7: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV8 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k8: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV9 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k9: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV10 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k10: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV11 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k11: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV12 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k12: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV13 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k13: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV14 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k14: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV15 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k15: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV16 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k16: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV17 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k17: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV18 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k18: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV19 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k19: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV20 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k20: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV21 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k21: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV22 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k22: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV23 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k23: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV24 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k24: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV25 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k25: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV26 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k26: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV27 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k27: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV28 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k28: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV29 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k29: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV30 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k30: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV31 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k31: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV32 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k32: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV33 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k33: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV34 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k34: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV35 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k35: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV36 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k36: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV37 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k37: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV38 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k38: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsWV39 {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new() -> Self {
+            Self {
+                k39: ::core::default::Default::default(),
+                extra: ::core::default::Default::default(),
+            }
         }
     }
     /// The tool declares no output schema: its result is its content blocks.

@@ -186,7 +186,7 @@ pub mod fetch {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(url: impl ::core::convert::Into<::std::string::String>) -> Self {
             Self {

@@ -161,7 +161,7 @@ pub mod get_current_time {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(timezone: impl ::core::convert::Into<::std::string::String>) -> Self {
             Self {
@@ -440,7 +440,7 @@ pub mod convert_time {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(
             source_timezone: impl ::core::convert::Into<::std::string::String>,

@@ -209,7 +209,7 @@ pub mod create_note {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(
             title: impl ::core::convert::Into<::std::string::String>,
@@ -377,7 +377,7 @@ pub mod read_note {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(handle: impl ::core::convert::Into<::std::string::String>) -> Self {
             Self { handle: handle.into() }
@@ -556,7 +556,7 @@ pub mod delete_note {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(handle: impl ::core::convert::Into<::std::string::String>) -> Self {
             Self { handle: handle.into() }
@@ -652,7 +652,7 @@ pub mod export_notes {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(
             handles: impl ::core::convert::Into<::std::vec::Vec<::std::string::String>>,

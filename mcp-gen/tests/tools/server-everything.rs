@@ -393,7 +393,7 @@ pub mod echo {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(message: impl ::core::convert::Into<::std::string::String>) -> Self {
             Self {
@@ -555,7 +555,7 @@ pub mod get_annotated_message {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(
             message_type: impl ::core::convert::Into<ArgumentsMessageType>,
@@ -644,7 +644,7 @@ pub mod get_env {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {
@@ -735,7 +735,7 @@ pub mod get_resource_links {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {
@@ -894,7 +894,7 @@ pub mod get_resource_reference {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {
@@ -1056,7 +1056,7 @@ pub mod get_structured_content {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(location: impl ::core::convert::Into<ArgumentsLocation>) -> Self {
             Self {
@@ -1284,7 +1284,7 @@ pub mod get_sum {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(
             a: impl ::core::convert::Into<::serde_json::Number>,
@@ -1365,7 +1365,7 @@ pub mod get_tiny_image {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {
@@ -1524,7 +1524,7 @@ pub mod gzip_file_as_resource {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {
@@ -1630,7 +1630,7 @@ pub mod toggle_simulated_logging {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {
@@ -1706,7 +1706,7 @@ pub mod toggle_subscriber_updates {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {
@@ -1812,7 +1812,7 @@ pub mod trigger_long_running_operation {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {
@@ -1908,7 +1908,7 @@ pub mod trigger_elicitation_request {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {
@@ -2056,7 +2056,7 @@ pub mod trigger_url_elicitation {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(url: impl ::core::convert::Into<::std::string::String>) -> Self {
             Self {
@@ -2199,7 +2199,7 @@ pub mod simulate_research_query {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(topic: impl ::core::convert::Into<::std::string::String>) -> Self {
             Self {

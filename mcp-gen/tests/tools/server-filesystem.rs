@@ -399,7 +399,7 @@ pub mod read_file {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(path: impl ::core::convert::Into<::std::string::String>) -> Self {
             Self {
@@ -606,7 +606,7 @@ pub mod read_text_file {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(path: impl ::core::convert::Into<::std::string::String>) -> Self {
             Self {
@@ -787,7 +787,7 @@ pub mod read_media_file {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(path: impl ::core::convert::Into<::std::string::String>) -> Self {
             Self {
@@ -1410,7 +1410,7 @@ pub mod read_multiple_files {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(
             paths: impl ::core::convert::Into<::std::vec::Vec<::std::string::String>>,
@@ -1594,7 +1594,7 @@ pub mod write_file {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(
             path: impl ::core::convert::Into<::std::string::String>,
@@ -1887,7 +1887,7 @@ pub mod edit_file {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(
             path: impl ::core::convert::Into<::std::string::String>,
@@ -1905,6 +1905,20 @@ pub mod edit_file {
         pub fn with_dry_run(mut self, value: impl ::core::convert::Into<bool>) -> Self {
             self.dry_run = ::core::option::Option::Some(value.into());
             self
+        }
+    }
+    impl ArgumentsEditsItem {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new(
+            old_text: impl ::core::convert::Into<::std::string::String>,
+            new_text: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            Self {
+                new_text: new_text.into(),
+                old_text: old_text.into(),
+                extra: ::core::default::Default::default(),
+            }
         }
     }
     /// Generated from the root schema.
@@ -2059,7 +2073,7 @@ pub mod create_directory {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(path: impl ::core::convert::Into<::std::string::String>) -> Self {
             Self {
@@ -2220,7 +2234,7 @@ pub mod list_directory {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(path: impl ::core::convert::Into<::std::string::String>) -> Self {
             Self {
@@ -2436,7 +2450,7 @@ pub mod list_directory_with_sizes {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(path: impl ::core::convert::Into<::std::string::String>) -> Self {
             Self {
@@ -2629,7 +2643,7 @@ pub mod directory_tree {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(path: impl ::core::convert::Into<::std::string::String>) -> Self {
             Self {
@@ -2825,7 +2839,7 @@ pub mod move_file {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(
             source: impl ::core::convert::Into<::std::string::String>,
@@ -3033,7 +3047,7 @@ pub mod search_files {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(
             path: impl ::core::convert::Into<::std::string::String>,
@@ -3208,7 +3222,7 @@ pub mod get_file_info {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(path: impl ::core::convert::Into<::std::string::String>) -> Self {
             Self {
@@ -3348,7 +3362,7 @@ pub mod list_allowed_directories {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {

@@ -402,13 +402,31 @@ pub mod create_entities {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(
             entities: impl ::core::convert::Into<::std::vec::Vec<ArgumentsEntitiesItem>>,
         ) -> Self {
             Self {
                 entities: entities.into(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsEntitiesItem {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new(
+            name: impl ::core::convert::Into<::std::string::String>,
+            entity_type: impl ::core::convert::Into<::std::string::String>,
+            observations: impl ::core::convert::Into<
+                ::std::vec::Vec<::std::string::String>,
+            >,
+        ) -> Self {
+            Self {
+                entity_type: entity_type.into(),
+                name: name.into(),
+                observations: observations.into(),
                 extra: ::core::default::Default::default(),
             }
         }
@@ -792,7 +810,7 @@ pub mod create_relations {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(
             relations: impl ::core::convert::Into<
@@ -801,6 +819,22 @@ pub mod create_relations {
         ) -> Self {
             Self {
                 relations: relations.into(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsRelationsItem {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new(
+            from: impl ::core::convert::Into<::std::string::String>,
+            to: impl ::core::convert::Into<::std::string::String>,
+            relation_type: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            Self {
+                from: from.into(),
+                relation_type: relation_type.into(),
+                to: to.into(),
                 extra: ::core::default::Default::default(),
             }
         }
@@ -1165,7 +1199,7 @@ pub mod add_observations {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(
             observations: impl ::core::convert::Into<
@@ -1174,6 +1208,20 @@ pub mod add_observations {
         ) -> Self {
             Self {
                 observations: observations.into(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsObservationsItem {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new(
+            entity_name: impl ::core::convert::Into<::std::string::String>,
+            contents: impl ::core::convert::Into<::std::vec::Vec<::std::string::String>>,
+        ) -> Self {
+            Self {
+                contents: contents.into(),
+                entity_name: entity_name.into(),
                 extra: ::core::default::Default::default(),
             }
         }
@@ -1431,7 +1479,7 @@ pub mod delete_entities {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(
             entity_names: impl ::core::convert::Into<
@@ -1717,7 +1765,7 @@ pub mod delete_observations {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(
             deletions: impl ::core::convert::Into<
@@ -1726,6 +1774,22 @@ pub mod delete_observations {
         ) -> Self {
             Self {
                 deletions: deletions.into(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsDeletionsItem {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new(
+            entity_name: impl ::core::convert::Into<::std::string::String>,
+            observations: impl ::core::convert::Into<
+                ::std::vec::Vec<::std::string::String>,
+            >,
+        ) -> Self {
+            Self {
+                entity_name: entity_name.into(),
+                observations: observations.into(),
                 extra: ::core::default::Default::default(),
             }
         }
@@ -2016,7 +2080,7 @@ pub mod delete_relations {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(
             relations: impl ::core::convert::Into<
@@ -2025,6 +2089,22 @@ pub mod delete_relations {
         ) -> Self {
             Self {
                 relations: relations.into(),
+                extra: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ArgumentsRelationsItem {
+        /// A value from the fields the schema requires.
+        #[allow(clippy::too_many_arguments)]
+        pub fn new(
+            from: impl ::core::convert::Into<::std::string::String>,
+            to: impl ::core::convert::Into<::std::string::String>,
+            relation_type: impl ::core::convert::Into<::std::string::String>,
+        ) -> Self {
+            Self {
+                from: from.into(),
+                relation_type: relation_type.into(),
+                to: to.into(),
                 extra: ::core::default::Default::default(),
             }
         }
@@ -2181,7 +2261,7 @@ pub mod read_graph {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new() -> Self {
             Self {
@@ -2584,7 +2664,7 @@ pub mod search_nodes {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(query: impl ::core::convert::Into<::std::string::String>) -> Self {
             Self {
@@ -2990,7 +3070,7 @@ pub mod open_nodes {
         }
     }
     impl Arguments {
-        /// The arguments, from the ones the tool requires.
+        /// A value from the fields the schema requires.
         #[allow(clippy::too_many_arguments)]
         pub fn new(
             names: impl ::core::convert::Into<::std::vec::Vec<::std::string::String>>,

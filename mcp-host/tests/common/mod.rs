@@ -5,6 +5,7 @@
 
 pub mod interop;
 pub mod pty;
+pub mod pypi;
 
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
@@ -34,30 +35,47 @@ fn root() -> &'static Path {
         .expect("mcp-host sits in the workspace root")
 }
 
+/// Builds the `mcp-server` example `name`; its path.
+fn build_example(name: &str) -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .current_dir(root())
+        .args(["build", "--quiet", "-p", "mcp-server", "--example", name])
+        .stdout(Stdio::null())
+        .status()
+        .expect("cargo runs");
+    assert!(status.success(), "building the {name} example failed");
+    let target = root().join(std::env::var_os("CARGO_TARGET_DIR").unwrap_or("target".into()));
+    let path = target.join("debug/examples").join(name);
+    assert!(path.is_file(), "{} was not built", path.display());
+    path
+}
+
 /// Builds the `everything` example once per test process; its path.
 pub fn everything() -> &'static Path {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let status = Command::new(cargo)
-            .current_dir(root())
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "mcp-server",
-                "--example",
-                "everything",
-            ])
-            .stdout(Stdio::null())
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "building the everything example failed");
-        let target = root().join(std::env::var_os("CARGO_TARGET_DIR").unwrap_or("target".into()));
-        let path = target.join("debug/examples/everything");
-        assert!(path.is_file(), "{} was not built", path.display());
-        path
+    PATH.get_or_init(|| build_example("everything"))
+}
+
+/// Builds the `notes` example once per test process; its path.
+pub fn notes() -> &'static Path {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| build_example("notes"))
+}
+
+/// The `notes` example over stdio.
+pub fn notes_stdio() -> Target {
+    Target::Stdio(StdioCommand {
+        command: notes().display().to_string(),
+        args: vec!["--stdio".into()],
+        ..StdioCommand::default()
     })
+}
+
+/// The `notes` example over HTTP on a free port, once it accepts
+/// connections; the endpoint URL.
+pub fn notes_http() -> (Running, String) {
+    http_example(notes())
 }
 
 /// The `everything` example over stdio.
@@ -93,6 +111,14 @@ pub fn stdio_entry(target: Target, extra: Value) -> Value {
         panic!("not a stdio target: {target:?}")
     };
     let mut entry = json!({"command": command.command, "args": command.args});
+    if !command.env.is_empty() {
+        let env: serde_json::Map<String, Value> = command
+            .env
+            .into_iter()
+            .map(|(k, v)| (k, json!(v)))
+            .collect();
+        entry["env"] = Value::Object(env);
+    }
     if let (Some(entry), Some(extra)) = (entry.as_object_mut(), extra.as_object()) {
         entry.extend(extra.clone());
     }
@@ -249,8 +275,14 @@ pub fn listening(child: Child, addr: SocketAddr) -> Running {
 /// The `everything` example over HTTP on a free port, once it accepts
 /// connections; the endpoint URL.
 pub fn everything_http() -> (Running, String) {
+    http_example(everything())
+}
+
+/// The example at `path` over HTTP on a free port, once it accepts
+/// connections; the endpoint URL.
+fn http_example(path: &Path) -> (Running, String) {
     let addr = free_addr();
-    let child = Command::new(everything())
+    let child = Command::new(path)
         .args(["--http", &addr.to_string()])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
