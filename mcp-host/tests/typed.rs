@@ -485,17 +485,21 @@ fn snapshots_are_what_the_servers_serve() {
     let fsroot = std::env::temp_dir().join(format!("mcp-typed-fs-{}", std::process::id()));
     std::fs::create_dir_all(&fsroot).expect("a directory to serve");
     let graph = std::env::temp_dir().join(format!("mcp-typed-snap-{}.jsonl", std::process::id()));
+    let example =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/typed-notes/tools/notes.json");
+    let example = example.display().to_string();
     let servers = [
         ("notes.json", common::notes_stdio()),
+        (example.as_str(), common::notes_stdio()),
         ("server-everything.json", interop::reference_everything()),
         ("server-filesystem.json", interop::filesystem(&fsroot)),
         ("server-memory.json", interop::memory(&graph)),
         ("mcp-server-time.json", pypi::time()),
         ("mcp-server-fetch.json", pypi::fetch()),
     ];
-    for (file, target) in servers {
+    for (n, (file, target)) in servers.into_iter().enumerate() {
         let config = common::config_file(
-            &format!("snapshot-{file}"),
+            &format!("snapshot-{n}"),
             json!({ "server": common::stdio_entry(target, json!({})) }),
         );
         let _config = common::Scratch(config.clone());
