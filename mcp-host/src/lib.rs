@@ -51,11 +51,18 @@
 //!   hold at compile time. A tool call needs an [`Approval`], which only a
 //!   [`Gate`] issues; server data arrives as [`Untrusted`] and has no
 //!   `Deref`.
+//! - [`digest`]: canonical digests of tool definitions (RFC 8785 JSON,
+//!   SHA-256), sans-IO.
 //! - [`client`]: one server over stdio or Streamable HTTP, in either era.
+//! - [`typed`]: the runtime of typed clients that `mcp-gen client`
+//!   generates from a tool list: a drift check against the live
+//!   definition, the same approval gate, and output validated against the
+//!   tool's schema.
 //! - [`Host`]: every configured server ([`config`]), restarted when a
 //!   stdio server crashes, and one catalogue of their tools, prompts and
 //!   resources.
-//! - [`cli`]: the `mcp-host` command.
+//! - [`cli`]: the `mcp-host` command (`snapshot` writes a server's tool
+//!   list for `mcp-gen client`).
 //!
 //! Servers are named by the key of their configuration entry
 //! ([`ServerId`]), never by what they call themselves.
