@@ -16,7 +16,7 @@ pub enum Error {
         pointer: String,
     },
     /// A `$ref` that does not name a definition of the same document.
-    #[error("{pointer}: cannot resolve $ref `{reference}` (only `#`, `#/$defs/NAME` and `#/definitions/NAME` are supported)")]
+    #[error("{pointer}: cannot resolve $ref `{reference}` (only references within the document are supported)")]
     UnresolvedRef {
         /// Where the `$ref` is.
         pointer: String,

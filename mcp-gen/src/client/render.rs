@@ -159,7 +159,7 @@ fn tool_module(
 ) -> Result<TokenStream, Error> {
     let tool = &lowered.tool;
     let mut body = items(&lowered.arguments, settings)?;
-    body.extend(constructor(&lowered.arguments, &tool.input)?);
+    body.extend(constructors(&lowered.arguments, &tool.input)?);
     match &lowered.output {
         Some(defs) => body.extend(items(defs, settings)?),
         None => body.extend(quote! {
@@ -207,21 +207,28 @@ fn tool_module(
     })
 }
 
-/// `Arguments::new` taking the required fields, and a `with_` setter for
-/// each optional one, when the arguments are a struct.
-fn constructor(defs: &[Def], schema: &Value) -> Result<TokenStream, Error> {
+/// Constructors for every struct of the arguments (see [`constructor`]).
+fn constructors(defs: &[Def], schema: &Value) -> Result<TokenStream, Error> {
+    let mut out = TokenStream::new();
+    for def in defs {
+        out.extend(constructor(def, defs, schema)?);
+    }
+    Ok(out)
+}
+
+/// `new` taking the required fields, and a `with_` setter for each
+/// optional one, when `def` is a struct.
+fn constructor(def: &Def, defs: &[Def], schema: &Value) -> Result<TokenStream, Error> {
+    let Body::Struct(s) = &def.body else {
+        return Ok(TokenStream::new());
+    };
+    let name = ident(&def.name)?;
     let required: Vec<&str> = schema
-        .get("required")
+        .pointer(&def.pointer)
+        .and_then(|s| s.get("required"))
         .and_then(Value::as_array)
         .map(|r| r.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    let Some(Def {
-        body: Body::Struct(s),
-        ..
-    }) = defs.iter().find(|d| d.name == "Arguments")
-    else {
-        return Ok(TokenStream::new());
-    };
     let consts: HashSet<&str> = defs
         .iter()
         .filter(|d| matches!(d.body, Body::Const { .. }))
@@ -274,8 +281,8 @@ fn constructor(defs: &[Def], schema: &Value) -> Result<TokenStream, Error> {
     params.sort_by_key(|(at, _)| *at);
     let params = params.into_iter().map(|(_, p)| p);
     Ok(quote! {
-        impl Arguments {
-            /// The arguments, from the ones the tool requires.
+        impl #name {
+            /// A value from the fields the schema requires.
             #[allow(clippy::too_many_arguments)]
             pub fn new(#(#params),*) -> Self {
                 Self { #(#inits)* }

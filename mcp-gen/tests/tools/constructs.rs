@@ -657,7 +657,7 @@ pub mod search {
         pub query: ::std::string::String,
         /// Wire name \`remote\`.
         ///
-        /// Falls back to \`serde_json::Value\`: /properties/remote: cannot resolve $ref \`https://example.com/schemas/thing.json\` (only \`#\`, \`#/$defs/NAME\` and \`#/definitions/NAME\` are supported).
+        /// Falls back to \`serde_json::Value\`: /properties/remote: cannot resolve $ref \`https://example.com/schemas/thing.json\` (only references within the document are supported).
         #[serde(skip_serializing_if = "::core::option::Option::is_none")]
         pub remote: ::core::option::Option<::serde_json::Value>,
         /// Wire name \`shape\`.

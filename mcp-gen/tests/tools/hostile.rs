@@ -2053,7 +2053,7 @@ pub mod bad_keywords {
         pub d: ::core::option::Option<::serde_json::Value>,
         /// Wire name \`e\`.
         ///
-        /// Falls back to \`serde_json::Value\`: /properties/e: cannot resolve $ref \`#/$defs/Missing\` (only \`#\`, \`#/$defs/NAME\` and \`#/definitions/NAME\` are supported).
+        /// Falls back to \`serde_json::Value\`: /properties/e: cannot resolve $ref \`#/$defs/Missing\` (only references within the document are supported).
         #[serde(skip_serializing_if = "::core::option::Option::is_none")]
         pub e: ::core::option::Option<::serde_json::Value>,
         /// Wire name \`f\`.
