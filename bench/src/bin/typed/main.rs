@@ -17,9 +17,12 @@
 
 mod compare;
 mod overhead;
+#[path = "../../timing.rs"]
+mod timing;
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+
+pub use timing::{ms, sample};
 
 pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -52,23 +55,6 @@ pub fn tool_lists() -> Vec<(String, serde_json::Value)> {
     .collect();
     lists.sort_by_key(|(_, _, len)| std::cmp::Reverse(*len));
     lists.into_iter().map(|(n, v, _)| (n, v)).collect()
-}
-
-/// Runs `f` `runs` times; the sorted durations.
-pub fn sample(runs: usize, mut f: impl FnMut()) -> Vec<Duration> {
-    let mut times: Vec<Duration> = (0..runs)
-        .map(|_| {
-            let start = Instant::now();
-            f();
-            start.elapsed()
-        })
-        .collect();
-    times.sort();
-    times
-}
-
-pub fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
 }
 
 fn main() {
