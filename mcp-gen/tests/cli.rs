@@ -181,6 +181,37 @@ fn without_schema_or_client_it_says_what_to_give() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("--schema"));
 }
 
+/// The command and the build.rs path give the golden of every tool list.
+#[test]
+fn every_tool_list_generates_its_golden_both_ways() {
+    let dir = scratch("every-list");
+    let lists = std::fs::read_dir(tool_list(""))
+        .expect("tests/tools")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"));
+    for list in lists {
+        let golden = std::fs::read_to_string(list.with_extension("rs")).expect("golden");
+        let output = Command::new(env!("CARGO_BIN_EXE_mcp-gen"))
+            .args(["client", "--tools"])
+            .arg(&list)
+            .output()
+            .expect("runs");
+        assert!(output.status.success(), "{}", list.display());
+        assert_eq!(
+            String::from_utf8_lossy(&output.stdout),
+            golden,
+            "{}",
+            list.display()
+        );
+        let out = dir.join("out.rs");
+        mcp_gen::ClientSettings::new()
+            .compile(&list, &out)
+            .expect("compiles");
+        assert_eq!(std::fs::read_to_string(&out).expect("written"), golden);
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 #[test]
 fn client_settings_compile_writes_only_changes() {
     let dir = scratch("client-compile");
