@@ -6,32 +6,17 @@
 //! workspace.
 
 mod corpus;
+mod timing;
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+
+use timing::{ms, sample};
 
 fn spec_dir() -> PathBuf {
     std::env::var_os("MCP_SPEC_DIR").map_or_else(
         || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/spec"),
         PathBuf::from,
     )
-}
-
-/// Runs `f` `runs` times and returns the sorted durations.
-fn sample(runs: usize, mut f: impl FnMut()) -> Vec<Duration> {
-    let mut times: Vec<Duration> = (0..runs)
-        .map(|_| {
-            let start = Instant::now();
-            f();
-            start.elapsed()
-        })
-        .collect();
-    times.sort();
-    times
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
 }
 
 fn generation(spec: &Path) {

@@ -16,7 +16,7 @@ pub enum Error {
         pointer: String,
     },
     /// A `$ref` that does not name a definition of the same document.
-    #[error("{pointer}: cannot resolve $ref `{reference}` (only `#`, `#/$defs/NAME` and `#/definitions/NAME` are supported)")]
+    #[error("{pointer}: cannot resolve $ref `{reference}` (only references within the document are supported)")]
     UnresolvedRef {
         /// Where the `$ref` is.
         pointer: String,
@@ -65,6 +65,10 @@ pub enum Error {
         /// The cause.
         source: serde_json::Error,
     },
+    /// The input of [`ClientSettings`](crate::ClientSettings) is not a tool
+    /// list.
+    #[error("not a tool list: {0}")]
+    NotAToolList(String),
     /// The generator produced code that does not parse: a bug in mcp-gen.
     #[error(
         "internal error: generated code does not parse ({0}); please report it with the schema"

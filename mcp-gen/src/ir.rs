@@ -31,6 +31,8 @@ pub(crate) struct Def {
     /// Whether this is the `$defs` entry itself.
     pub top_level: bool,
     pub description: Option<String>,
+    /// Why the item is `serde_json::Value` instead of a type of its own.
+    pub fallback: Option<String>,
     pub body: Body,
 }
 
@@ -75,6 +77,8 @@ pub(crate) struct Field {
     pub nullable: bool,
     pub boxed: bool,
     pub description: Option<String>,
+    /// Why the field is `serde_json::Value` instead of a faithful type.
+    pub fallback: Option<String>,
 }
 
 #[derive(Debug)]

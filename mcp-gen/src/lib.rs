@@ -60,11 +60,34 @@
 //! does not use). `examples/gen-build` in the repository is a complete crate
 //! doing this.
 //! [`compile_schema`] is the one-call form.
+//!
+//! # Typed clients
+//! [`ClientSettings`] generates, from a server's tool list (`mcp-gen client
+//! --tools FILE`, or `compile` in build.rs), a module per tool with its
+//! argument and output types and a client with one method per tool, over
+//! `mcp_host::typed`; see that module for what a call does. The list is a
+//! peer's data, so the same lowering runs in an untrusted mode: a construct
+//! with no faithful Rust type becomes `serde_json::Value` with a doc comment
+//! saying why (the file never fails for a schema), every identifier is
+//! sanitised and deduplicated, doc text is neutralised line by line, and the
+//! work on one schema is bounded. The generated code needs `mcp-host`,
+//! `serde` and `serde_json`.
+//!
+//! # Layout
+//! - `lower.rs` (JSON Schema to the intermediate form of `ir.rs`, names from
+//!   `naming.rs`, recursion boxed by `boxing.rs`) and `render/` (Rust from
+//!   it): the engine, pure.
+//! - `settings.rs` and `compile.rs`: the front end for schemas (the
+//!   builder, files, build.rs).
+//! - `client/`: the front end for tool lists (`input.rs` reads the list,
+//!   `render.rs` writes the tool modules and the client).
+//! - `main.rs`: the command line.
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
 mod boxing;
+mod client;
 mod compile;
 mod error;
 mod ir;
@@ -73,6 +96,7 @@ mod naming;
 mod render;
 mod settings;
 
+pub use client::ClientSettings;
 pub use compile::{compile_schema, write_if_changed};
 pub use error::Error;
 pub use settings::Settings;

@@ -48,6 +48,21 @@ const BUDGET: usize = 200_000;
 /// refused instead of exhausting the stack.
 const MAX_NESTING: usize = 96;
 
+/// Steps the whole lowering of one document may take, across every
+/// analysis: a schema that fans out (a `$ref` with siblings to a schema
+/// whose properties do the same, level after level) runs out instead of
+/// doubling its work at every level.
+const TOTAL_WORK: usize = 500_000;
+
+/// Most items one document may make: the spec's schemas make about 250,
+/// and a schema that makes more than this is a denial of service, not an
+/// API.
+const MAX_ITEMS: usize = 2_000;
+
+/// Most items one schema of a peer's tool may make; real tools make a few
+/// dozen at most.
+const MAX_UNTRUSTED_ITEMS: usize = 256;
+
 /// Where a name comes from: the item being generated and the property in it.
 #[derive(Clone, Copy)]
 struct Hint<'h> {
@@ -64,73 +79,107 @@ struct Member {
 }
 
 pub(crate) fn lower(root: &Value, settings: &Settings) -> Result<Vec<Def>> {
-    let Value::Object(root_obj) = root else {
-        return Err(Error::NotASchema {
-            pointer: String::new(),
-        });
-    };
+    lower_with(root, settings, &mut HashSet::new(), None)
+}
+
+/// Lowers one document of several that share a namespace: `taken` holds
+/// the names already used, and gains this document's. `reserved_root`, a
+/// name the caller has already put in `taken`, is what the root is called
+/// (the root then always gets an item, even when it only says `{}`).
+pub(crate) fn lower_with(
+    root: &Value,
+    settings: &Settings,
+    taken: &mut HashSet<String>,
+    reserved_root: Option<&str>,
+) -> Result<Vec<Def>> {
     let mut lowerer = Lowerer {
         root,
         settings,
         defs: Vec::new(),
-        taken: HashSet::new(),
+        taken: std::mem::take(taken),
         def_names: HashMap::new(),
         root_name: None,
         dedup: HashMap::new(),
         enum_uses: HashMap::new(),
         budget: Cell::new(0),
+        work: Cell::new(TOTAL_WORK),
+        depth: Cell::new(0),
     };
-    count_enum_uses(root, &mut lowerer.enum_uses, 0);
-
-    let mut entries = Vec::new();
-    for container in ["$defs", "definitions"] {
-        if let Some(defs) = root_obj.get(container) {
-            let defs = defs.as_object().ok_or_else(|| Error::InvalidKeyword {
-                pointer: child("", container),
-                keyword: if container == "$defs" {
-                    "$defs"
-                } else {
-                    "definitions"
-                },
-                expected: "must be an object of schemas",
-            })?;
-            for (key, schema) in defs {
-                let pointer = child(&child("", container), key);
-                let name = lowerer.unique(naming::type_name(key));
-                lowerer.def_names.insert(key.clone(), name);
-                entries.push((key.clone(), schema, pointer));
-            }
-        }
-    }
-    let describes_value = root_obj
-        .keys()
-        .any(|k| !ANNOTATIONS.contains(&k.as_str()) && k != "$defs" && k != "definitions");
-    if describes_value {
-        let name = settings
-            .root_name
-            .clone()
-            .or_else(|| {
-                root_obj
-                    .get("title")
-                    .and_then(Value::as_str)
-                    .map(naming::type_name)
-            })
-            .unwrap_or_else(|| "Root".to_owned());
-        lowerer.root_name = Some(lowerer.unique(name));
-    }
-
-    for (key, schema, pointer) in entries {
-        lowerer.lower_def(Some(&key), schema, &pointer)?;
-    }
-    if describes_value {
-        let mut root_schema = root_obj.clone();
-        root_schema.remove("$defs");
-        root_schema.remove("definitions");
-        lowerer.lower_def(None, &Value::Object(root_schema), "")?;
-    }
+    let outcome = lowerer.document(reserved_root);
+    *taken = std::mem::take(&mut lowerer.taken);
+    outcome?;
     let mut defs = lowerer.defs;
     crate::boxing::break_cycles(&mut defs);
     Ok(defs)
+}
+
+impl Lowerer<'_> {
+    fn document(&mut self, reserved_root: Option<&str>) -> Result<()> {
+        let (root, settings) = (self.root, self.settings);
+        let empty = Map::new();
+        let root_obj = match root {
+            Value::Object(root_obj) => root_obj,
+            Value::Bool(true) if reserved_root.is_some() => &empty,
+            _ => {
+                return Err(Error::NotASchema {
+                    pointer: String::new(),
+                })
+            }
+        };
+        let lowerer = self;
+        count_enum_uses(root, &mut lowerer.enum_uses, 0);
+
+        let mut entries = Vec::new();
+        for container in ["$defs", "definitions"] {
+            if let Some(defs) = root_obj.get(container) {
+                let defs = defs.as_object().ok_or_else(|| Error::InvalidKeyword {
+                    pointer: child("", container),
+                    keyword: if container == "$defs" {
+                        "$defs"
+                    } else {
+                        "definitions"
+                    },
+                    expected: "must be an object of schemas",
+                })?;
+                for (key, schema) in defs {
+                    let pointer = child(&child("", container), key);
+                    let name = lowerer.unique(naming::type_name(key));
+                    lowerer.def_names.insert(key.clone(), name);
+                    entries.push((key.clone(), schema, pointer));
+                }
+            }
+        }
+        let describes_value = reserved_root.is_some()
+            || root_obj
+                .keys()
+                .any(|k| !ANNOTATIONS.contains(&k.as_str()) && k != "$defs" && k != "definitions");
+        if let Some(name) = reserved_root {
+            lowerer.root_name = Some(name.to_owned());
+        } else if describes_value {
+            let name = settings
+                .root_name
+                .clone()
+                .or_else(|| {
+                    root_obj
+                        .get("title")
+                        .and_then(Value::as_str)
+                        .map(naming::type_name)
+                })
+                .unwrap_or_else(|| "Root".to_owned());
+            lowerer.root_name = Some(lowerer.unique(name));
+        }
+
+        for (key, schema, pointer) in entries {
+            lowerer.lower_def(Some(&key), schema, &pointer)?;
+        }
+        if describes_value {
+            let mut root_schema = root_obj.clone();
+            root_schema.remove("$defs");
+            root_schema.remove("definitions");
+            lowerer.lower_def(None, &Value::Object(root_schema), "")?;
+        }
+        Ok(())
+    }
 }
 
 struct Lowerer<'a> {
@@ -148,6 +197,11 @@ struct Lowerer<'a> {
     /// Steps left for the current `$ref`/`allOf`/union analysis; hostile
     /// schemas that fan out exponentially run out instead of hanging.
     budget: Cell<usize>,
+    /// Steps left for the whole document (see [`TOTAL_WORK`]).
+    work: Cell<usize>,
+    /// How deep `lower_ty` calls are nested, which pointers alone do not
+    /// tell when references loop through non-`$defs` pointers.
+    depth: Cell<usize>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -164,6 +218,7 @@ impl<'a> Lowerer<'a> {
 
     /// Takes one step of the analysis budget; `Err` when it is used up.
     fn spend(&self, pointer: &str) -> Result<()> {
+        self.work_step(pointer)?;
         match self.budget.get().checked_sub(1) {
             Some(left) => {
                 self.budget.set(left);
@@ -172,6 +227,20 @@ impl<'a> Lowerer<'a> {
             None => Err(Error::Unsupported {
                 pointer: pointer.to_owned(),
                 what: "`$ref`/`allOf`/`anyOf` expand to too many schemas".to_owned(),
+            }),
+        }
+    }
+
+    /// Takes one step of the document's work; `Err` when it is used up.
+    fn work_step(&self, pointer: &str) -> Result<()> {
+        match self.work.get().checked_sub(1) {
+            Some(left) => {
+                self.work.set(left);
+                Ok(())
+            }
+            None => Err(Error::Unsupported {
+                pointer: pointer.to_owned(),
+                what: format!("the schema takes more than {TOTAL_WORK} steps to lower"),
             }),
         }
     }
@@ -196,6 +265,7 @@ impl<'a> Lowerer<'a> {
     ) -> usize {
         let description = self.description(schema);
         self.defs.push(Def {
+            fallback: None,
             name,
             pointer: pointer.to_owned(),
             schema_def: schema_def.map(str::to_owned),
@@ -222,9 +292,55 @@ impl<'a> Lowerer<'a> {
             self.defs[idx].body = Body::Replaced(path.clone());
             return Ok(());
         }
-        let body = self.body_for(&name, schema, pointer, key)?;
+        let mark = self.mark();
+        let body = match self.body_for(&name, schema, pointer, key) {
+            Ok(body) => body,
+            Err(error) if self.settings.untrusted => {
+                self.rollback(mark);
+                self.defs[idx].fallback = Some(error.to_string());
+                Body::Alias(Ty::Any)
+            }
+            Err(error) => return Err(error),
+        };
         self.defs[idx].body = body;
         Ok(())
+    }
+
+    /// Where the items stand, to undo a failed lowering with [`Self::rollback`].
+    fn mark(&self) -> usize {
+        self.defs.len()
+    }
+
+    /// Forgets the items pushed since `mark`, and the deduplicated names
+    /// that pointed at them. Their names stay taken, which is harmless.
+    fn rollback(&mut self, mark: usize) {
+        let dropped: HashSet<String> = self.defs.drain(mark..).map(|d| d.name).collect();
+        self.dedup.retain(|_, name| !dropped.contains(name));
+    }
+
+    /// A field's type; for untrusted input, `serde_json::Value` and the
+    /// reason when the schema has no faithful Rust type.
+    fn field_ty(
+        &mut self,
+        schema: &Value,
+        pointer: &str,
+        hint: Hint<'_>,
+    ) -> Result<(Ty, Option<String>)> {
+        let mark = self.mark();
+        match self.lower_ty(schema, pointer, hint) {
+            Ok(Ty::Any) if self.settings.untrusted && !is_open(schema) => Ok((
+                Ty::Any,
+                Some(format!(
+                    "{pointer}: no Rust type says what this schema allows"
+                )),
+            )),
+            Ok(ty) => Ok((ty, None)),
+            Err(error) if self.settings.untrusted => {
+                self.rollback(mark);
+                Ok((Ty::Any, Some(error.to_string())))
+            }
+            Err(error) => Err(error),
+        }
     }
 
     /// The body of a named item: a struct, union, enum or constant when the
@@ -295,7 +411,10 @@ impl<'a> Lowerer<'a> {
             .and_then(Value::as_object)
             .is_some_and(|p| !p.is_empty());
         let closed = obj.get("additionalProperties") == Some(&Value::Bool(false));
-        if is_object && (has_props || closed) {
+        // A peer's root object is always a struct: the arguments of a tool
+        // that takes none are still a type with a constructor.
+        let root_struct = self.settings.untrusted && def.is_none();
+        if is_object && (has_props || closed || root_struct) {
             return self.struct_body(name, obj, pointer, def);
         }
         Ok(Body::Alias(self.lower_ty(
@@ -324,7 +443,10 @@ impl<'a> Lowerer<'a> {
             keyword: "$ref",
             expected: "must be a string",
         })?;
-        let (key, _, _) = self.deref(reference, pointer)?;
+        let (key, _, target) = self.deref(reference, pointer)?;
+        if key.is_none() && !target.is_empty() {
+            return Ok(None);
+        }
         Ok(Some(match key {
             Some(key) => self.def_names[&key].clone(),
             None => self.root_name.clone().ok_or_else(|| Error::Unsupported {
@@ -332,6 +454,31 @@ impl<'a> Lowerer<'a> {
                 what: "`$ref: #` to a root that describes no value".to_owned(),
             })?,
         }))
+    }
+
+    /// The target of a `$ref` with only annotations beside it that points
+    /// elsewhere than at a definition or the root: the schema and its
+    /// pointer.
+    fn pointer_ref(
+        &self,
+        obj: &Map<String, Value>,
+        pointer: &str,
+    ) -> Result<Option<(&'a Value, String)>> {
+        let Some(Value::String(reference)) = obj.get("$ref") else {
+            return Ok(None);
+        };
+        if obj
+            .keys()
+            .any(|k| k != "$ref" && !ANNOTATIONS.contains(&k.as_str()))
+        {
+            return Ok(None);
+        }
+        match self.deref(reference, pointer)? {
+            (None, target, target_pointer) if !target_pointer.is_empty() => {
+                Ok(Some((target, target_pointer)))
+            }
+            _ => Ok(None),
+        }
     }
 
     /// The schema a reference points at: its `$defs` key (`None` for the
@@ -347,7 +494,7 @@ impl<'a> Lowerer<'a> {
         for container in ["$defs", "definitions"] {
             if let Some(token) = reference.strip_prefix(&format!("#/{container}/")) {
                 if token.contains('/') {
-                    return Err(unresolved());
+                    return self.deref_pointer(reference, pointer);
                 }
                 let key = token.replace("~1", "/").replace("~0", "~");
                 let schema = self
@@ -362,7 +509,27 @@ impl<'a> Lowerer<'a> {
                 ));
             }
         }
-        Err(unresolved())
+        self.deref_pointer(reference, pointer)
+    }
+
+    /// A reference to any other place in the document (`#/properties/a`,
+    /// as zod writes for a schema it has already written once): the schema
+    /// there, inlined where it is used.
+    fn deref_pointer(
+        &self,
+        reference: &str,
+        pointer: &str,
+    ) -> Result<(Option<String>, &'a Value, String)> {
+        let unresolved = || Error::UnresolvedRef {
+            pointer: pointer.to_owned(),
+            reference: reference.to_owned(),
+        };
+        let path = reference.strip_prefix('#').ok_or_else(unresolved)?;
+        let target = self.root.pointer(path).ok_or_else(unresolved)?;
+        if path.is_empty() || !matches!(target, Value::Object(_) | Value::Bool(_)) {
+            return Err(unresolved());
+        }
+        Ok((None, target, path.to_owned()))
     }
 
     /// Flattens `$ref` and `allOf` into one object schema: properties are
@@ -548,6 +715,21 @@ impl<'a> Lowerer<'a> {
     /// Lowers a schema used inside another one to a type expression,
     /// hoisting composite types into named items.
     fn lower_ty(&mut self, schema: &Value, pointer: &str, hint: Hint<'_>) -> Result<Ty> {
+        self.work_step(pointer)?;
+        let depth = self.depth.get();
+        if depth > MAX_NESTING {
+            return Err(Error::Unsupported {
+                pointer: pointer.to_owned(),
+                what: format!("references nest more than {MAX_NESTING} levels deep"),
+            });
+        }
+        self.depth.set(depth + 1);
+        let ty = self.lower_ty_at(schema, pointer, hint);
+        self.depth.set(depth);
+        ty
+    }
+
+    fn lower_ty_at(&mut self, schema: &Value, pointer: &str, hint: Hint<'_>) -> Result<Ty> {
         if pointer.matches('/').count() > MAX_NESTING {
             return Err(Error::Unsupported {
                 pointer: pointer.to_owned(),
@@ -559,6 +741,15 @@ impl<'a> Lowerer<'a> {
         };
         if let Some(name) = self.plain_ref(obj, pointer)? {
             return Ok(Ty::Named(name));
+        }
+        if let Some((target, target_pointer)) = self.pointer_ref(obj, pointer)? {
+            // Lowered where it lies, so every use shares its type.
+            let prop = target_pointer.rsplit('/').next().unwrap_or_default();
+            let hint = Hint {
+                parent: hint.parent,
+                prop,
+            };
+            return self.lower_ty(target, &target_pointer, hint);
         }
         if obj.contains_key("allOf") || obj.contains_key("$ref") {
             let merged = Value::Object(self.merge(schema, pointer)?);
@@ -751,6 +942,17 @@ impl<'a> Lowerer<'a> {
         if let Some(name) = self.dedup.get(&key) {
             return Ok(Ty::Named(name.clone()));
         }
+        let most = if self.settings.untrusted {
+            MAX_UNTRUSTED_ITEMS
+        } else {
+            MAX_ITEMS
+        };
+        if self.defs.len() >= most {
+            return Err(Error::Unsupported {
+                pointer: pointer.to_owned(),
+                what: format!("the schema makes more than {most} types"),
+            });
+        }
         let name = self.unique(candidate);
         self.dedup.insert(key, name.clone());
         let owner = owning_def(pointer);
@@ -794,7 +996,7 @@ impl<'a> Lowerer<'a> {
         let mut fields = Vec::new();
         let props_pointer = child(pointer, "properties");
         for (wire, schema) in props {
-            let ty = self.lower_ty(
+            let (ty, fallback) = self.field_ty(
                 schema,
                 &child(&props_pointer, wire),
                 Hint {
@@ -814,6 +1016,7 @@ impl<'a> Lowerer<'a> {
                 nullable,
                 boxed: false,
                 description: self.description(schema),
+                fallback,
             });
         }
         let extra_schema = obj
@@ -1208,7 +1411,9 @@ fn detect_tag(variants: &[Variant]) -> Option<String> {
         .cloned()
 }
 
-fn unique_ident(candidate: String, taken: &mut HashSet<String>) -> String {
+/// `candidate`, or `candidate2`, `candidate3`.. if taken; the result is
+/// taken from then on.
+pub(crate) fn unique_ident(candidate: String, taken: &mut HashSet<String>) -> String {
     let mut name = candidate.clone();
     let mut n = 2;
     while !taken.insert(name.clone()) {

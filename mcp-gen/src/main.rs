@@ -1,17 +1,19 @@
 //! `mcp-gen --schema FILE [--out FILE] [--module NAME] [--mcp-revision REV]`
+//! `mcp-gen client --tools FILE [--out FILE] [--module NAME] [--client-name NAME]`
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{Parser, Subcommand};
 
-/// Generate Rust types from a JSON Schema file.
+/// Generate Rust types from a JSON Schema file, or a typed client from a
+/// server's tool list.
 #[derive(Debug, Parser)]
-#[command(version)]
+#[command(version, args_conflicts_with_subcommands = true)]
 struct Args {
     /// The JSON Schema file to read.
     #[arg(long)]
-    schema: PathBuf,
+    schema: Option<PathBuf>,
     /// Where to write the Rust source (written only if it changed); standard
     /// output when absent.
     #[arg(long)]
@@ -23,23 +25,54 @@ struct Args {
     /// (for example 2026-07-28).
     #[arg(long)]
     mcp_revision: Option<String>,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// A typed client from a tool list: a `tools/list` result or an array of
+    /// tools (as `mcp-host snapshot` writes it).
+    Client {
+        /// The tool list file to read.
+        #[arg(long)]
+        tools: PathBuf,
+        /// Where to write the Rust source (written only if it changed);
+        /// standard output when absent.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Wrap the output in `pub mod NAME { ... }`.
+        #[arg(long)]
+        module: Option<String>,
+        /// The name of the client type (default `Tools`).
+        #[arg(long)]
+        client_name: Option<String>,
+    },
 }
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let mut settings = match &args.mcp_revision {
-        Some(revision) => mcp_gen::Settings::mcp(revision),
-        None => mcp_gen::Settings::new(),
-    };
-    if let Some(module) = &args.module {
-        settings.module(module);
-    }
-    let result = match &args.out {
-        Some(out) => settings.compile(&args.schema, out).map(|written| {
-            let state = if written { "wrote" } else { "unchanged" };
-            eprintln!("{state} {}", out.display());
-        }),
-        None => generate_to_stdout(&settings, &args.schema),
+    let result = match args.command {
+        Some(Command::Client {
+            tools,
+            out,
+            module,
+            client_name,
+        }) => {
+            let mut settings = mcp_gen::ClientSettings::new();
+            if let Some(module) = &module {
+                settings.module(module);
+            }
+            if let Some(name) = &client_name {
+                settings.client_name(name);
+            }
+            emit(
+                out.as_deref(),
+                |out| settings.compile(&tools, out),
+                || settings.generate_file(&tools),
+            )
+        }
+        None => schema(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -50,10 +83,38 @@ fn main() -> ExitCode {
     }
 }
 
-fn generate_to_stdout(
-    settings: &mcp_gen::Settings,
-    schema: &std::path::Path,
-) -> Result<(), mcp_gen::Error> {
-    print!("{}", settings.generate_file(schema)?);
+fn schema(args: &Args) -> Result<(), String> {
+    let Some(schema) = &args.schema else {
+        return Err("give `--schema FILE`, or `client --tools FILE` (see --help)".to_owned());
+    };
+    let mut settings = match &args.mcp_revision {
+        Some(revision) => mcp_gen::Settings::mcp(revision),
+        None => mcp_gen::Settings::new(),
+    };
+    if let Some(module) = &args.module {
+        settings.module(module);
+    }
+    emit(
+        args.out.as_deref(),
+        |out| settings.compile(schema, out),
+        || settings.generate_file(schema),
+    )
+}
+
+/// Writes through `compile` when there is an `out` file, else prints what
+/// `generate` returns.
+fn emit(
+    out: Option<&Path>,
+    compile: impl FnOnce(&Path) -> Result<bool, mcp_gen::Error>,
+    generate: impl FnOnce() -> Result<String, mcp_gen::Error>,
+) -> Result<(), String> {
+    match out {
+        Some(out) => {
+            let written = compile(out).map_err(|e| e.to_string())?;
+            let state = if written { "wrote" } else { "unchanged" };
+            eprintln!("{state} {}", out.display());
+        }
+        None => print!("{}", generate().map_err(|e| e.to_string())?),
+    }
     Ok(())
 }

@@ -29,7 +29,12 @@ pub(crate) fn is_ident(s: &str) -> bool {
 /// Makes `candidate` a valid identifier: a leading digit gets a prefix, a
 /// keyword gets a trailing underscore, an empty name becomes `fallback`.
 fn repair(candidate: String, prefix: &str, fallback: &str) -> String {
-    let candidate = if candidate.is_empty() {
+    // Letters beyond ASCII are dropped: every identifier is plain ASCII.
+    let candidate: String = candidate
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    let candidate = if candidate.is_empty() || candidate.chars().all(|c| c == '_') {
         fallback.to_owned()
     } else if candidate.starts_with(|c: char| c.is_ascii_digit()) {
         format!("{prefix}{candidate}")
@@ -156,6 +161,9 @@ mod tests {
         );
         assert_eq!(field_name("2fa"), "n2fa");
         assert_eq!(field_name("_"), "value");
+        assert_eq!(field_name("ñandú"), "and");
+        assert_eq!(field_name("日本"), "value");
+        assert_eq!(field_name("a\u{202e}b"), "a_b");
     }
 
     #[test]
@@ -164,6 +172,8 @@ mod tests {
         assert_eq!(type_name("io.example/thing"), "IoExampleThing");
         assert_eq!(type_name("self"), "Self_");
         assert_eq!(type_name("3d"), "T3d");
+        assert_eq!(type_name("Ærø"), "r");
+        assert_eq!(type_name("🦀"), "Type");
     }
 
     #[test]

@@ -14,6 +14,10 @@ pub struct Settings {
     pub(crate) root_name: Option<String>,
     pub(crate) source_name: Option<String>,
     pub(crate) module: Option<String>,
+    /// The schema comes from a peer (a server's tool list): fall back to
+    /// `serde_json::Value` where a construct cannot be generated instead of
+    /// failing, and neutralise its text in doc comments.
+    pub(crate) untrusted: bool,
 }
 
 impl Default for Settings {
@@ -26,6 +30,7 @@ impl Default for Settings {
             root_name: None,
             source_name: None,
             module: None,
+            untrusted: false,
         }
     }
 }

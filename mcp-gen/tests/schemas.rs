@@ -5,41 +5,15 @@
 //! After an intended change, run with `MCP_UPDATE_GENERATED=1` to rewrite
 //! the goldens, and review the diff.
 
-use std::path::Path;
+mod golden;
 
 use serde_json::{json, Value};
 
 #[test]
 fn goldens_are_current() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/schemas");
-    let mut schemas: Vec<_> = std::fs::read_dir(&dir)
-        .expect("tests/schemas exists")
-        .map(|e| e.expect("readable entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    schemas.sort();
-    assert!(
-        schemas.len() >= 9,
-        "expected the golden schemas, found {}",
-        schemas.len()
-    );
-    let update = std::env::var_os("MCP_UPDATE_GENERATED").is_some();
-    let mut stale = Vec::new();
-    for schema in schemas {
-        let golden = schema.with_extension("rs");
-        let fresh = mcp_gen::Settings::new()
-            .generate_file(&schema)
-            .unwrap_or_else(|e| panic!("{}: {e}", schema.display()));
-        if update {
-            mcp_gen::write_if_changed(&golden, &fresh).expect("write golden");
-        } else if std::fs::read_to_string(&golden).ok().as_deref() != Some(fresh.as_str()) {
-            stale.push(golden.display().to_string());
-        }
-    }
-    assert!(
-        stale.is_empty(),
-        "stale goldens (rerun with MCP_UPDATE_GENERATED=1 and review): {stale:?}"
-    );
+    golden::check("schemas", 9, |path| {
+        mcp_gen::Settings::new().generate_file(path)
+    });
 }
 
 /// Decodes `value` as `T`, checks that it encodes back to the same value,

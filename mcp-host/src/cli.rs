@@ -12,6 +12,7 @@
 //! mcp-host --config servers.json read notes://note_... [--server notes]
 //! mcp-host --config servers.json login notes
 //! mcp-host --config servers.json logout notes
+//! mcp-host --config servers.json snapshot notes --out tools.json
 //! ```
 //!
 //! A name that names nothing says why: no such server in the
@@ -137,6 +138,15 @@ pub enum Command {
         /// The server's id in the configuration.
         server: String,
     },
+    /// Writes a server's tool list as `mcp-gen client --tools` reads it.
+    Snapshot {
+        /// The server's id, as configured.
+        server: String,
+        /// The file to write (only if it changed); standard output when
+        /// absent.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
 }
 
 /// Runs the command line of this process.
@@ -243,6 +253,7 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
         Command::Read { uri, server } => content::read(&host, &uri, server.as_deref()).await,
         Command::Login { server } => login(&host, &server).await,
         Command::Logout { .. } => Ok(ExitCode::SUCCESS),
+        Command::Snapshot { server, out } => snapshot(&host, &server, out.as_deref()).await,
     };
     host.shutdown().await;
     outcome
@@ -373,6 +384,42 @@ async fn call(host: &Host, name: &str, args: &str) -> Result<ExitCode, String> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The tool list of `server`, written to `out` (only if it changed) or
+/// printed.
+async fn snapshot(
+    host: &Host,
+    server: &str,
+    out: Option<&std::path::Path>,
+) -> Result<ExitCode, String> {
+    let id = crate::ServerId::new(server).map_err(|e| e.to_string())?;
+    let client = host
+        .client(&id)
+        .await
+        .ok_or_else(|| format!("server `{server}` is not configured or did not connect"))?;
+    let list = client.list_tools().await.map_err(|e| e.to_string())?;
+    for excluded in &list.excluded {
+        eprintln!(
+            "warning: left out tool {}: {}",
+            excluded.name.render().text(),
+            excluded.error
+        );
+    }
+    let text = serde_json::to_string_pretty(&crate::typed::snapshot(&list))
+        .map_err(|e| e.to_string())?
+        + "\n";
+    let Some(out) = out else {
+        print!("{text}");
+        return Ok(ExitCode::SUCCESS);
+    };
+    if std::fs::read(out).is_ok_and(|old| old == text.as_bytes()) {
+        eprintln!("unchanged {}", out.display());
+    } else {
+        std::fs::write(out, text).map_err(|e| format!("{}: {e}", out.display()))?;
+        eprintln!("wrote {}", out.display());
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn progress_bar(report: Progress) {

@@ -94,11 +94,18 @@
 //!   as [`Untrusted`] and has no `Deref`. [`schema`] checks a call's
 //!   arguments against the tool's input schema, bounded against hostile
 //!   schemas.
+//! - [`digest`]: canonical digests of tool definitions (RFC 8785 JSON,
+//!   SHA-256), sans-IO.
 //! - [`client`]: one server over stdio or Streamable HTTP, in either era.
+//! - [`typed`]: the runtime of typed clients that `mcp-gen client`
+//!   generates from a tool list: a drift check against the live
+//!   definition, the same approval gate, and output validated against the
+//!   tool's schema.
 //! - [`Host`]: every configured server ([`config`]), restarted when a
 //!   stdio server crashes, and one catalogue of their tools, prompts,
 //!   resources and resource templates.
-//! - [`cli`]: the `mcp-host` command.
+//! - [`cli`]: the `mcp-host` command (`snapshot` writes a server's tool
+//!   list for `mcp-gen client`).
 //!
 //! Servers are named by the key of their configuration entry
 //! ([`ServerId`]), never by what they call themselves.
@@ -114,6 +121,7 @@ pub mod auth;
 pub mod cli;
 pub mod client;
 pub mod config;
+pub mod digest;
 pub mod headers;
 mod host;
 pub mod listen;
@@ -122,6 +130,7 @@ pub mod names;
 pub mod probe;
 pub mod schema;
 pub mod sse;
+pub mod typed;
 pub mod untrusted;
 mod uri_template;
 

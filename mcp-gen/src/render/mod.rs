@@ -1,7 +1,7 @@
 //! Rust source from the intermediate form.
 
 mod scalars;
-mod structs;
+pub(crate) mod structs;
 mod support;
 mod unions;
 
@@ -20,6 +20,11 @@ pub(super) type Result<T, E = Error> = std::result::Result<T, E>;
 /// Renders the items, the private support module and the `@generated`
 /// header into formatted source.
 pub(crate) fn render(defs: &[Def], settings: &Settings) -> Result<String> {
+    file(items(defs, settings)?, settings)
+}
+
+/// The items of `defs`, without the support module they use.
+pub(crate) fn items(defs: &[Def], settings: &Settings) -> Result<TokenStream> {
     let ctx = Ctx {
         settings,
         consts: defs
@@ -32,6 +37,12 @@ pub(crate) fn render(defs: &[Def], settings: &Settings) -> Result<String> {
     for def in defs {
         items.extend(ctx.def(def)?);
     }
+    Ok(items)
+}
+
+/// A whole file: `items`, the support module, the module wrapper the
+/// settings ask for, and the `@generated` header.
+pub(crate) fn file(mut items: TokenStream, settings: &Settings) -> Result<String> {
     items.extend(support::support());
     if let Some(module) = &settings.module {
         let module = ident(module)?;
@@ -53,7 +64,7 @@ pub(crate) fn render(defs: &[Def], settings: &Settings) -> Result<String> {
     ))
 }
 
-pub(super) fn ident(name: &str) -> Result<Ident> {
+pub(crate) fn ident(name: &str) -> Result<Ident> {
     if naming::is_ident(name) {
         Ok(Ident::new(name, Span::call_site()))
     } else {
@@ -61,9 +72,16 @@ pub(super) fn ident(name: &str) -> Result<Ident> {
     }
 }
 
-pub(super) fn doc(text: &str) -> TokenStream {
+/// Doc attributes for `text`, one per line. Text from a peer (`untrusted`)
+/// is neutralised line by line: see [`neutralise`].
+pub(crate) fn doc(text: &str, untrusted: bool) -> TokenStream {
     text.lines()
         .map(|line| {
+            let line = if untrusted {
+                neutralise(line)
+            } else {
+                line.to_owned()
+            };
             let line = if line.is_empty() {
                 String::new()
             } else {
@@ -74,6 +92,37 @@ pub(super) fn doc(text: &str) -> TokenStream {
         .collect()
 }
 
+/// A line of a peer's text made inert in a doc comment: leading blanks
+/// dropped (no indented code block), the Markdown characters that open
+/// code, HTML or links escaped with a backslash (no fenced block, so no
+/// doctest a description could smuggle in, and no markup in the rendered
+/// docs), and control, bidirectional and zero-width characters written as
+/// `\u{..}` (which rustc would refuse in a comment).
+pub(crate) fn neutralise(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    for c in line.trim_start().chars() {
+        match c {
+            '\\' | '`' | '~' | '<' | '>' | '[' | ']' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_control() || is_deceptive(c) => {
+                out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Characters that hide or reorder what a reader sees.
+fn is_deceptive(c: char) -> bool {
+    matches!(c,
+        '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}'
+        | '\u{2066}'..='\u{2069}' | '\u{FEFF}' | '\u{061C}' | '\u{2028}' | '\u{2029}'
+        | '\u{00AD}' | '\u{180E}')
+}
+
 pub(super) struct Ctx<'a> {
     pub(super) settings: &'a Settings,
     pub(super) consts: HashSet<&'a str>,
@@ -82,7 +131,7 @@ pub(super) struct Ctx<'a> {
 impl Ctx<'_> {
     fn def(&self, def: &Def) -> Result<TokenStream> {
         let name = ident(&def.name)?;
-        let docs = doc(&self.def_doc(def));
+        let docs = doc(&self.def_doc(def), self.settings.untrusted);
         Ok(match &def.body {
             Body::Pending => return Err(Error::Internal(format!("`{}` has no body", def.name))),
             Body::Alias(ty) => {
@@ -98,9 +147,11 @@ impl Ctx<'_> {
                 quote!(#docs pub type #name = #ty;)
             }
             Body::Struct(s) => structs::structure(self, &name, docs, s)?,
-            Body::Enum(values) => scalars::enumeration(&name, docs, values)?,
+            Body::Enum(values) => {
+                scalars::enumeration(&name, docs, values, self.settings.untrusted)?
+            }
             Body::Const { property, value } => scalars::constant(&name, docs, property, value),
-            Body::Union(u) => unions::union(&def.name, &name, docs, u)?,
+            Body::Union(u) => unions::union(&def.name, &name, docs, u, self.settings.untrusted)?,
         })
     }
 
@@ -110,6 +161,9 @@ impl Ctx<'_> {
             .clone()
             .map(|d| format!("{d}\n\n"))
             .unwrap_or_default();
+        if let Some(reason) = &def.fallback {
+            text.push_str(&format!("Falls back to `serde_json::Value`: {reason}.\n\n"));
+        }
         let link = |owner: &str| {
             self.settings
                 .doc_link
@@ -130,7 +184,7 @@ impl Ctx<'_> {
     }
 }
 
-pub(super) fn ty_tokens(ty: &Ty) -> Result<TokenStream> {
+pub(crate) fn ty_tokens(ty: &Ty) -> Result<TokenStream> {
     Ok(match ty {
         Ty::Bool => quote!(bool),
         Ty::Str => quote!(::std::string::String),

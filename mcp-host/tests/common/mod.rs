@@ -5,6 +5,7 @@
 
 pub mod interop;
 pub mod pty;
+pub mod pypi;
 
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
@@ -77,6 +78,21 @@ pub fn example_entry(path: &Path) -> Value {
     json!({"command": path.display().to_string(), "args": ["--stdio"]})
 }
 
+/// The `notes` example over stdio.
+pub fn notes_stdio() -> Target {
+    Target::Stdio(StdioCommand {
+        command: notes().display().to_string(),
+        args: vec!["--stdio".into()],
+        ..StdioCommand::default()
+    })
+}
+
+/// The `notes` example over HTTP on a free port, once it accepts
+/// connections; the endpoint URL.
+pub fn notes_http() -> (Running, String) {
+    http_example(notes())
+}
+
 /// The `everything` example over stdio.
 pub fn everything_stdio() -> Target {
     Target::Stdio(StdioCommand {
@@ -110,6 +126,14 @@ pub fn stdio_entry(target: Target, extra: Value) -> Value {
         panic!("not a stdio target: {target:?}")
     };
     let mut entry = json!({"command": command.command, "args": command.args});
+    if !command.env.is_empty() {
+        let env: serde_json::Map<String, Value> = command
+            .env
+            .into_iter()
+            .map(|(k, v)| (k, json!(v)))
+            .collect();
+        entry["env"] = Value::Object(env);
+    }
     if let (Some(entry), Some(extra)) = (entry.as_object_mut(), extra.as_object()) {
         entry.extend(extra.clone());
     }
@@ -306,8 +330,14 @@ pub fn listening(child: Child, addr: SocketAddr) -> Running {
 /// The `everything` example over HTTP on a free port, once it accepts
 /// connections; the endpoint URL.
 pub fn everything_http() -> (Running, String) {
+    http_example(everything())
+}
+
+/// The example at `path` over HTTP on a free port, once it accepts
+/// connections; the endpoint URL.
+fn http_example(path: &Path) -> (Running, String) {
     let addr = free_addr();
-    let child = Command::new(everything())
+    let child = Command::new(path)
         .args(["--http", &addr.to_string()])
         .stdin(Stdio::null())
         .stdout(Stdio::null())

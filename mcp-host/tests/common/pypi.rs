@@ -1,0 +1,71 @@
+//! Peers from PyPI, pinned with every dependency in
+//! `tests/pypi/requirements.txt`: the reference `mcp-server-time` and
+//! `mcp-server-fetch`. They are installed into `tests/pypi/.venv` with
+//! `python3 -m venv` and `pip` the first time a test needs them, and again
+//! only when the requirements change; a failed install fails the test and
+//! names what is missing.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use mcp_host::client::{StdioCommand, Target};
+
+/// `tests/pypi/.venv/bin`, with the pinned packages installed.
+fn bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pypi");
+        let requirements = std::fs::read_to_string(dir.join("requirements.txt"))
+            .expect("tests/pypi/requirements.txt is readable");
+        let venv = dir.join(".venv");
+        // The requirements the venv was last installed from.
+        let stamp = venv.join("installed-requirements.txt");
+        if std::fs::read_to_string(&stamp).ok().as_deref() != Some(requirements.as_str()) {
+            run(
+                Command::new("python3").args(["-m", "venv"]).arg(&venv),
+                "python3 -m venv (needs Python 3 with its venv module)",
+            );
+            run(
+                Command::new(venv.join("bin/pip"))
+                    .args([
+                        "install",
+                        "--quiet",
+                        "--disable-pip-version-check",
+                        "--no-deps",
+                        "-r",
+                    ])
+                    .arg(dir.join("requirements.txt")),
+                "pip install -r tests/pypi/requirements.txt (needs the PyPI registry once)",
+            );
+            std::fs::write(&stamp, &requirements).expect("the install is stamped");
+        }
+        venv.join("bin")
+    })
+}
+
+fn run(command: &mut Command, what: &str) {
+    let status = command
+        .status()
+        .unwrap_or_else(|e| panic!("{what}: cannot run: {e}"));
+    assert!(status.success(), "{what}: failed with {status}");
+}
+
+/// A console script of the venv with `args`, over stdio.
+fn script(name: &str, args: &[&str]) -> Target {
+    Target::Stdio(StdioCommand {
+        command: bin().join(name).display().to_string(),
+        args: args.iter().map(|a| (*a).to_owned()).collect(),
+        ..StdioCommand::default()
+    })
+}
+
+/// `mcp-server-time`, its local zone UTC.
+pub fn time() -> Target {
+    script("mcp-server-time", &["--local-timezone", "UTC"])
+}
+
+/// `mcp-server-fetch`.
+pub fn fetch() -> Target {
+    script("mcp-server-fetch", &[])
+}
