@@ -4,8 +4,14 @@ beside the same calculator written for rmcp 3.11 and a line echo (raw, and
 parsing each line as JSON), all
 built --release and measured in one run of `mcp-bench --bin server`.
 
-usage: python3 bench/server_bench.py [DRIVER ARGS...]
-       (e.g. --quick for a short smoke run; --help lists the driver's options)
+The calculator is built twice: as it is, and with mcp-server's `auth`
+feature, for the rows with bearer tokens (the same program without
+protection, then protected, with a cached token and with a token it has
+not seen on each request), which are measured in the same rounds.
+
+usage: python3 bench/server_bench.py [--auth-only] [DRIVER ARGS...]
+       (e.g. --quick for a short smoke run; --auth-only for the rows with
+       bearer tokens alone; --help lists the driver's options)
 
 The rmcp calculator and the echo are not workspace members: rmcp's
 dependencies would slow every workspace build. They are written here into
@@ -13,6 +19,7 @@ target/server-bench/<name>/, each its own workspace with its own target
 directory, and built there.
 """
 import pathlib
+import shutil
 import subprocess
 import sys
 
@@ -138,14 +145,29 @@ def build_outside(name: str) -> pathlib.Path:
     return path / "target" / "release" / package
 
 
+def build_calculator(features: list[str], name: str) -> pathlib.Path:
+    """Builds the calculator example with `features` and copies it to
+    target/server-bench/<name>, so that both builds stay side by side."""
+    cargo(ROOT, "build", "--release", "--quiet", "-p", "mcp-server", *features,
+          "--example", "calculator")
+    OUT.mkdir(parents=True, exist_ok=True)
+    copy = OUT / name
+    shutil.copy2(ROOT / "target" / "release" / "examples" / "calculator", copy)
+    return copy
+
+
 def main() -> None:
-    cargo(ROOT, "build", "--release", "--quiet", "-p", "mcp-server", "--example", "calculator")
+    auth_only = "--auth-only" in sys.argv[1:]
+    ours_auth = build_calculator(["--features", "auth"], "calculator-auth")
     cargo(ROOT, "build", "--release", "--quiet", "-p", "mcp-bench", "--bin", "server")
-    rmcp, echo = build_outside("rmcp"), build_outside("echo")
-    ours = ROOT / "target" / "release" / "examples" / "calculator"
     driver = ROOT / "target" / "release" / "server"
+    if auth_only:
+        subprocess.run([str(driver), "--ours-auth", str(ours_auth), *sys.argv[1:]], check=True)
+        return
+    ours = build_calculator([], "calculator")
+    rmcp, echo = build_outside("rmcp"), build_outside("echo")
     subprocess.run([str(driver), "--ours", str(ours), "--rmcp", str(rmcp), "--echo", str(echo),
-                    *sys.argv[1:]], check=True)
+                    "--ours-auth", str(ours_auth), *sys.argv[1:]], check=True)
 
 
 if __name__ == "__main__":

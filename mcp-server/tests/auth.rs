@@ -607,6 +607,14 @@ async fn refusals_come_before_the_body_and_after_the_host_check() {
     let response = send_raw(fx.port, &request).await;
     assert_eq!(response.status, 403);
     assert!(response.header("www-authenticate").is_none());
+    for method in ["GET", "DELETE"] {
+        let request = format!(
+            "{method} /mcp HTTP/1.1\r\nHost: evil.example.com\r\nConnection: close\r\n\r\n"
+        );
+        let response = send_raw(fx.port, &request).await;
+        assert_eq!(response.status, 403, "{method}");
+        assert!(response.header("www-authenticate").is_none());
+    }
 }
 
 #[tokio::test]

@@ -366,7 +366,17 @@ fn resource_url(resource: &str) -> Result<Url, ConfigError> {
     {
         return Err(refuse("it holds spaces, quotes, backslashes or non-ASCII"));
     }
-    usable(resource).map_err(refuse)
+    let url = usable(resource).map_err(refuse)?;
+    // The metadata is routed at a path made from this one: a segment the
+    // router reads as a capture could not be served.
+    if url
+        .path()
+        .split('/')
+        .any(|segment| segment.starts_with(':') || segment.starts_with('*'))
+    {
+        return Err(refuse("a segment of its path starts with `:` or `*`"));
+    }
+    Ok(url)
 }
 
 /// Why a [`ResourceServer`] or [`JwtVerifier`] could not be built.
@@ -451,50 +461,66 @@ mod tests {
 
     #[test]
     fn configuration_mistakes() {
-        let build = |resource: &str, servers: &[&str], scopes: &[&str]| {
-            ResourceServer::builder(resource, servers.iter().copied())
-                .scopes_supported(scopes.iter().copied())
-                .build()
-                .err()
+        let kind = |error: ConfigError| match error {
+            ConfigError::Resource(..) => "resource",
+            ConfigError::NoAuthorizationServer => "no server",
+            ConfigError::AuthorizationServer(..) => "server",
+            ConfigError::Scope(_) => "scope",
+            ConfigError::OfflineAccess => "offline_access",
+            _ => "other",
         };
         let ok = "https://notes.example.com/mcp";
-        assert_eq!(build(ok, &[AS], &["notes:read"]), None);
-        assert!(matches!(
-            build("notes.example.com", &[AS], &[]),
-            Some(ConfigError::Resource(..))
-        ));
-        assert!(matches!(
-            build("http://notes.example.com/mcp", &[AS], &[]),
-            Some(ConfigError::Resource(..))
-        ));
-        assert!(matches!(
-            build("https://notes.example.com/mcp#x", &[AS], &[]),
-            Some(ConfigError::Resource(..))
-        ));
-        assert!(matches!(
-            build("https://notes.example.com/mcp?x=1", &[AS], &[]),
-            Some(ConfigError::Resource(..))
-        ));
-        assert!(matches!(
-            build("https://notes.example.com/m\"cp", &[AS], &[]),
-            Some(ConfigError::Resource(..))
-        ));
-        assert_eq!(
-            build(ok, &[], &[]),
-            Some(ConfigError::NoAuthorizationServer)
+        // Resource, authorization servers, scopes, the mistake found.
+        type Case = (
+            &'static str,
+            &'static [&'static str],
+            &'static [&'static str],
+            Option<&'static str>,
         );
-        assert!(matches!(
-            build(ok, &["http://auth.example.com"], &[]),
-            Some(ConfigError::AuthorizationServer(..))
-        ));
-        assert_eq!(
-            build(ok, &[AS], &["notes read"]),
-            Some(ConfigError::Scope("notes read".into()))
-        );
-        assert_eq!(
-            build(ok, &[AS], &["offline_access"]),
-            Some(ConfigError::OfflineAccess)
-        );
+        let table: [Case; 12] = [
+            (ok, &[AS], &["notes:read"], None),
+            ("notes.example.com", &[AS], &[], Some("resource")),
+            ("http://notes.example.com/mcp", &[AS], &[], Some("resource")),
+            (
+                "https://notes.example.com/mcp#x",
+                &[AS],
+                &[],
+                Some("resource"),
+            ),
+            (
+                "https://notes.example.com/mcp?x=1",
+                &[AS],
+                &[],
+                Some("resource"),
+            ),
+            (
+                "https://notes.example.com/m\"cp",
+                &[AS],
+                &[],
+                Some("resource"),
+            ),
+            (
+                "https://notes.example.com/:mcp",
+                &[AS],
+                &[],
+                Some("resource"),
+            ),
+            (ok, &[], &[], Some("no server")),
+            (ok, &["http://auth.example.com"], &[], Some("server")),
+            (ok, &["https://auth.example.com?x"], &[], Some("server")),
+            (ok, &[AS], &["notes read"], Some("scope")),
+            (ok, &[AS], &["offline_access"], Some("offline_access")),
+        ];
+        for (resource, servers, scopes, expected) in table {
+            let built = ResourceServer::builder(resource, servers.iter().copied())
+                .scopes_supported(scopes.iter().copied())
+                .build();
+            assert_eq!(
+                built.err().map(kind),
+                expected,
+                "{resource} {servers:?} {scopes:?}"
+            );
+        }
         let implied = ResourceServer::builder(ok, [AS])
             .implies("a", ["b c"])
             .build()

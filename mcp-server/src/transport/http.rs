@@ -274,10 +274,15 @@ async fn authorize(
     Ok(None)
 }
 
-/// GET on the endpoint: the 2026-07-28 transport opens no stream there. A
-/// protected server checks the token first, as for every request.
+/// GET on the endpoint: the 2026-07-28 transport opens no stream there.
+/// The `Host` and `Origin` are checked first, and on a protected server
+/// the token, as for every request.
 async fn handle_get(State(app): State<Arc<App>>, request: axum::extract::Request) -> Response {
     let (parts, _) = request.into_parts();
+    if let Err(reason) = check_origin(&app.config, &parts.headers) {
+        let error = ErrorObject::invalid_request(reason);
+        return json_response(403, &crate::server::error_message(None, &error));
+    }
     if let Err(response) = authorize(&app, &parts).await {
         return response;
     }

@@ -5,6 +5,7 @@
 use std::io;
 use std::net::{SocketAddr, TcpListener};
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -17,18 +18,67 @@ use crate::proc::{self, Running};
 use crate::stdio::{call, contains, Era};
 use crate::Plan;
 
+/// What one measurement runs and sends.
+#[derive(Clone, Copy, Debug)]
+pub struct Load<'a> {
+    pub path: &'a Path,
+    /// Options after `--http ADDR`.
+    pub options: &'a [String],
+    /// Bearer tokens, sent in turn; none for an unprotected server.
+    pub tokens: &'a [String],
+}
+
+impl<'a> Load<'a> {
+    /// The server at `path`, unprotected.
+    pub fn plain(path: &'a Path) -> Load<'a> {
+        Load {
+            path,
+            options: &[],
+            tokens: &[],
+        }
+    }
+}
+
 /// One modern `tools/call` as an HTTP/1.1 request, with the headers the
-/// 2026-07-28 transport requires beside the body.
-fn request(addr: SocketAddr) -> Vec<u8> {
+/// 2026-07-28 transport requires beside the body, and `token` as a bearer
+/// token when given.
+fn request(addr: SocketAddr, token: Option<&str>) -> Vec<u8> {
     let body = call(1, Era::Modern);
     let body = body.trim_end();
+    let authorization =
+        token.map_or_else(String::new, |t| format!("Authorization: Bearer {t}\r\n"));
     format!(
         "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
          Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
-         Mcp-Method: tools/call\r\nMcp-Name: add\r\nContent-Length: {}\r\n\r\n{body}",
+         Mcp-Method: tools/call\r\nMcp-Name: add\r\n{authorization}Content-Length: {}\r\n\r\n{body}",
         body.len()
     )
     .into_bytes()
+}
+
+/// The requests a measurement sends in turn: one per token, or one
+/// without a token.
+struct Requests {
+    all: Vec<Vec<u8>>,
+    next: AtomicUsize,
+}
+
+impl Requests {
+    fn new(addr: SocketAddr, tokens: &[String]) -> Requests {
+        let all = match tokens {
+            [] => vec![request(addr, None)],
+            tokens => tokens.iter().map(|t| request(addr, Some(t))).collect(),
+        };
+        Requests {
+            all,
+            next: AtomicUsize::new(0),
+        }
+    }
+
+    fn next(&self) -> &[u8] {
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        &self.all[n % self.all.len()]
+    }
 }
 
 fn free_port() -> io::Result<SocketAddr> {
@@ -46,35 +96,39 @@ fn wait_until_listening(addr: SocketAddr) -> io::Result<()> {
     Ok(())
 }
 
-/// One round: start the server at `path`, read its idle RSS, load it for
+/// One round: start the server of `load`, read its idle RSS, load it for
 /// the warm-up and the timed window, then read its RSS again.
-pub fn measure(path: &Path, plan: &Plan, connections: usize) -> io::Result<Figures> {
+pub fn measure(load: &Load, plan: &Plan, connections: usize) -> io::Result<Figures> {
     let addr = free_port()?;
-    let process = Running::spawn(path, &["--http", &addr.to_string()])?;
+    let addr_text = addr.to_string();
+    let mut args = vec!["--http", addr_text.as_str()];
+    args.extend(load.options.iter().map(String::as_str));
+    let process = Running::spawn(load.path, &args)?;
     wait_until_listening(addr)?;
     let pid = process.pid();
     let idle = process.idle_rss()?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let mut figures = runtime.block_on(load(addr, pid, plan, connections))?;
+    let requests = Arc::new(Requests::new(addr, load.tokens));
+    let mut figures = runtime.block_on(drive(addr, pid, requests, plan, connections))?;
     figures.idle_rss_kib.push(idle);
     figures.loaded_rss_kib.push(proc::rss_kib(pid)?);
     Ok(figures)
 }
 
-async fn load(
+async fn drive(
     addr: SocketAddr,
     pid: u32,
+    requests: Arc<Requests>,
     plan: &Plan,
     connection_count: usize,
 ) -> io::Result<Figures> {
-    let request: Arc<[u8]> = request(addr).into();
     let window_start = Instant::now() + plan.http_warmup;
     let end = window_start + plan.http_window;
     let mut connections = JoinSet::new();
     for _ in 0..connection_count {
-        connections.spawn(connection(addr, request.clone(), window_start, end));
+        connections.spawn(connection(addr, requests.clone(), window_start, end));
     }
     tokio::time::sleep_until(window_start.into()).await;
     let cpu_before = proc::cpu_time(pid)?;
@@ -98,7 +152,7 @@ async fn load(
 /// latencies of those sent from `window_start` on.
 async fn connection(
     addr: SocketAddr,
-    request: Arc<[u8]>,
+    requests: Arc<Requests>,
     window_start: Instant,
     end: Instant,
 ) -> io::Result<Vec<Duration>> {
@@ -111,7 +165,7 @@ async fn connection(
         if sent >= end {
             return Ok(latencies);
         }
-        stream.write_all(&request).await?;
+        stream.write_all(requests.next()).await?;
         read_response(&mut stream, &mut buffer).await?;
         if sent >= window_start {
             latencies.push(sent.elapsed());

@@ -171,3 +171,43 @@ pub fn print(
         );
     }
 }
+
+/// The protected rows: per connection count, the calculator without
+/// protection beside it with bearer tokens, then the target that decides
+/// them (a cached token costs at most 10% of the requests per second).
+pub fn print_auth(plan: &Plan, names: &[&str], auth: &[Vec<Figures>]) {
+    for (&connections, figures) in plan.connections.iter().zip(auth) {
+        println!(
+            "\n### Streamable HTTP with bearer tokens ({connections} connections, {:.0} s window a round)\n",
+            plan.http_window.as_secs_f64()
+        );
+        header("", names);
+        row(
+            "req/s (lowest–highest round)",
+            figures.iter().map(Figures::rate_spread),
+        );
+        row(
+            "median (ms)",
+            figures.iter().map(|f| millis(f.latency(0.5))),
+        );
+        row("p99 (ms)", figures.iter().map(|f| millis(f.latency(0.99))));
+        row(
+            "server CPU per call (µs)",
+            figures.iter().map(|f| micros(f.cpu_per_call())),
+        );
+    }
+    println!("\n### targets (bearer tokens)\n");
+    header("figure", &["ours", "anchor", "ratio", "target", ""]);
+    for (&connections, figures) in plan.connections.iter().zip(auth) {
+        let (Some(plain), Some(cached)) = (figures.first(), figures.get(1)) else {
+            continue;
+        };
+        target(
+            &format!("HTTP req/s, cached token vs no auth, {connections} connections"),
+            cached.rate(),
+            plain.rate(),
+            ">= 0.9x",
+            |r| r >= 0.9,
+        );
+    }
+}
