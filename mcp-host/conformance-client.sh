@@ -52,6 +52,7 @@ run() {
         passed=$((passed + 1))
     else
         echo "FAIL: $revision $scenario (log: $log)"
+        grep -E 'FAILURE|Error:|OVERALL' "$log" | tail -n 20 | sed 's/^/    /'
         failed=$((failed + 1))
     fi
 }

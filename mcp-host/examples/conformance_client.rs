@@ -263,9 +263,19 @@ async fn exercise(client: &Client) {
     if let Some(calls) = context.get("toolCalls").and_then(Value::as_array) {
         for planned in calls {
             let name = planned["name"].as_str().unwrap_or_default();
+            // A `null` in the plan stands for an argument not given: the
+            // host checks arguments against the tool's schema before it
+            // asks for approval, and `null` is not a value of the typed
+            // properties the suite marks this way.
             let arguments = planned["arguments"]
                 .as_object()
-                .cloned()
+                .map(|arguments| {
+                    arguments
+                        .iter()
+                        .filter(|(_, value)| !value.is_null())
+                        .map(|(key, value)| (key.clone(), value.clone()))
+                        .collect()
+                })
                 .unwrap_or_default();
             call(client, name, arguments).await;
         }
