@@ -109,7 +109,8 @@ impl Settings {
     /// When the schema holds something that cannot become Rust; the error
     /// names the JSON pointer of the node.
     pub fn generate(&self, schema: &serde_json::Value) -> Result<String, Error> {
-        let defs = lower::lower(schema, self)?;
-        render::render(&defs, self)
+        let settings = self.with_reused(schema);
+        let defs = lower::lower(schema, &settings)?;
+        render::render(&defs, &settings)
     }
 }

@@ -38,6 +38,10 @@ const ANNOTATIONS: &[&str] = &[
     "contentMediaType",
 ];
 
+/// How deep unions inside `allOf` may nest (each level is distributed over
+/// the joined object, see `distribute`).
+const MAX_DISTRIBUTE: usize = 8;
+
 /// How deep `$ref`/`allOf` chains may go before the schema is called cyclic.
 const MAX_DEPTH: usize = 64;
 
@@ -537,8 +541,19 @@ impl<'a> Lowerer<'a> {
     /// declaration), `required` lists are joined, and one closed part closes
     /// the whole.
     fn merge(&self, schema: &Value, pointer: &str) -> Result<Map<String, Value>> {
-        let mut parts = Vec::new();
         self.budget.set(BUDGET);
+        self.merge_within_budget(schema, pointer, 0)
+    }
+
+    /// [`Self::merge`] spending the budget left, so that nested
+    /// distributions over unions stay bounded.
+    fn merge_within_budget(
+        &self,
+        schema: &Value,
+        pointer: &str,
+        depth: usize,
+    ) -> Result<Map<String, Value>> {
+        let mut parts = Vec::new();
         self.collect_parts(schema, pointer, 0, &mut parts)?;
         let mut merged = Map::new();
         for part in parts {
@@ -587,7 +602,48 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
-        Ok(merged)
+        self.distribute(merged, pointer, depth)
+    }
+
+    /// An `allOf` that joins an object to a union (`allOf: [A, {anyOf: [B,
+    /// C]}]`, the shape of a result that is common fields plus one of several
+    /// variants) is the union of the joins: `anyOf: [A & B, A & C]`. Without
+    /// this the union would be dropped and only `A` generated.
+    fn distribute(
+        &self,
+        mut merged: Map<String, Value>,
+        pointer: &str,
+        depth: usize,
+    ) -> Result<Map<String, Value>> {
+        let Some((keyword, members)) = union_keyword(&merged, pointer)? else {
+            return Ok(merged);
+        };
+        if depth >= MAX_DISTRIBUTE {
+            return Err(Error::Unsupported {
+                pointer: pointer.to_owned(),
+                what: format!("unions inside `allOf` nested more than {MAX_DISTRIBUTE} deep"),
+            });
+        }
+        let members = members.clone();
+        merged.remove(keyword);
+        if !merged.keys().any(|k| !ANNOTATIONS.contains(&k.as_str())) {
+            merged.insert(keyword.to_owned(), Value::Array(members));
+            return Ok(merged);
+        }
+        let base = child(pointer, keyword);
+        let mut joined = Vec::with_capacity(members.len());
+        for (i, member) in members.into_iter().enumerate() {
+            let both = serde_json::json!({ "allOf": [Value::Object(merged.clone()), member] });
+            let member_pointer = child(&base, &i.to_string());
+            joined.push(Value::Object(self.merge_within_budget(
+                &both,
+                &member_pointer,
+                depth + 1,
+            )?));
+        }
+        let mut out = Map::new();
+        out.insert(keyword.to_owned(), Value::Array(joined));
+        Ok(out)
     }
 
     fn collect_parts(
@@ -1041,12 +1097,13 @@ impl<'a> Lowerer<'a> {
     }
 
     fn union_body(&mut self, name: &str, members: Vec<Member>) -> Result<Body> {
+        let tag = distinguishing_const(&members);
         let schema_names: Vec<String> = members
             .iter()
             .map(|m| {
                 m.def
                     .clone()
-                    .unwrap_or_else(|| inline_member_name(&m.schema))
+                    .unwrap_or_else(|| inline_member_name(&m.schema, tag.as_deref()))
             })
             .collect();
         let mut variant_names = naming::strip_common(
@@ -1360,8 +1417,32 @@ fn string_values(members: &[Member]) -> Option<Vec<String>> {
 }
 
 /// What to call an inline union member: its constant tag value, or its kind.
-fn inline_member_name(schema: &Value) -> String {
+/// A property that holds a string constant in every member, a different one
+/// in each: the best source of the members' names.
+fn distinguishing_const(members: &[Member]) -> Option<String> {
+    let first = members.first()?.schema.get("properties")?.as_object()?;
+    first
+        .keys()
+        .find(|prop| {
+            let mut seen = HashSet::new();
+            members.iter().all(|m| {
+                m.schema
+                    .get("properties")
+                    .and_then(|p| p.get(prop.as_str()))
+                    .and_then(|p| p.get("const"))
+                    .and_then(Value::as_str)
+                    .is_some_and(|v| seen.insert(v.to_owned()))
+            })
+        })
+        .cloned()
+}
+
+fn inline_member_name(schema: &Value, tag: Option<&str>) -> String {
     if let Some(Value::Object(props)) = schema.get("properties") {
+        if let Some(Value::String(s)) = tag.and_then(|t| props.get(t)).and_then(|p| p.get("const"))
+        {
+            return naming::camel(s);
+        }
         for prop in props.values() {
             if let Some(Value::String(s)) = prop.get("const") {
                 return naming::camel(s);

@@ -1,4 +1,4 @@
-//! `mcp-gen --schema FILE [--out FILE] [--module NAME] [--mcp-revision REV]`
+//! `mcp-gen --schema FILE [--out FILE] [--module NAME] [--mcp-revision REV] [--doc-link URL] [--reuse FILE=MODULE]`
 //! `mcp-gen client --tools FILE [--out FILE] [--module NAME] [--client-name NAME]`
 
 use std::path::{Path, PathBuf};
@@ -25,6 +25,16 @@ struct Args {
     /// (for example 2026-07-28).
     #[arg(long)]
     mcp_revision: Option<String>,
+    /// How the `@generated` header names the input.
+    #[arg(long)]
+    source_name: Option<String>,
+    /// Link each type's docs to this page instead (with `#name` appended).
+    #[arg(long)]
+    doc_link: Option<String>,
+    /// `FILE=MODULE`: definitions that the schema FILE defines identically
+    /// become aliases of the types in the Rust module MODULE.
+    #[arg(long, value_name = "FILE=MODULE")]
+    reuse: Vec<String>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -93,6 +103,20 @@ fn schema(args: &Args) -> Result<(), String> {
     };
     if let Some(module) = &args.module {
         settings.module(module);
+    }
+    if let Some(name) = &args.source_name {
+        settings.source_name(name);
+    }
+    if let Some(link) = &args.doc_link {
+        settings.doc_link(link);
+    }
+    for reuse in &args.reuse {
+        let Some((file, module)) = reuse.split_once('=') else {
+            return Err(format!("`--reuse {reuse}`: give FILE=MODULE"));
+        };
+        let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+        let other = serde_json::from_str(&text).map_err(|e| format!("{file}: {e}"))?;
+        settings.reuse(&other, module);
     }
     emit(
         args.out.as_deref(),

@@ -18,6 +18,9 @@ pub struct Settings {
     /// `serde_json::Value` where a construct cannot be generated instead of
     /// failing, and neutralise its text in doc comments.
     pub(crate) untrusted: bool,
+    /// Definitions of another, already generated schema, and the Rust module
+    /// that holds their types (see [`Settings::reuse`]).
+    pub(crate) reused: Vec<(serde_json::Map<String, serde_json::Value>, String)>,
 }
 
 impl Default for Settings {
@@ -31,6 +34,7 @@ impl Default for Settings {
             source_name: None,
             module: None,
             untrusted: false,
+            reused: Vec::new(),
         }
     }
 }
@@ -130,8 +134,46 @@ impl Settings {
         settings
     }
 
+    /// Reuse the types generated from `other` (a schema whose definitions
+    /// live in the Rust module `module`, such as `crate::v2026_07_28`): a
+    /// definition of the input that `other` defines identically becomes an
+    /// alias of `module::Name` instead of a type of its own. This is how an
+    /// extension's schema, which repeats the core definitions it refers to,
+    /// shares the core types.
+    pub fn reuse(&mut self, other: &serde_json::Value, module: impl Into<String>) -> &mut Self {
+        let defs = definitions(other).cloned().unwrap_or_default();
+        self.reused.push((defs, module.into()));
+        self
+    }
+
+    /// These settings with a replacement for every definition of `schema`
+    /// that a reused schema defines identically.
+    pub(crate) fn with_reused(&self, schema: &serde_json::Value) -> Settings {
+        let mut settings = self.clone();
+        let Some(defs) = definitions(schema) else {
+            return settings;
+        };
+        for (other, module) in &self.reused {
+            for (name, def) in defs {
+                if other.get(name) == Some(def) && !settings.replacements.contains_key(name) {
+                    let path = format!("{module}::{}", crate::naming::type_name(name));
+                    settings.replacements.insert(name.clone(), path);
+                }
+            }
+        }
+        settings
+    }
+
     pub(crate) fn is_relaxed(&self, definition: Option<&str>, property: &str) -> bool {
         let hit = |d: &str| self.optional.contains(&(d.to_owned(), property.to_owned()));
         hit("*") || definition.is_some_and(hit)
     }
+}
+
+/// The `$defs` (or draft-07 `definitions`) of a schema.
+fn definitions(schema: &serde_json::Value) -> Option<&serde_json::Map<String, serde_json::Value>> {
+    schema
+        .get("$defs")
+        .or_else(|| schema.get("definitions"))
+        .and_then(serde_json::Value::as_object)
 }

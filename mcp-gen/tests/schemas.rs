@@ -148,6 +148,16 @@ mod all_of {
     }
 
     #[test]
+    fn a_union_inside_all_of_is_distributed_over_the_common_fields() {
+        let r: Reply = round_trip(json!({"id": "a", "state": "done", "value": 3}));
+        assert!(matches!(&r, Reply::Done(done) if done.id == "a" && done.value == 3));
+        let r: Reply = round_trip(json!({"id": "b", "state": "failed", "reason": "no"}));
+        assert!(matches!(&r, Reply::Failed(failed) if failed.reason == "no"));
+        let err = decode_error::<Reply>(json!({"state": "done", "value": 3}));
+        assert!(err.contains("id"), "{err}");
+    }
+
+    #[test]
     fn ref_with_siblings_extends_the_target() {
         let l: Labelled = round_trip(json!({"code": 1, "message": "m", "label": "l"}));
         assert_eq!((l.code, l.label.as_str()), (1, "l"));

@@ -49,6 +49,8 @@
 //!   version and capabilities on every request; 2025-11-25 is the last
 //!   revision of the *legacy* era, which negotiates them once through
 //!   `initialize`.
+//! - [`ext`]: the official extensions' messages, generated the same way;
+//!   [`ext::tasks`] for `io.modelcontextprotocol/tasks`.
 //! - [`jsonrpc`]: the envelope. [`Message`] sorts any incoming value into a
 //!   request, notification, response or error response, and says which
 //!   JSON-RPC error to answer a malformed one with.
@@ -99,6 +101,7 @@ pub mod v2025_11_25;
 
 pub mod cache;
 pub mod error;
+pub mod ext;
 pub mod jsonrpc;
 pub mod meta;
 pub mod method;

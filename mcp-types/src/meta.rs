@@ -56,6 +56,10 @@ pub const TRACEPARENT: &str = "traceparent";
 pub const TRACESTATE: &str = "tracestate";
 /// W3C baggage.
 pub const BAGGAGE: &str = "baggage";
+/// The identifier of the tasks extension: its key under
+/// `capabilities.extensions`, and the `_meta` key under which a tool says
+/// whether it runs as a task (`{"taskSupport": "optional"}`).
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 /// The prefix under which the protocol's own keys live.
 pub const MCP_PREFIX: &str = "io.modelcontextprotocol/";

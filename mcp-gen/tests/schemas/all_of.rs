@@ -409,6 +409,326 @@ impl<'de> ::serde::Deserialize<'de> for NotFoundData {
         deserializer.deserialize_map(__Visitor)
     }
 }
+/// `allOf` of common fields and a union: the union of the joins, one variant per member, named for the constant that tells them apart.
+///
+/// Generated from `/$defs/Reply`.
+#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
+#[serde(untagged)]
+#[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
+pub enum Reply {
+    /// A [`ReplyDone`].
+    Done(ReplyDone),
+    /// A [`ReplyFailed`].
+    Failed(ReplyFailed),
+}
+impl Reply {
+    const __MEMBERS: &'static [&'static str] = &["Done", "Failed"];
+    /// The schema name of the member this value holds.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Self::Done(_) => "Done",
+            Self::Failed(_) => "Failed",
+        }
+    }
+    /// Decodes a JSON value, choosing the member by the fields that tell
+    /// the members apart rather than by trying them in order.
+    ///
+    /// # Errors
+    /// When no member accepts the value; the error names the fields
+    /// that did not fit.
+    pub fn from_json(
+        value: ::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        match value.get("state").and_then(::serde_json::Value::as_str) {
+            ::core::option::Option::Some("done") => {
+                ::serde_json::from_value(value).map(Self::Done)
+            }
+            ::core::option::Option::Some("failed") => {
+                ::serde_json::from_value(value).map(Self::Failed)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    __private::no_match(
+                        "Reply",
+                        ::core::option::Option::Some("state"),
+                        &value,
+                        Self::__MEMBERS,
+                    ),
+                )
+            }
+        }
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Reply {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+    }
+}
+impl ::core::convert::From<ReplyDone> for Reply {
+    fn from(value: ReplyDone) -> Self {
+        Self::Done(value)
+    }
+}
+impl ::core::convert::From<ReplyFailed> for Reply {
+    fn from(value: ReplyFailed) -> Self {
+        Self::Failed(value)
+    }
+}
+/// Generated from `/$defs/Reply/anyOf/0`.
+#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
+pub struct ReplyDone {
+    /// Wire name `id`.
+    pub id: ::std::string::String,
+    /// Wire name `state`.
+    pub state: StateDone,
+    /// Wire name `value`.
+    pub value: i64,
+    /// Properties the schema does not name, kept so that a round trip loses nothing.
+    #[serde(flatten)]
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl<'de> ::serde::Deserialize<'de> for ReplyDone {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
+        struct __Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for __Visitor {
+            type Value = ReplyDone;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("a `ReplyDone` object")
+            }
+            fn visit_map<__A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: __A,
+            ) -> ::core::result::Result<ReplyDone, __A::Error> {
+                let mut __f0: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut __f1: ::core::option::Option<StateDone> = ::core::option::Option::None;
+                let mut __f2: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut __extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                >>::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => {
+                            if __f0.is_some() {
+                                return ::core::result::Result::Err(
+                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
+                                );
+                            }
+                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "state" => {
+                            if __f1.is_some() {
+                                return ::core::result::Result::Err(
+                                    <__A::Error as ::serde::de::Error>::duplicate_field("state"),
+                                );
+                            }
+                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "value" => {
+                            if __f2.is_some() {
+                                return ::core::result::Result::Err(
+                                    <__A::Error as ::serde::de::Error>::duplicate_field("value"),
+                                );
+                            }
+                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            __extra.insert(key.into_owned(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ReplyDone {
+                    id: match __f0 {
+                        ::core::option::Option::Some(value) => value,
+                        ::core::option::Option::None => {
+                            return ::core::result::Result::Err(
+                                <__A::Error as ::serde::de::Error>::missing_field("id"),
+                            );
+                        }
+                    },
+                    state: match __f1 {
+                        ::core::option::Option::Some(value) => value,
+                        ::core::option::Option::None => {
+                            return ::core::result::Result::Err(
+                                <__A::Error as ::serde::de::Error>::missing_field("state"),
+                            );
+                        }
+                    },
+                    value: match __f2 {
+                        ::core::option::Option::Some(value) => value,
+                        ::core::option::Option::None => {
+                            return ::core::result::Result::Err(
+                                <__A::Error as ::serde::de::Error>::missing_field("value"),
+                            );
+                        }
+                    },
+                    extra: __extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
+    }
+}
+/// Generated from `/$defs/Reply/anyOf/0/properties/state`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StateDone;
+impl StateDone {
+    /// The one value this type stands for.
+    pub const VALUE: &'static str = "done";
+}
+impl ::serde::Serialize for StateDone {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(Self::VALUE)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for StateDone {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        __private::expect_str(deserializer, "state", Self::VALUE).map(|()| Self)
+    }
+}
+/// Generated from `/$defs/Reply/anyOf/1`.
+#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
+pub struct ReplyFailed {
+    /// Wire name `id`.
+    pub id: ::std::string::String,
+    /// Wire name `reason`.
+    pub reason: ::std::string::String,
+    /// Wire name `state`.
+    pub state: StateFailed,
+    /// Properties the schema does not name, kept so that a round trip loses nothing.
+    #[serde(flatten)]
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl<'de> ::serde::Deserialize<'de> for ReplyFailed {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
+        struct __Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for __Visitor {
+            type Value = ReplyFailed;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("a `ReplyFailed` object")
+            }
+            fn visit_map<__A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: __A,
+            ) -> ::core::result::Result<ReplyFailed, __A::Error> {
+                let mut __f0: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut __f1: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut __f2: ::core::option::Option<StateFailed> = ::core::option::Option::None;
+                let mut __extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                >>::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => {
+                            if __f0.is_some() {
+                                return ::core::result::Result::Err(
+                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
+                                );
+                            }
+                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "reason" => {
+                            if __f1.is_some() {
+                                return ::core::result::Result::Err(
+                                    <__A::Error as ::serde::de::Error>::duplicate_field(
+                                        "reason",
+                                    ),
+                                );
+                            }
+                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "state" => {
+                            if __f2.is_some() {
+                                return ::core::result::Result::Err(
+                                    <__A::Error as ::serde::de::Error>::duplicate_field("state"),
+                                );
+                            }
+                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            __extra.insert(key.into_owned(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ReplyFailed {
+                    id: match __f0 {
+                        ::core::option::Option::Some(value) => value,
+                        ::core::option::Option::None => {
+                            return ::core::result::Result::Err(
+                                <__A::Error as ::serde::de::Error>::missing_field("id"),
+                            );
+                        }
+                    },
+                    reason: match __f1 {
+                        ::core::option::Option::Some(value) => value,
+                        ::core::option::Option::None => {
+                            return ::core::result::Result::Err(
+                                <__A::Error as ::serde::de::Error>::missing_field("reason"),
+                            );
+                        }
+                    },
+                    state: match __f2 {
+                        ::core::option::Option::Some(value) => value,
+                        ::core::option::Option::None => {
+                            return ::core::result::Result::Err(
+                                <__A::Error as ::serde::de::Error>::missing_field("state"),
+                            );
+                        }
+                    },
+                    extra: __extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
+    }
+}
+/// Generated from `/$defs/Reply/anyOf/1/properties/state`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StateFailed;
+impl StateFailed {
+    /// The one value this type stands for.
+    pub const VALUE: &'static str = "failed";
+}
+impl ::serde::Serialize for StateFailed {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(Self::VALUE)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for StateFailed {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        __private::expect_str(deserializer, "state", Self::VALUE).map(|()| Self)
+    }
+}
 #[doc(hidden)]
 #[allow(dead_code)]
 mod __private {
