@@ -414,6 +414,113 @@ impl Everything {
     }
 }
 
+/// The tools the tasks extension scenarios call (`io.modelcontextprotocol/tasks`).
+/// A client that declared the extension gets a task from any of them that
+/// has to wait; others get ordinary answers.
+struct TaskTools;
+
+/// How long a task tool "works" before it asks for input, so that the call
+/// has become a task by then.
+const LOOKUP: Duration = Duration::from_millis(50);
+
+#[tools]
+impl TaskTools {
+    /// Greets `name`; never a task.
+    #[tool]
+    fn greet(&self, name: String) -> String {
+        format!("Hello, {name}!")
+    }
+
+    /// Sleeps `seconds` seconds (at most ten minutes), then reports.
+    #[tool(task = "optional")]
+    async fn slow_compute(&self, seconds: u64, label: Option<String>) -> String {
+        tokio::time::sleep(Duration::from_secs(seconds.min(600))).await;
+        let label = label.unwrap_or_default();
+        format!("computed `{label}` in {seconds} s")
+    }
+
+    /// Works for a second, then fails as a tool: a completed task whose
+    /// result has `isError`.
+    #[tool(task = "required")]
+    async fn failing_job(&self) -> Result<String, ToolError> {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        Err(ToolError::execution("the job failed"))
+    }
+
+    /// Works briefly, then fails with a JSON-RPC error: a failed task.
+    #[tool(task = "optional")]
+    async fn protocol_error_job(&self) -> Result<String, ToolError> {
+        tokio::time::sleep(LOOKUP).await;
+        Err(ToolError::Protocol(ErrorObject::internal_error(
+            "the job's backend is unreachable",
+        )))
+    }
+
+    /// Looks up `filename`, then asks the user to confirm its deletion:
+    /// inside a task the question becomes the task's `inputRequests`.
+    #[tool(task = "optional", destructive)]
+    async fn confirm_delete(
+        &self,
+        cx: &Context,
+        filename: String,
+    ) -> Result<ToolOutput, ToolError> {
+        tokio::time::sleep(LOOKUP).await;
+        let Some(reply) = answer(cx, "confirm") else {
+            let question = elicitation(&format!("Delete {filename}?"), "confirm", "boolean");
+            return ask(cx, json!({ "confirm": question }), None);
+        };
+        let confirmed = reply["action"] == "accept" && reply["content"]["confirm"] == true;
+        Ok(ToolOutput::text(if confirmed {
+            format!("deleted {filename}")
+        } else {
+            format!("kept {filename}")
+        }))
+    }
+
+    /// Asks two questions at once; finishes when both are answered.
+    #[tool(task = "optional")]
+    async fn multi_input(&self, cx: &Context) -> Result<ToolOutput, ToolError> {
+        tokio::time::sleep(LOOKUP).await;
+        let (first, second) = (answer(cx, "first"), answer(cx, "second"));
+        if let (Some(first), Some(second)) = (&first, &second) {
+            return Ok(ToolOutput::text(format!(
+                "first: {}, second: {}",
+                first["action"], second["action"]
+            )));
+        }
+        let mut requests = Map::new();
+        if first.is_none() {
+            requests.insert("first".into(), elicitation("Your name?", "name", "string"));
+        }
+        if second.is_none() {
+            requests.insert(
+                "second".into(),
+                elicitation("Proceed?", "confirm", "boolean"),
+            );
+        }
+        ask(cx, Value::Object(requests), None)
+    }
+
+    /// Asks for the user's name by multi-round-trip before any task
+    /// exists (the question comes back at once), then works on the answer
+    /// as a task.
+    #[tool(task = "required")]
+    async fn test_tool_with_task(&self, cx: &Context) -> Result<ToolOutput, ToolError> {
+        let Some(reply) = answer(cx, "user_name") else {
+            let question = elicitation("What is your name?", "name", "string");
+            return ask(cx, json!({ "user_name": question }), None);
+        };
+        let name = reply["content"]["name"]
+            .as_str()
+            .unwrap_or("stranger")
+            .to_owned();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        Ok(ToolOutput::text(format!(
+            "Hello, {name}! Your task is done."
+        )))
+    }
+}
+
 #[tools]
 impl Legacy {
     /// Logs three messages at the level the session asked for.
@@ -817,6 +924,7 @@ fn server(keys: Option<KeyRing>) -> Result<Server, mcp_server::BuildError> {
         .tools()
         .tool_set(Legacy)
         .tool_set(SchemaTool)
+        .tool_set(TaskTools)
         .prompts()
         .resources()
         .completion(complete)

@@ -32,6 +32,9 @@ pub struct Context {
     progress_token: Option<ProgressToken>,
     log_level: Option<LoggingLevel>,
     bus: Option<Bus>,
+    cancelled: Option<tokio::sync::watch::Receiver<bool>>,
+    #[cfg(feature = "tasks")]
+    runs_as_task: bool,
 }
 
 impl Context {
@@ -140,6 +143,48 @@ impl Context {
         self.progress_token = progress_token;
         self.log_level = log_level;
         self
+    }
+
+    /// This context with the cancellation signal of a task: set to `true`
+    /// by `tasks/cancel`.
+    pub fn with_cancellation(mut self, cancelled: tokio::sync::watch::Receiver<bool>) -> Self {
+        self.cancelled = Some(cancelled);
+        self
+    }
+
+    /// Whether the client cancelled the task this call runs for (always
+    /// `false` outside a task). The runtime stops awaiting a cancelled
+    /// handler, which drops it; a handler that hands work to other threads
+    /// or processes checks this to stop them too.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.as_ref().is_some_and(|c| *c.borrow())
+    }
+
+    /// Resolves once the client cancels the task this call runs for; never
+    /// outside a task.
+    pub async fn cancelled(&self) {
+        match self.cancelled.clone() {
+            Some(mut cancelled) => {
+                if cancelled.wait_for(|c| *c).await.is_err() {
+                    std::future::pending::<()>().await;
+                }
+            }
+            None => std::future::pending().await,
+        }
+    }
+
+    #[cfg(feature = "tasks")]
+    /// Marks the call as one that may become a task (the tool supports
+    /// tasks and the client declared the extension).
+    pub(crate) fn as_task(mut self) -> Self {
+        self.runs_as_task = true;
+        self
+    }
+
+    #[cfg(feature = "tasks")]
+    /// See [`Context::as_task`].
+    pub(crate) fn runs_as_task(&self) -> bool {
+        self.runs_as_task
     }
 
     pub(crate) fn with_bus(mut self, bus: Bus) -> Self {

@@ -56,6 +56,12 @@
 //!   scopes its `#[tool(scopes = [...])]` declares. Without the feature,
 //!   and over stdio in any case, declared scopes are not enforced.
 
+//! - `tasks` (off by default): `tasks`, the official tasks extension. A
+//!   tool marked `#[tool(task = "optional")]` (or `"required"`) answers a
+//!   client that declared `io.modelcontextprotocol/tasks` with a task that
+//!   runs in the background, polled with `tasks/get`, fed with
+//!   `tasks/update` and stopped with `tasks/cancel`.
+
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -70,6 +76,8 @@ pub mod prompt;
 pub mod resource;
 pub mod server;
 pub mod state;
+#[cfg(feature = "tasks")]
+pub mod tasks;
 pub mod tool;
 pub mod transport;
 pub mod uri_template;

@@ -502,6 +502,25 @@ pub mod __private {
 
     use super::{settings, IntoToolResult, Json, SchemaGenerator, ToolOutput};
 
+    /// The `_meta` of a tool declared with `#[tool(task = "...")]`:
+    /// `{"io.modelcontextprotocol/tasks": {"taskSupport": support}}`. Without
+    /// the `tasks` feature a tool runs no task and says nothing.
+    pub fn task_support_meta(support: &str) -> Option<Map<String, Value>> {
+        #[cfg(feature = "tasks")]
+        {
+            let declared = serde_json::json!({ "taskSupport": support });
+            Some(Map::from_iter([(
+                mcp_types::meta::TASKS_EXTENSION.to_owned(),
+                declared,
+            )]))
+        }
+        #[cfg(not(feature = "tasks"))]
+        {
+            let _ = support;
+            None
+        }
+    }
+
     /// Whether no two names are equal; usable in constants.
     pub const fn names_are_unique(names: &[&str]) -> bool {
         let mut i = 0;

@@ -233,6 +233,10 @@ pub(crate) fn definition(tool: &Tool) -> TokenStream {
         quote!(::core::option::Option::Some(::std::vec![#(#icons),*]))
     };
     let annotations = annotations(attrs);
+    let meta = match attrs.task.as_ref().map(syn::LitStr::value).as_deref() {
+        None | Some("forbidden") => quote!(::core::option::Option::None),
+        Some(support) => quote!(#p::tool::task_support_meta(#support)),
+    };
     let output_schema = match &tool.output {
         Output::Unit => quote!(::core::option::Option::None),
         Output::Value(ty) | Output::Result(ty) => {
@@ -245,7 +249,7 @@ pub(crate) fn definition(tool: &Tool) -> TokenStream {
         let mut #schema = #p::tool::InputSchema::new();
         #(#params)*
         #p::mcp_types::v2026_07_28::Tool {
-            meta: ::core::option::Option::None,
+            meta: #meta,
             annotations: #annotations,
             description: #description,
             icons: #icons,

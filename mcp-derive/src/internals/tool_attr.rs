@@ -189,6 +189,9 @@ pub(crate) struct ToolAttrs {
     pub(crate) open_world: Option<LitBool>,
     /// The OAuth scopes a call needs, as written.
     pub(crate) scopes: Vec<LitStr>,
+    /// Whether the tool runs as a task of the tasks extension: one of
+    /// [`TASK_SUPPORT`]; `None` is `"forbidden"`.
+    pub(crate) task: Option<LitStr>,
 }
 
 impl ToolAttrs {
@@ -221,11 +224,30 @@ impl ToolAttrs {
                 SCOPES => out
                     .scopes
                     .extend(strings(cx, attr, key, meta).unwrap_or_default()),
+                TASK => {
+                    let value = string(cx, attr, key, meta);
+                    out.task = task_support(cx, value);
+                }
                 _ => out.open_world = flag(cx, attr, key, meta),
             }
         }
         out
     }
+}
+
+fn task_support(cx: &mut Ctxt, value: Option<LitStr>) -> Option<LitStr> {
+    let value = value?;
+    if !TASK_SUPPORT.contains(&value.value().as_str()) {
+        cx.error_spanned_by(
+            &value,
+            format!(
+                "`#[tool]` key `task` is `{}`; write `task = \"optional\"` (the client may get a task) or `task = \"required\"` (only as a task), or leave it out",
+                value.value()
+            ),
+        );
+        return None;
+    }
+    Some(value)
 }
 
 fn non_empty(cx: &mut Ctxt, value: Option<LitStr>, key: Symbol) -> Option<LitStr> {

@@ -28,6 +28,10 @@ pub(crate) const DESTRUCTIVE: Symbol = Symbol("destructive");
 pub(crate) const IDEMPOTENT: Symbol = Symbol("idempotent");
 pub(crate) const OPEN_WORLD: Symbol = Symbol("open_world");
 pub(crate) const SCOPES: Symbol = Symbol("scopes");
+pub(crate) const TASK: Symbol = Symbol("task");
+
+/// The values of `#[tool(task = "...")]`, as the tasks extension names them.
+pub(crate) const TASK_SUPPORT: &[&str] = &["forbidden", "optional", "required"];
 
 /// Every `#[tool(...)]` key, for the "expected one of" message.
 pub(crate) const TOOL_KEYS: &[Symbol] = &[
@@ -41,6 +45,7 @@ pub(crate) const TOOL_KEYS: &[Symbol] = &[
     IDEMPOTENT,
     OPEN_WORLD,
     SCOPES,
+    TASK,
 ];
 
 // `#[elicit(...)]` and `#[form(...)]` keys.

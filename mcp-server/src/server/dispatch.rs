@@ -26,6 +26,9 @@ use crate::prompt::PromptOutput;
 use crate::resource::ResourceOutput;
 use crate::tool::ToolOutput;
 
+#[cfg(feature = "tasks")]
+mod tasks;
+
 /// The MCP headers of an HTTP request, as the transport read them. stdio
 /// requests have none, and skip the header checks.
 #[derive(Clone, Debug, Default)]
@@ -397,6 +400,10 @@ pub(crate) enum Kind {
     Prompt,
     Resource,
     Completion,
+    /// `tasks/get`, `tasks/update` or `tasks/cancel`; the context holds
+    /// which.
+    #[cfg(feature = "tasks")]
+    Task,
 }
 
 impl Kind {
@@ -417,6 +424,8 @@ impl Kind {
             Kind::Prompt => "prompts/get",
             Kind::Resource => "resources/read",
             Kind::Completion => "completion/complete",
+            #[cfg(feature = "tasks")]
+            Kind::Task => "tasks/get",
         }
     }
 }
@@ -658,6 +667,11 @@ impl Server {
                 Err(e) => error_reply(Some(&id), 200, e),
             });
         }
+        #[cfg(feature = "tasks")]
+        let (params, meta) = match self.route_task_method(&id, &method, params, meta, grant) {
+            Ok(step) => return step,
+            Err(request) => request,
+        };
         match Kind::of(&method).filter(|&kind| self.serves(kind)) {
             Some(kind) => self.run(id, kind, params, meta, headers, grant),
             None => {
@@ -675,6 +689,8 @@ impl Server {
             Kind::Prompt => handlers.has_prompts(),
             Kind::Resource => handlers.has_resources(),
             Kind::Completion => self.inner.completer.is_some(),
+            #[cfg(feature = "tasks")]
+            Kind::Task => self.inner.tasks.is_some(),
         }
     }
 
@@ -725,11 +741,18 @@ impl Server {
         if let Some(refused) = self.check_scopes(&id, kind, params.string("name"), grant) {
             return Step::Done(refused);
         }
+        #[cfg(feature = "tasks")]
+        let as_task = match self.task_mode(kind, params.string("name"), &meta) {
+            Ok(as_task) => as_task,
+            Err(e) => return Step::Done(error_reply(Some(&id), 200, e)),
+        };
         let streaming = meta.progress_token.is_some() || meta.log_level.is_some();
         let cx = Context::boxed(Cow::Borrowed(kind.method()), meta.capabilities)
             .with_keys(self.inner.keys.clone())
             .with_bus(self.inner.bus.clone());
         let cx = with_grant(cx, grant);
+        #[cfg(feature = "tasks")]
+        let cx = if as_task { cx.as_task() } else { cx };
         if !streaming {
             return Step::Run(Run {
                 id,
@@ -831,20 +854,27 @@ impl Server {
         params: Params,
         cx: Context,
     ) -> impl Future<Output = Result<Answer, ErrorObject>> + Send + '_ {
+        #[cfg(feature = "tasks")]
+        if kind == Kind::Task || cx.runs_as_task() {
+            return Either::Left(self.task_call(kind, params, cx));
+        }
         let timeout = self.inner.limits.request_timeout;
-        super::within(timeout, self.call_handler(kind, params, cx)).map(move |result| {
-            result.unwrap_or_else(|| {
-                Err(ErrorObject::internal_error(format!(
-                    "`{}` did not finish within {} ms and was cancelled",
-                    kind.method(),
-                    timeout.as_millis()
-                ))
-                .with_data(json!({ "limit": "request_timeout", "max": timeout.as_millis() })))
-            })
-        })
+        let call = super::within(timeout, self.call_handler(kind, params, cx));
+        Either::<crate::BoxFuture<'_, Result<Answer, ErrorObject>>, _>::Right(call.map(
+            move |result| {
+                result.unwrap_or_else(|| {
+                    Err(ErrorObject::internal_error(format!(
+                        "`{}` did not finish within {} ms and was cancelled",
+                        kind.method(),
+                        timeout.as_millis()
+                    ))
+                    .with_data(json!({ "limit": "request_timeout", "max": timeout.as_millis() })))
+                })
+            },
+        ))
     }
 
-    fn call_handler(
+    pub(crate) fn call_handler(
         &self,
         kind: Kind,
         params: Params,
@@ -964,6 +994,10 @@ impl Server {
                     uri: params.uri,
                 })
             }
+            #[cfg(feature = "tasks")]
+            Kind::Task => Err(ErrorObject::internal_error(
+                "a tasks method reached a handler",
+            )),
             Kind::Completion => {
                 let params: v::CompleteRequestParams = decode(params.into_json())?;
                 let Some(completer) = &self.inner.completer else {
@@ -986,6 +1020,10 @@ impl Server {
         }
         if handlers.has_resources() {
             capabilities["resources"] = json!({ "listChanged": true });
+        }
+        #[cfg(feature = "tasks")]
+        if self.inner.tasks.is_some() {
+            capabilities["extensions"] = json!({ crate::tasks::EXTENSION: {} });
         }
         let mut result =
             json!({ "supportedVersions": MODERN_VERSIONS, "capabilities": capabilities });

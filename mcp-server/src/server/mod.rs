@@ -186,6 +186,9 @@ pub(crate) struct Inner {
     pub(crate) validators: std::collections::HashMap<String, jsonschema::Validator>,
     #[cfg(feature = "auth")]
     pub(crate) authorization: Option<Arc<crate::auth::ResourceServer>>,
+    /// The tasks, when a tool runs as one.
+    #[cfg(feature = "tasks")]
+    pub(crate) tasks: Option<Arc<crate::tasks::runtime::Runtime>>,
 }
 
 impl Server {
@@ -251,6 +254,8 @@ pub struct ServerBuilder<S> {
     duplicate: Option<String>,
     #[cfg(feature = "auth")]
     authorization: Option<Arc<crate::auth::ResourceServer>>,
+    #[cfg(feature = "tasks")]
+    tasks: crate::tasks::TaskSettings,
 }
 
 impl<S> std::fmt::Debug for ServerBuilder<S> {
@@ -284,7 +289,18 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
             duplicate: None,
             #[cfg(feature = "auth")]
             authorization: None,
+            #[cfg(feature = "tasks")]
+            tasks: crate::tasks::TaskSettings::default(),
         }
+    }
+
+    /// Where tasks are kept and the timings clients are told, for the tools
+    /// that run as tasks (`#[tool(task = "optional")]`); without this call,
+    /// [`TaskSettings::default`](crate::tasks::TaskSettings::default).
+    #[cfg(feature = "tasks")]
+    pub fn tasks(mut self, settings: crate::tasks::TaskSettings) -> Self {
+        self.tasks = settings;
+        self
     }
 
     /// The name and version `serverInfo` reports.
@@ -426,6 +442,9 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
             &serde_json::to_vec(&info).unwrap_or_default(),
         ]
         .concat();
+        #[cfg(feature = "tasks")]
+        let tasks =
+            crate::tasks::runtime::Runtime::new(self.tasks, self.handlers.tools()).map(Arc::new);
         Ok(Server {
             inner: Arc::new(Inner {
                 info_meta,
@@ -446,6 +465,8 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
                 completer: self.completer,
                 #[cfg(feature = "auth")]
                 authorization: self.authorization,
+                #[cfg(feature = "tasks")]
+                tasks,
             }),
         })
     }

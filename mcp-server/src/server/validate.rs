@@ -182,6 +182,8 @@ pub(crate) fn headers<'a>(
     let name_key = match method {
         "tools/call" | "prompts/get" => Some("name"),
         "resources/read" => Some("uri"),
+        // The tasks extension routes its methods by task.
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
         _ => None,
     };
     if let Some(key) = name_key {

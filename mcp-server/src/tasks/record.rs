@@ -1,0 +1,453 @@
+//! The sans-IO core of a task: its status, its outstanding input requests
+//! and the answers gathered for them, and the wire shapes it is read as.
+//!
+//! Call contract: the runtime creates a [`TaskRecord`] with
+//! [`TaskRecord::new`], then drives it with the handler's outcomes
+//! ([`TaskRecord::input_required`], [`TaskRecord::complete`],
+//! [`TaskRecord::fail`]) and the client's requests
+//! ([`TaskRecord::accept`], [`TaskRecord::cancel`]). Every method takes
+//! the current time in milliseconds since the Unix epoch, so that the
+//! record itself never reads a clock. A terminal record refuses every
+//! further transition: the first outcome wins.
+
+use mcp_types::jsonrpc::ErrorObject;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+/// The status of a task, as the tasks extension names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// The handler is running.
+    Working,
+    /// The handler waits for answers to its input requests.
+    InputRequired,
+    /// The handler returned a result (a tool error included).
+    Completed,
+    /// The handler failed with a JSON-RPC error.
+    Failed,
+    /// The client cancelled the task before it finished.
+    Cancelled,
+}
+
+impl Status {
+    /// Whether no transition leaves this status.
+    pub fn is_terminal(self) -> bool {
+        matches!(self, Status::Completed | Status::Failed | Status::Cancelled)
+    }
+}
+
+/// What [`TaskRecord::accept`] made of a `tasks/update`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Accepted {
+    /// No answer matched an outstanding key: nothing changed.
+    Ignored,
+    /// Some answers were kept; others are still outstanding.
+    Partial,
+    /// Every outstanding request is answered: run the handler again with
+    /// these answers and request state (see [`TaskRecord::take_resume`]).
+    Resume,
+}
+
+/// One task: who owns it, where it stands, and what it produced.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TaskRecord {
+    /// The task id (at least 128 random bits).
+    pub id: String,
+    /// The principal that created the task; only it may read or change it.
+    /// `None` for a server without authentication.
+    pub owner: Option<String>,
+    /// The current status.
+    pub status: Status,
+    /// A message for the current status, if any.
+    pub status_message: Option<String>,
+    /// Creation time, in milliseconds since the Unix epoch.
+    pub created_ms: u64,
+    /// Time of the last change, in milliseconds since the Unix epoch.
+    pub updated_ms: u64,
+    /// How long after creation the task may be discarded; `None` for never.
+    pub ttl_ms: Option<u64>,
+    /// The polling interval suggested to the client.
+    pub poll_interval_ms: u64,
+    /// The input requests not answered yet, by key.
+    pub input_requests: Map<String, Value>,
+    /// The answers gathered since the handler last asked, by key.
+    pub input_responses: Map<String, Value>,
+    /// Every key ever issued, so that an old key is never taken for a new
+    /// request's.
+    pub issued: Vec<String>,
+    /// The request state the handler asked to get back with the answers.
+    pub request_state: Option<String>,
+    /// Set when every outstanding request is answered, until the runtime
+    /// takes the answers to run the handler again.
+    pub resume: bool,
+    /// Set by `tasks/cancel`.
+    pub cancel_requested: bool,
+    /// The result of a completed task.
+    pub result: Option<Value>,
+    /// The JSON-RPC error of a failed task.
+    pub error: Option<Value>,
+}
+
+impl TaskRecord {
+    /// A new working task.
+    pub fn new(
+        id: String,
+        owner: Option<String>,
+        now_ms: u64,
+        ttl_ms: Option<u64>,
+        poll_interval_ms: u64,
+    ) -> Self {
+        TaskRecord {
+            id,
+            owner,
+            status: Status::Working,
+            status_message: None,
+            created_ms: now_ms,
+            updated_ms: now_ms,
+            ttl_ms,
+            poll_interval_ms,
+            input_requests: Map::new(),
+            input_responses: Map::new(),
+            issued: Vec::new(),
+            request_state: None,
+            resume: false,
+            cancel_requested: false,
+            result: None,
+            error: None,
+        }
+    }
+
+    /// Whether `principal` may see this task.
+    pub fn owned_by(&self, principal: Option<&str>) -> bool {
+        self.owner.as_deref() == principal
+    }
+
+    /// Whether the task's TTL has run out at `now_ms`.
+    pub fn expired(&self, now_ms: u64) -> bool {
+        self.ttl_ms
+            .is_some_and(|ttl| now_ms >= self.created_ms.saturating_add(ttl))
+    }
+
+    fn touch(&mut self, now_ms: u64) {
+        self.updated_ms = self.updated_ms.max(now_ms);
+    }
+
+    /// The handler needs input: `requests` become the outstanding input
+    /// requests. A key the task issued before names a request that was
+    /// answered already, and the handler asks again: its old answer is
+    /// dropped. Returns `false` (and changes nothing) on a terminal task.
+    pub fn input_required(
+        &mut self,
+        requests: Map<String, Value>,
+        request_state: Option<String>,
+        now_ms: u64,
+    ) -> bool {
+        if self.status.is_terminal() {
+            return false;
+        }
+        for key in requests.keys() {
+            self.input_responses.remove(key);
+            if !self.issued.contains(key) {
+                self.issued.push(key.clone());
+            }
+        }
+        self.input_requests = requests;
+        self.request_state = request_state;
+        self.status = if self.input_requests.is_empty() {
+            Status::Working
+        } else {
+            Status::InputRequired
+        };
+        self.resume = self.input_requests.is_empty();
+        self.touch(now_ms);
+        true
+    }
+
+    /// A `tasks/update`: keeps the answers whose keys are outstanding and
+    /// ignores the rest (keys never issued, or answered already).
+    pub fn accept(&mut self, responses: Map<String, Value>, now_ms: u64) -> Accepted {
+        if self.status != Status::InputRequired {
+            return Accepted::Ignored;
+        }
+        let mut kept = false;
+        for (key, response) in responses {
+            if self.input_requests.remove(&key).is_some() {
+                self.input_responses.insert(key, response);
+                kept = true;
+            }
+        }
+        if !kept {
+            return Accepted::Ignored;
+        }
+        self.touch(now_ms);
+        if self.input_requests.is_empty() {
+            self.status = Status::Working;
+            self.resume = true;
+            Accepted::Resume
+        } else {
+            Accepted::Partial
+        }
+    }
+
+    /// The answers and request state to run the handler again with, once
+    /// [`TaskRecord::accept`] said [`Accepted::Resume`]; `None` otherwise,
+    /// or when they were taken already.
+    pub fn take_resume(&mut self) -> Option<(Map<String, Value>, Option<String>)> {
+        if !self.resume || self.status != Status::Working {
+            return None;
+        }
+        self.resume = false;
+        Some((
+            std::mem::take(&mut self.input_responses),
+            self.request_state.take(),
+        ))
+    }
+
+    /// The handler returned `result`. Returns `false` on a terminal task.
+    pub fn complete(&mut self, result: Value, now_ms: u64) -> bool {
+        self.settle(Status::Completed, now_ms, |record| {
+            record.result = Some(result);
+        })
+    }
+
+    /// The handler failed with `error`. Returns `false` on a terminal task.
+    pub fn fail(&mut self, error: &ErrorObject, now_ms: u64) -> bool {
+        let message = error.message.clone();
+        let error = serde_json::to_value(error).unwrap_or_else(|_| json!({}));
+        self.settle(Status::Failed, now_ms, |record| {
+            record.status_message = Some(message);
+            record.error = Some(error);
+        })
+    }
+
+    /// `tasks/cancel`: the task becomes cancelled unless it is finished
+    /// already. Returns whether it changed.
+    pub fn cancel(&mut self, now_ms: u64) -> bool {
+        self.cancel_requested = true;
+        self.settle(Status::Cancelled, now_ms, |record| {
+            record.status_message = Some("cancelled by the client".to_owned());
+        })
+    }
+
+    fn settle(&mut self, status: Status, now_ms: u64, fill: impl FnOnce(&mut Self)) -> bool {
+        if self.status.is_terminal() {
+            return false;
+        }
+        self.status = status;
+        self.input_requests.clear();
+        self.input_responses.clear();
+        self.request_state = None;
+        self.resume = false;
+        fill(self);
+        self.touch(now_ms);
+        true
+    }
+
+    /// The members every shape of the task carries.
+    fn base(&self) -> Map<String, Value> {
+        let mut out = Map::new();
+        out.insert("taskId".into(), json!(self.id));
+        out.insert("status".into(), json!(self.status));
+        if let Some(message) = &self.status_message {
+            out.insert("statusMessage".into(), json!(message));
+        }
+        out.insert("createdAt".into(), json!(iso8601(self.created_ms)));
+        out.insert("lastUpdatedAt".into(), json!(iso8601(self.updated_ms)));
+        out.insert("ttlMs".into(), json!(self.ttl_ms));
+        out.insert("pollIntervalMs".into(), json!(self.poll_interval_ms));
+        out
+    }
+
+    /// The `CreateTaskResult` that answers the `tools/call` that made the
+    /// task: the task's members and `resultType: "task"`, flat.
+    pub fn created(&self) -> Value {
+        let mut out = self.base();
+        out.insert("resultType".into(), json!("task"));
+        Value::Object(out)
+    }
+
+    /// The detailed task, as `tasks/get` answers it and `notifications/tasks`
+    /// carries it: the status-specific member (`inputRequests`, `result`
+    /// or `error`) inlined.
+    pub fn detailed(&self) -> Map<String, Value> {
+        let mut out = self.base();
+        match self.status {
+            Status::InputRequired => {
+                out.insert(
+                    "inputRequests".into(),
+                    Value::Object(self.input_requests.clone()),
+                );
+            }
+            Status::Completed => {
+                out.insert("result".into(), self.result.clone().unwrap_or(json!({})));
+            }
+            Status::Failed => {
+                out.insert("error".into(), self.error.clone().unwrap_or(json!({})));
+            }
+            Status::Working | Status::Cancelled => {}
+        }
+        out
+    }
+}
+
+/// `ms` since the Unix epoch as an ISO 8601 UTC timestamp with
+/// milliseconds, such as `2026-07-28T10:30:00.000Z`.
+pub fn iso8601(ms: u64) -> String {
+    let secs = ms / 1000;
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    let (hour, minute, second) = (rest / 3600, rest % 3600 / 60, rest % 60);
+    // Days to a civil date (Howard Hinnant's algorithm), for dates from 1970.
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z % 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + u64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}.{:03}Z",
+        ms % 1000
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record() -> TaskRecord {
+        TaskRecord::new("t".into(), Some("alice".into()), 1_000, Some(60_000), 500)
+    }
+
+    fn map(value: Value) -> Map<String, Value> {
+        match value {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        }
+    }
+
+    #[test]
+    fn timestamps_are_iso8601() {
+        assert_eq!(iso8601(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(iso8601(951_782_400_123), "2000-02-29T00:00:00.123Z");
+        assert_eq!(iso8601(1_785_234_600_000), "2026-07-28T10:30:00.000Z");
+    }
+
+    #[test]
+    fn a_completed_task_inlines_its_result_and_stays_completed() {
+        let mut task = record();
+        assert!(task.complete(json!({"content": [], "isError": true}), 2_000));
+        assert_eq!(task.status, Status::Completed);
+        let detailed = task.detailed();
+        assert_eq!(detailed["result"]["isError"], json!(true));
+        assert_eq!(detailed["lastUpdatedAt"], json!(iso8601(2_000)));
+        assert!(!task.cancel(3_000), "a finished task cannot be cancelled");
+        assert!(!task.fail(&ErrorObject::internal_error("late"), 3_000));
+        assert_eq!(task.status, Status::Completed);
+        assert!(task.cancel_requested);
+    }
+
+    #[test]
+    fn a_failed_task_carries_the_json_rpc_error_and_no_result() {
+        let mut task = record();
+        assert!(task.fail(&ErrorObject::internal_error("boom"), 2_000));
+        let detailed = task.detailed();
+        assert_eq!(detailed["status"], json!("failed"));
+        assert_eq!(detailed["error"]["code"], json!(-32603));
+        assert_eq!(detailed["error"]["message"], json!("boom"));
+        assert!(!detailed.contains_key("result"));
+    }
+
+    #[test]
+    fn answers_resume_only_when_every_request_is_answered() {
+        let mut task = record();
+        let requests = map(
+            json!({"a": {"method": "elicitation/create"}, "b": {"method": "elicitation/create"}}),
+        );
+        assert!(task.input_required(requests, Some("state".into()), 1_500));
+        assert_eq!(task.status, Status::InputRequired);
+        assert_eq!(
+            task.detailed()["inputRequests"].as_object().map(Map::len),
+            Some(2)
+        );
+
+        assert_eq!(
+            task.accept(map(json!({"zzz": {}})), 1_600),
+            Accepted::Ignored
+        );
+        assert_eq!(
+            task.accept(map(json!({"a": {"action": "accept"}})), 1_700),
+            Accepted::Partial
+        );
+        assert_eq!(task.status, Status::InputRequired);
+        assert!(task.take_resume().is_none());
+        let pending: Vec<_> = task.input_requests.keys().cloned().collect();
+        assert_eq!(pending, ["b"]);
+        // An answered key is not outstanding any more.
+        assert_eq!(
+            task.accept(map(json!({"a": {"action": "decline"}})), 1_800),
+            Accepted::Ignored
+        );
+
+        assert_eq!(
+            task.accept(map(json!({"b": {"action": "accept"}})), 1_900),
+            Accepted::Resume
+        );
+        assert_eq!(task.status, Status::Working);
+        let (answers, state) = task.take_resume().expect("resume");
+        assert_eq!(answers["a"], json!({"action": "accept"}));
+        assert_eq!(answers.len(), 2);
+        assert_eq!(state.as_deref(), Some("state"));
+        assert!(task.take_resume().is_none(), "the answers are taken once");
+    }
+
+    #[test]
+    fn updates_are_ignored_unless_the_task_waits_for_input() {
+        let mut task = record();
+        assert_eq!(task.accept(map(json!({"a": {}})), 1_100), Accepted::Ignored);
+        task.cancel(1_200);
+        assert!(!task.input_required(map(json!({"a": {}})), None, 1_300));
+        assert_eq!(task.status, Status::Cancelled);
+        assert!(!task.detailed().contains_key("inputRequests"));
+    }
+
+    #[test]
+    fn cancelling_a_waiting_task_drops_its_requests() {
+        let mut task = record();
+        task.input_required(map(json!({"a": {}})), None, 1_100);
+        assert!(task.cancel(1_200));
+        assert_eq!(task.status, Status::Cancelled);
+        assert!(task.input_requests.is_empty());
+        assert_eq!(task.accept(map(json!({"a": {}})), 1_300), Accepted::Ignored);
+    }
+
+    #[test]
+    fn the_ttl_counts_from_creation() {
+        let task = record();
+        assert!(!task.expired(60_999));
+        assert!(task.expired(61_000));
+        let forever = TaskRecord::new("u".into(), None, 0, None, 500);
+        assert!(!forever.expired(u64::MAX));
+    }
+
+    #[test]
+    fn only_the_owner_sees_the_task() {
+        let task = record();
+        assert!(task.owned_by(Some("alice")));
+        assert!(!task.owned_by(Some("mallory")));
+        assert!(!task.owned_by(None));
+    }
+
+    #[test]
+    fn the_created_result_is_flat_and_says_task() {
+        let created = record().created();
+        assert_eq!(created["resultType"], json!("task"));
+        assert_eq!(created["status"], json!("working"));
+        assert_eq!(created["ttlMs"], json!(60_000));
+        for absent in ["task", "result", "error", "inputRequests", "requestState"] {
+            assert!(created.get(absent).is_none(), "{absent}");
+        }
+    }
+}

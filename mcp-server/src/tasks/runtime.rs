@@ -1,0 +1,348 @@
+//! Drives task handlers in the background and answers `tasks/get`,
+//! `tasks/update` and `tasks/cancel`. The dispatcher hands it the
+//! handler's future once that future has had to wait; everything about the
+//! task's state goes through [`TaskRecord`] in the [`TaskStore`].
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use base64::Engine as _;
+use futures_util::FutureExt as _;
+use mcp_types::jsonrpc::ErrorObject;
+use mcp_types::v2026_07_28::{InputResponse, Tool};
+use serde_json::{json, Map, Value};
+use tokio::sync::{watch, Notify};
+
+use super::record::{Accepted, TaskRecord};
+use super::{TaskSettings, TaskStore, TaskSupport};
+use crate::BoxFuture;
+
+/// What one run of a task's handler came to.
+pub(crate) enum Outcome {
+    /// A result: the task completes with it.
+    Complete(Value),
+    /// The handler needs answers to these requests first.
+    InputRequired {
+        requests: Map<String, Value>,
+        request_state: Option<String>,
+    },
+    /// A JSON-RPC error: the task fails with it.
+    Error(ErrorObject),
+}
+
+/// Runs the handler again with the answers gathered and its request state.
+pub(crate) type Rerun =
+    Box<dyn Fn(Map<String, Value>, Option<String>) -> BoxFuture<'static, Outcome> + Send + Sync>;
+
+/// How a task's running handler is reached from the requests about it.
+struct Live {
+    cancel: watch::Sender<bool>,
+    wake: Arc<Notify>,
+}
+
+/// The tasks of one server.
+pub(crate) struct Runtime {
+    settings: TaskSettings,
+    support: HashMap<String, TaskSupport>,
+    live: Mutex<HashMap<String, Live>>,
+}
+
+/// Milliseconds since the Unix epoch.
+pub(crate) fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// A fresh task id: `task_` and 192 bits from the operating system's
+/// secure random source.
+fn new_id() -> Result<String, ErrorObject> {
+    let mut bytes = [0u8; 24];
+    getrandom::fill(&mut bytes)
+        .map_err(|_| ErrorObject::internal_error("no random source for a task id"))?;
+    Ok(format!(
+        "task_{}",
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+    ))
+}
+
+fn not_found() -> ErrorObject {
+    ErrorObject::invalid_params("Failed to retrieve task: Task not found")
+}
+
+fn store_error(e: super::StoreError) -> ErrorObject {
+    ErrorObject::internal_error(e.to_string())
+}
+
+/// The `taskId` of a `tasks/*` request's params.
+fn task_id(params: &Map<String, Value>) -> Result<&str, ErrorObject> {
+    params
+        .get("taskId")
+        .and_then(Value::as_str)
+        .ok_or_else(|| ErrorObject::invalid_params("`params.taskId` must be a string"))
+}
+
+impl Runtime {
+    /// The tasks of a server whose tools are `tools`; `None` when no tool
+    /// runs as a task.
+    pub(crate) fn new(settings: TaskSettings, tools: &[Tool]) -> Option<Self> {
+        let support: HashMap<String, TaskSupport> = tools
+            .iter()
+            .map(|tool| (tool.name.clone(), TaskSupport::of(tool)))
+            .filter(|(_, support)| *support != TaskSupport::Forbidden)
+            .collect();
+        (!support.is_empty()).then(|| Runtime {
+            settings,
+            support,
+            live: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// What the tool `name` declares.
+    pub(crate) fn support(&self, name: &str) -> TaskSupport {
+        self.support.get(name).copied().unwrap_or_default()
+    }
+
+    fn store(&self) -> &dyn TaskStore {
+        &*self.settings.store
+    }
+
+    fn live(&self) -> std::sync::MutexGuard<'_, HashMap<String, Live>> {
+        self.live
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Stores a new task for `owner` whose handler is `first` (already
+    /// started), runs it in the background, and returns the
+    /// `CreateTaskResult`.
+    pub(crate) async fn start(
+        self: &Arc<Self>,
+        owner: Option<&str>,
+        first: BoxFuture<'static, Outcome>,
+        rerun: Rerun,
+        cancel: watch::Sender<bool>,
+    ) -> Result<Value, ErrorObject> {
+        let now = now_ms();
+        let ttl = self
+            .settings
+            .ttl
+            .map(|ttl| u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX));
+        let poll = u64::try_from(self.settings.poll_interval.as_millis()).unwrap_or(u64::MAX);
+        let record = TaskRecord::new(new_id()?, owner.map(str::to_owned), now, ttl, poll);
+        let created = record.created();
+        let id = record.id.clone();
+        self.store()
+            .create(record, now)
+            .await
+            .map_err(store_error)?;
+        let cancelled = cancel.subscribe();
+        let wake = Arc::new(Notify::new());
+        self.live().insert(
+            id.clone(),
+            Live {
+                cancel,
+                wake: wake.clone(),
+            },
+        );
+        let runtime = self.clone();
+        tokio::spawn(async move {
+            runtime.drive(&id, first, rerun, cancelled, wake).await;
+            runtime.live().remove(&id);
+        });
+        Ok(created)
+    }
+
+    /// Runs the handler until the task settles, parking it while it waits
+    /// for input.
+    async fn drive(
+        &self,
+        id: &str,
+        mut run: BoxFuture<'static, Outcome>,
+        rerun: Rerun,
+        mut cancelled: watch::Receiver<bool>,
+        wake: Arc<Notify>,
+    ) {
+        let ttl = self.settings.ttl.unwrap_or(Duration::MAX);
+        let deadline = tokio::time::Instant::now().checked_add(ttl);
+        let expired = async move {
+            match deadline {
+                Some(deadline) => tokio::time::sleep_until(deadline).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::pin!(expired);
+        loop {
+            let guarded = AssertUnwindSafe(&mut run).catch_unwind();
+            let outcome = tokio::select! {
+                outcome = guarded => outcome.unwrap_or_else(|_| {
+                    Outcome::Error(ErrorObject::internal_error("the tool panicked"))
+                }),
+                _ = cancelled.wait_for(|c| *c) => return,
+                () = &mut expired => return,
+            };
+            let (requests, request_state) = match outcome {
+                Outcome::Complete(result) => {
+                    self.settle(id, |r, now| {
+                        r.complete(result.clone(), now);
+                    })
+                    .await;
+                    return;
+                }
+                Outcome::Error(error) => {
+                    self.settle(id, |r, now| {
+                        r.fail(&error, now);
+                    })
+                    .await;
+                    return;
+                }
+                Outcome::InputRequired {
+                    requests,
+                    request_state,
+                } => (requests, request_state),
+            };
+            self.settle(id, |r, now| {
+                r.input_required(requests.clone(), request_state.clone(), now);
+            })
+            .await;
+            // Wait for every answer; look at the record on each wake-up, and
+            // now and then in any case (an update may have reached another
+            // replica's store).
+            let (answers, state) = loop {
+                let mut resume = None;
+                let found = self
+                    .settle(id, |r, _| {
+                        resume = r.take_resume();
+                    })
+                    .await;
+                match (found, resume) {
+                    (false, _) => return,
+                    (true, Some(resume)) => break resume,
+                    (true, None) => {}
+                }
+                tokio::select! {
+                    _ = tokio::time::timeout(self.settings.poll_interval, wake.notified()) => {}
+                    _ = cancelled.wait_for(|c| *c) => return,
+                    () = &mut expired => return,
+                }
+            };
+            run = rerun(answers, state);
+        }
+    }
+
+    /// Applies `change` to the record `id`; `false` when it is gone or
+    /// settled.
+    async fn settle(&self, id: &str, mut change: impl FnMut(&mut TaskRecord, u64) + Send) -> bool {
+        let now = now_ms();
+        let mut apply = |r: &mut TaskRecord| change(r, now);
+        match self.store().update(id, now, &mut apply).await {
+            Ok(Some(record)) => !record.status.is_terminal(),
+            Ok(None) | Err(_) => false,
+        }
+    }
+
+    /// The record `id` if `principal` owns it.
+    async fn owned(
+        &self,
+        params: &Map<String, Value>,
+        principal: Option<&str>,
+    ) -> Result<TaskRecord, ErrorObject> {
+        let id = task_id(params)?;
+        match self.store().get(id, now_ms()).await.map_err(store_error)? {
+            Some(record) if record.owned_by(principal) => Ok(record),
+            _ => Err(not_found()),
+        }
+    }
+
+    /// `tasks/get`: the detailed task.
+    pub(crate) async fn get(
+        &self,
+        params: &Map<String, Value>,
+        principal: Option<&str>,
+    ) -> Result<Value, ErrorObject> {
+        let record = self.owned(params, principal).await?;
+        let mut detailed = record.detailed();
+        detailed.insert("resultType".into(), json!("complete"));
+        Ok(Value::Object(detailed))
+    }
+
+    /// `tasks/update`: keeps the answers to outstanding requests, wakes the
+    /// handler once all are in.
+    pub(crate) async fn update(
+        &self,
+        params: &Map<String, Value>,
+        principal: Option<&str>,
+    ) -> Result<Value, ErrorObject> {
+        let record = self.owned(params, principal).await?;
+        let Some(Value::Object(responses)) = params.get("inputResponses") else {
+            return Err(ErrorObject::invalid_params(
+                "`params.inputResponses` must be an object",
+            ));
+        };
+        // Only answers to outstanding requests matter; those must be
+        // well-formed answers.
+        let mut kept = Map::new();
+        for (key, response) in responses {
+            if !record.input_requests.contains_key(key) {
+                continue;
+            }
+            if serde_json::from_value::<InputResponse>(response.clone()).is_err() {
+                return Err(ErrorObject::invalid_params(format!(
+                    "`params.inputResponses.{key}` is not an answer to an input request"
+                )));
+            }
+            kept.insert(key.clone(), response.clone());
+        }
+        let mut accepted = Accepted::Ignored;
+        if !kept.is_empty() {
+            let now = now_ms();
+            let mut apply = |r: &mut TaskRecord| {
+                accepted = r.accept(std::mem::take(&mut kept), now);
+            };
+            self.store()
+                .update(&record.id, now, &mut apply)
+                .await
+                .map_err(store_error)?;
+        }
+        if accepted == Accepted::Resume {
+            if let Some(live) = self.live().get(&record.id) {
+                live.wake.notify_one();
+            }
+        }
+        Ok(json!({}))
+    }
+
+    /// `tasks/cancel`: settles the task as cancelled unless it is finished,
+    /// and stops its handler. The same empty answer either way.
+    pub(crate) async fn cancel(
+        &self,
+        params: &Map<String, Value>,
+        principal: Option<&str>,
+    ) -> Result<Value, ErrorObject> {
+        let record = self.owned(params, principal).await?;
+        let now = now_ms();
+        let mut apply = |r: &mut TaskRecord| {
+            r.cancel(now);
+        };
+        self.store()
+            .update(&record.id, now, &mut apply)
+            .await
+            .map_err(store_error)?;
+        if let Some(live) = self.live().get(&record.id) {
+            let _ = live.cancel.send(true);
+        }
+        Ok(json!({}))
+    }
+}
+
+/// Polls `future` once, with a waker that does nothing: its output if it is
+/// ready at once, the future otherwise (to be polled again properly).
+pub(crate) fn poll_once<F: Future + Unpin>(mut future: F) -> Result<F::Output, F> {
+    match (&mut future).now_or_never() {
+        Some(output) => Ok(output),
+        None => Err(future),
+    }
+}

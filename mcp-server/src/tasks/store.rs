@@ -1,0 +1,218 @@
+//! Where task records live: the [`TaskStore`] trait and the bounded
+//! in-memory [`MemoryTaskStore`].
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use super::record::TaskRecord;
+use crate::BoxFuture;
+
+/// Why a store refused a task.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StoreError {
+    /// The store holds as many live tasks as it may.
+    Full {
+        /// The store's bound.
+        max: usize,
+    },
+    /// The backend failed; the text is for the server's logs.
+    Backend(String),
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreError::Full { max } => write!(f, "the task store holds {max} tasks already"),
+            StoreError::Backend(e) => write!(f, "the task store failed: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+/// A change applied to one record by [`TaskStore::update`].
+pub type Change<'a> = &'a mut (dyn FnMut(&mut TaskRecord) + Send);
+
+/// Storage for task records, shared by every request of a server (and,
+/// with a shared backend, by every replica).
+///
+/// `create` must not return before a `get` of the same id would find the
+/// record: a server answers `CreateTaskResult` right after it. `update`
+/// applies its change atomically with respect to other updates of the same
+/// record. Expired records (see [`TaskRecord::expired`]) are never
+/// returned; a store may drop them at any time.
+pub trait TaskStore: Send + Sync + 'static {
+    /// Stores a new record.
+    fn create(&self, record: TaskRecord, now_ms: u64) -> BoxFuture<'_, Result<(), StoreError>>;
+
+    /// The record `id`, if it exists and has not expired at `now_ms`.
+    fn get<'a>(
+        &'a self,
+        id: &'a str,
+        now_ms: u64,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>>;
+
+    /// Applies `change` to the record `id` and returns the record as it is
+    /// afterwards; `None` when there is no such (live) record.
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        now_ms: u64,
+        change: Change<'a>,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>>;
+}
+
+/// Task records in this process's memory: the default store. At most
+/// `max_tasks` records are held; expired ones are swept out when a new
+/// one would not fit.
+#[derive(Debug)]
+pub struct MemoryTaskStore {
+    max_tasks: usize,
+    records: Mutex<HashMap<String, TaskRecord>>,
+}
+
+impl MemoryTaskStore {
+    /// A store holding at most `max_tasks` unexpired records.
+    pub fn new(max_tasks: usize) -> Self {
+        MemoryTaskStore {
+            max_tasks,
+            records: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// How many records are held, expired ones included.
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    /// Whether no record is held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, TaskRecord>> {
+        // A panic while holding the lock leaves whole records behind: each
+        // change is applied to one record in place.
+        self.records
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl Default for MemoryTaskStore {
+    fn default() -> Self {
+        MemoryTaskStore::new(10_000)
+    }
+}
+
+impl TaskStore for MemoryTaskStore {
+    fn create(&self, record: TaskRecord, now_ms: u64) -> BoxFuture<'_, Result<(), StoreError>> {
+        let mut records = self.lock();
+        if records.len() >= self.max_tasks {
+            records.retain(|_, r| !r.expired(now_ms));
+        }
+        let result = if records.len() >= self.max_tasks {
+            Err(StoreError::Full {
+                max: self.max_tasks,
+            })
+        } else {
+            records.insert(record.id.clone(), record);
+            Ok(())
+        };
+        Box::pin(std::future::ready(result))
+    }
+
+    fn get<'a>(
+        &'a self,
+        id: &'a str,
+        now_ms: u64,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+        let mut records = self.lock();
+        let found = match records.get(id) {
+            Some(record) if record.expired(now_ms) => {
+                records.remove(id);
+                None
+            }
+            found => found.cloned(),
+        };
+        Box::pin(std::future::ready(Ok(found)))
+    }
+
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        now_ms: u64,
+        change: Change<'a>,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+        let mut records = self.lock();
+        let found = match records.get_mut(id) {
+            Some(record) if record.expired(now_ms) => {
+                records.remove(id);
+                None
+            }
+            Some(record) => {
+                change(record);
+                Some(record.clone())
+            }
+            None => None,
+        };
+        Box::pin(std::future::ready(Ok(found)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tasks::record::Status;
+
+    fn record(id: &str, ttl: Option<u64>) -> TaskRecord {
+        TaskRecord::new(id.into(), None, 0, ttl, 500)
+    }
+
+    fn now<T>(future: BoxFuture<'_, T>) -> T {
+        futures_util::FutureExt::now_or_never(future).expect("the memory store never waits")
+    }
+
+    #[test]
+    fn a_full_store_sweeps_expired_tasks_before_refusing() {
+        let store = MemoryTaskStore::new(2);
+        now(store.create(record("a", Some(10)), 0)).expect("a");
+        now(store.create(record("b", None), 0)).expect("b");
+        assert_eq!(
+            now(store.create(record("c", None), 5)),
+            Err(StoreError::Full { max: 2 })
+        );
+        now(store.create(record("c", None), 10)).expect("a expired, so c fits");
+        assert_eq!(store.len(), 2);
+        assert!(now(store.get("a", 10)).expect("get").is_none());
+    }
+
+    #[test]
+    fn an_expired_task_is_not_found_and_is_dropped() {
+        let store = MemoryTaskStore::new(8);
+        now(store.create(record("a", Some(100)), 0)).expect("a");
+        assert!(now(store.get("a", 99)).expect("get").is_some());
+        let mut cancel = |r: &mut TaskRecord| {
+            r.cancel(150);
+        };
+        assert!(now(store.update("a", 150, &mut cancel))
+            .expect("update")
+            .is_none());
+        assert!(store.is_empty());
+    }
+
+    #[test]
+    fn update_returns_the_changed_record() {
+        let store = MemoryTaskStore::default();
+        now(store.create(record("a", None), 0)).expect("a");
+        let mut cancel = |r: &mut TaskRecord| {
+            r.cancel(7);
+        };
+        let after = now(store.update("a", 7, &mut cancel)).expect("update");
+        assert_eq!(after.map(|r| r.status), Some(Status::Cancelled));
+        let mut noop = |_: &mut TaskRecord| {};
+        assert!(now(store.update("zz", 7, &mut noop))
+            .expect("update")
+            .is_none());
+    }
+}
