@@ -2,7 +2,9 @@
 # Runs the official MCP conformance suite (server mode, pinned in
 # package.json) against the `everything` example over Streamable HTTP, and
 # prints a scored summary of the required scenarios only: the suite's own
-# `Total:` line also counts unscored extension scenarios.
+# `Total:` line also counts unscored extension scenarios. Then it runs the
+# tasks extension's scenarios (unscored, so run one by one by name) and
+# prints their own summary line; a failing check there fails the script too.
 #
 # usage: tests/conformance/run.sh [REVISION...]   (default: 2026-07-28)
 # Needs npm (any Node); the suite itself runs on the Node 22 it installs.
@@ -61,4 +63,28 @@ for revision in "${revisions[@]}"; do
     fi
 done
 echo "conformance: $total_passed passed, $total_failed failed"
+
+# The tasks extension (io.modelcontextprotocol/tasks): every `tasks-*`
+# extension scenario the suite lists. Each log ends with
+# "Passed: 9/9, 0 failed, 0 warnings".
+out="$(mktemp -d)"
+mapfile -t task_scenarios < <("$cli" list --server | awk '$1 == "-" && $2 ~ /^tasks-/ && /\[extension\]/ {print $2}')
+tasks_run=0 tasks_failing=0 tasks_passed=0 tasks_failed=0
+for scenario in "${task_scenarios[@]}"; do
+    rc=0
+    "$cli" server --url "http://127.0.0.1:$port/mcp" --scenario "$scenario" >"$out/$scenario.log" 2>&1 || rc=$?
+    read -r passed failed < <(sed -n 's/.*Passed: \([0-9]*\)\/[0-9]*, \([0-9]*\) failed.*/\1 \2/p' "$out/$scenario.log" | tail -1)
+    tasks_run=$((tasks_run + 1))
+    tasks_passed=$((tasks_passed + ${passed:-0}))
+    tasks_failed=$((tasks_failed + ${failed:-0}))
+    if [ "$rc" -ne 0 ] || [ -z "${failed:-}" ] || [ "${failed:-0}" -ne 0 ]; then
+        tasks_failing=$((tasks_failing + 1))
+        echo "failing tasks scenario: $scenario (log: $out/$scenario.log)" >&2
+        grep -E "FAILURE" "$out/$scenario.log" >&2 || true
+    fi
+done
+echo "conformance tasks extension: $tasks_run scenarios run, $tasks_failing failing; checks: $tasks_passed passed, $tasks_failed failed (logs: $out)"
+if [ "$tasks_run" -eq 0 ] || [ "$tasks_failing" -ne 0 ]; then
+    status=1
+fi
 exit "$status"

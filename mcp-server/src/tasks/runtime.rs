@@ -346,3 +346,134 @@ pub(crate) fn poll_once<F: Future + Unpin>(mut future: F) -> Result<F::Output, F
         None => Err(future),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn runtime(settings: TaskSettings) -> Arc<Runtime> {
+        let tool: Tool = serde_json::from_value(json!({
+            "name": "job",
+            "inputSchema": {"type": "object"},
+            "_meta": {"io.modelcontextprotocol/tasks": {"taskSupport": "optional"}},
+        }))
+        .expect("a tool");
+        Arc::new(Runtime::new(settings, &[tool]).expect("a tool runs as a task"))
+    }
+
+    fn never_rerun() -> Rerun {
+        Box::new(|_, _| Box::pin(async { Outcome::Error(ErrorObject::internal_error("rerun")) }))
+    }
+
+    fn params(id: &str) -> Map<String, Value> {
+        Map::from_iter([("taskId".to_owned(), json!(id))])
+    }
+
+    async fn start(
+        runtime: &Arc<Runtime>,
+        owner: Option<&str>,
+        run: BoxFuture<'static, Outcome>,
+    ) -> String {
+        let (cancel, _) = watch::channel(false);
+        let created = runtime
+            .start(owner, run, never_rerun(), cancel)
+            .await
+            .expect("created");
+        created["taskId"].as_str().expect("an id").to_owned()
+    }
+
+    async fn settled(runtime: &Runtime, id: &str, owner: Option<&str>) -> Value {
+        for _ in 0..200 {
+            let task = runtime.get(&params(id), owner).await.expect("found");
+            if task["status"] != "working" {
+                return task;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        panic!("task {id} never settled");
+    }
+
+    #[tokio::test]
+    async fn another_principal_is_told_the_task_does_not_exist() {
+        let runtime = runtime(TaskSettings::default());
+        let id = start(&runtime, Some("alice"), Box::pin(std::future::pending())).await;
+        assert!(runtime.get(&params(&id), Some("alice")).await.is_ok());
+        for stranger in [Some("mallory"), None] {
+            for result in [
+                runtime.get(&params(&id), stranger).await,
+                runtime.cancel(&params(&id), stranger).await,
+                runtime.update(&params(&id), stranger).await,
+            ] {
+                let error = result.expect_err("not found");
+                assert_eq!(error.code, -32602);
+                assert_eq!(error.message, not_found().message);
+            }
+        }
+        // The stranger's cancel changed nothing.
+        let task = runtime
+            .get(&params(&id), Some("alice"))
+            .await
+            .expect("found");
+        assert_eq!(task["status"], "working");
+    }
+
+    #[tokio::test]
+    async fn a_panicking_handler_fails_its_task() {
+        let runtime = runtime(TaskSettings::default());
+        let run: BoxFuture<'static, Outcome> = Box::pin(async {
+            tokio::task::yield_now().await;
+            panic!("the handler broke")
+        });
+        let id = start(&runtime, None, run).await;
+        let task = settled(&runtime, &id, None).await;
+        assert_eq!(task["status"], "failed");
+        assert_eq!(task["error"]["code"], -32603);
+    }
+
+    #[tokio::test]
+    async fn a_task_past_its_ttl_is_gone_and_its_handler_dropped() {
+        let runtime = runtime(TaskSettings::default().ttl(Some(Duration::from_millis(30))));
+        let id = start(&runtime, None, Box::pin(std::future::pending())).await;
+        assert_eq!(runtime.live().len(), 1);
+        tokio::time::sleep(Duration::from_millis(60)).await;
+        let error = runtime.get(&params(&id), None).await.expect_err("expired");
+        assert_eq!(error.code, -32602);
+        for _ in 0..100 {
+            if runtime.live().is_empty() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        panic!("the expired task's handler still runs");
+    }
+
+    #[tokio::test]
+    async fn ids_are_long_random_and_distinct() {
+        let a = new_id().expect("id");
+        let b = new_id().expect("id");
+        assert_ne!(a, b);
+        // 24 random bytes in unpadded base64url.
+        assert_eq!(a.len(), "task_".len() + 32);
+        assert!(a["task_".len()..]
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_'));
+    }
+
+    #[tokio::test]
+    async fn a_full_store_refuses_new_tasks() {
+        let settings = TaskSettings::default().store(crate::tasks::MemoryTaskStore::new(1));
+        let runtime = runtime(settings);
+        start(&runtime, None, Box::pin(std::future::pending())).await;
+        let (cancel, _) = watch::channel(false);
+        let error = runtime
+            .start(
+                None,
+                Box::pin(std::future::pending()),
+                never_rerun(),
+                cancel,
+            )
+            .await
+            .expect_err("full");
+        assert_eq!(error.code, -32603);
+    }
+}
