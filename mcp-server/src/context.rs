@@ -34,7 +34,7 @@ pub struct Context {
     bus: Option<Bus>,
     cancelled: Option<tokio::sync::watch::Receiver<bool>>,
     #[cfg(feature = "tasks")]
-    runs_as_task: bool,
+    may_become_task: bool,
 }
 
 impl Context {
@@ -176,15 +176,15 @@ impl Context {
     #[cfg(feature = "tasks")]
     /// Marks the call as one that may become a task (the tool supports
     /// tasks and the client declared the extension).
-    pub(crate) fn as_task(mut self) -> Self {
-        self.runs_as_task = true;
+    pub(crate) fn allow_task(mut self) -> Self {
+        self.may_become_task = true;
         self
     }
 
     #[cfg(feature = "tasks")]
-    /// See [`Context::as_task`].
-    pub(crate) fn runs_as_task(&self) -> bool {
-        self.runs_as_task
+    /// See [`Context::allow_task`].
+    pub(crate) fn task_allowed(&self) -> bool {
+        self.may_become_task
     }
 
     pub(crate) fn with_bus(mut self, bus: Bus) -> Self {

@@ -508,3 +508,60 @@ async fn discover_lists_the_extension_and_tools_say_how_they_run() {
     assert_eq!(support("batch"), Some(json!("required")));
     assert_eq!(support("plain"), Some(Value::Null));
 }
+
+#[tokio::test]
+async fn a_listen_stream_carries_the_followed_tasks_changes() {
+    let mut client = Client::stdio();
+    let id = start(&mut client, "work", json!({"ms": 100})).await;
+    let Client::Stdio { writer, lines, .. } = &mut client else {
+        unreachable!("a stdio client")
+    };
+    let listen = json!({"jsonrpc": "2.0", "id": 7, "method": "subscriptions/listen",
+        "params": {"_meta": meta(true), "notifications": {"taskIds": [id, "task_unknown"]}}});
+    writer
+        .write_all(format!("{listen}\n").as_bytes())
+        .await
+        .expect("write");
+    let mut acknowledged = false;
+    let completed = loop {
+        let line = tokio::time::timeout(Duration::from_secs(5), lines.next_line())
+            .await
+            .expect("a message within 5 s")
+            .expect("read")
+            .expect("a line");
+        let message: Value = serde_json::from_str(&line).expect("JSON");
+        match message["method"].as_str() {
+            Some("notifications/subscriptions/acknowledged") => {
+                assert_eq!(message["params"]["notifications"]["taskIds"][0], json!(id));
+                acknowledged = true;
+            }
+            Some("notifications/tasks") => {
+                assert!(acknowledged, "the acknowledgement comes first");
+                let params = &message["params"];
+                assert_eq!(params["taskId"], json!(id));
+                assert_eq!(params["_meta"]["io.modelcontextprotocol/subscriptionId"], 7);
+                if params["status"] == "completed" {
+                    break params.clone();
+                }
+            }
+            _ => panic!("unexpected {message}"),
+        }
+    };
+    assert_eq!(completed["result"]["content"][0]["text"], "worked 100 ms");
+    let _: wire::TaskStatusNotificationParams =
+        serde_json::from_value(completed.clone()).expect("notification params");
+}
+
+#[tokio::test]
+async fn listening_for_tasks_needs_the_extension() {
+    let mut client = Client::stdio();
+    let reply = client
+        .request(
+            1,
+            "subscriptions/listen",
+            json!({"notifications": {"taskIds": ["task_x"]}}),
+            false,
+        )
+        .await;
+    assert_eq!(reply["error"]["code"], -32021, "{reply}");
+}

@@ -659,19 +659,27 @@ impl Server {
             && (handlers.has_tools() || handlers.has_prompts() || handlers.has_resources())
         {
             let listen = decode::<v::SubscriptionsListenRequestParams>(params.into_json());
+            #[cfg(feature = "tasks")]
+            let listen = listen.and_then(|listen| {
+                let tasks = self.listen_tasks(&listen.notifications, &meta, grant)?;
+                Ok((listen, tasks))
+            });
+            #[cfg(not(feature = "tasks"))]
+            let listen = listen.map(|listen| (listen, None));
             return Step::Done(match listen {
-                Ok(listen) => match self.stream_permit() {
-                    Ok(permit) => listen::open(&self.inner, id, listen.notifications, permit),
+                Ok((listen, tasks)) => match self.stream_permit() {
+                    Ok(permit) => {
+                        listen::open(&self.inner, id, listen.notifications, tasks, permit)
+                    }
                     Err(e) => error_reply(Some(&id), 503, e),
                 },
                 Err(e) => error_reply(Some(&id), 200, e),
             });
         }
         #[cfg(feature = "tasks")]
-        let (params, meta) = match self.route_task_method(&id, &method, params, meta, grant) {
-            Ok(step) => return step,
-            Err(request) => request,
-        };
+        if let Some(method) = self.task_method(&method) {
+            return self.route_task_method(id, method, params, meta, grant);
+        }
         match Kind::of(&method).filter(|&kind| self.serves(kind)) {
             Some(kind) => self.run(id, kind, params, meta, headers, grant),
             None => {
@@ -752,7 +760,7 @@ impl Server {
             .with_bus(self.inner.bus.clone());
         let cx = with_grant(cx, grant);
         #[cfg(feature = "tasks")]
-        let cx = if as_task { cx.as_task() } else { cx };
+        let cx = if as_task { cx.allow_task() } else { cx };
         if !streaming {
             return Step::Run(Run {
                 id,
@@ -855,7 +863,7 @@ impl Server {
         cx: Context,
     ) -> impl Future<Output = Result<Answer, ErrorObject>> + Send + '_ {
         #[cfg(feature = "tasks")]
-        if kind == Kind::Task || cx.runs_as_task() {
+        if kind == Kind::Task || cx.task_allowed() {
             return Either::Left(self.task_call(kind, params, cx));
         }
         let timeout = self.inner.limits.request_timeout;

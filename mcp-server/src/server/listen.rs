@@ -43,6 +43,38 @@ fn wanted(filter: &SubscriptionFilter, change: &Change) -> Option<&'static str> 
     }
 }
 
+/// The tasks a stream follows (`notifications.taskIds` of the tasks
+/// extension): their changes, and whose they must be to be delivered.
+#[cfg_attr(not(feature = "tasks"), allow(dead_code))]
+pub(crate) struct TaskFilter {
+    pub(crate) ids: Vec<String>,
+    pub(crate) principal: Option<std::sync::Arc<str>>,
+    #[cfg(feature = "tasks")]
+    pub(crate) changes: broadcast::Receiver<std::sync::Arc<crate::tasks::TaskRecord>>,
+}
+
+/// The next change to a followed task, as its `notifications/tasks`
+/// params; never when the stream follows no task.
+async fn next_task(tasks: &mut Option<TaskFilter>) -> Option<serde_json::Map<String, Value>> {
+    #[cfg(feature = "tasks")]
+    if let Some(tasks) = tasks {
+        loop {
+            match tasks.changes.recv().await {
+                Ok(record)
+                    if tasks.ids.contains(&record.id)
+                        && record.owned_by(tasks.principal.as_deref()) =>
+                {
+                    return Some(record.detailed());
+                }
+                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                Err(broadcast::error::RecvError::Closed) => break,
+            }
+        }
+    }
+    let _ = tasks;
+    std::future::pending().await
+}
+
 /// Opens the stream: the acknowledgement is the first message, then every
 /// matching change until the client goes away.
 /// `permit` is the stream's place under the server's stream limit.
@@ -50,9 +82,13 @@ pub(crate) fn open(
     inner: &Inner,
     id: RequestId,
     requested: SubscriptionFilter,
+    mut tasks: Option<TaskFilter>,
     permit: OwnedSemaphorePermit,
 ) -> Outcome {
-    let filter = honoured(inner, &requested);
+    let mut filter = honoured(inner, &requested);
+    if let Some(tasks) = &tasks {
+        filter.extra.insert("taskIds".to_owned(), json!(tasks.ids));
+    }
     let (tx, rx) = mpsc::channel::<Value>(inner.limits.notification_buffer.max(1));
     let mut changes = inner.bus.subscribe();
     let ack = json!({
@@ -67,6 +103,19 @@ pub(crate) fn open(
         loop {
             let change = tokio::select! {
                 change = changes.recv() => change,
+                task = next_task(&mut tasks) => {
+                    let Some(mut params) = task else { continue };
+                    params.insert("_meta".to_owned(), json!({ SUBSCRIPTION_ID: id }));
+                    let message = json!({
+                        "jsonrpc": "2.0",
+                        "method": "notifications/tasks",
+                        "params": params,
+                    });
+                    if tx.send(message).await.is_err() {
+                        return;
+                    }
+                    continue;
+                }
                 () = tx.closed() => return,
             };
             let change = match change {

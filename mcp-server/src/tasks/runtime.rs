@@ -14,7 +14,7 @@ use futures_util::FutureExt as _;
 use mcp_types::jsonrpc::ErrorObject;
 use mcp_types::v2026_07_28::{InputResponse, Tool};
 use serde_json::{json, Map, Value};
-use tokio::sync::{watch, Notify};
+use tokio::sync::{broadcast, watch, Notify};
 
 use super::record::{Accepted, TaskRecord};
 use super::{TaskSettings, TaskStore, TaskSupport};
@@ -48,6 +48,8 @@ pub(crate) struct Runtime {
     settings: TaskSettings,
     support: HashMap<String, TaskSupport>,
     live: Mutex<HashMap<String, Live>>,
+    /// Every change to a task of this process, for `notifications/tasks`.
+    changes: broadcast::Sender<Arc<TaskRecord>>,
 }
 
 /// Milliseconds since the Unix epoch.
@@ -98,7 +100,17 @@ impl Runtime {
             settings,
             support,
             live: Mutex::new(HashMap::new()),
+            changes: broadcast::channel(256).0,
         })
+    }
+
+    /// Hears of every change to a task from now on.
+    pub(crate) fn changes(&self) -> broadcast::Receiver<Arc<TaskRecord>> {
+        self.changes.subscribe()
+    }
+
+    fn announce(&self, record: TaskRecord) {
+        let _ = self.changes.send(Arc::new(record));
     }
 
     /// What the tool `name` declares.
@@ -237,9 +249,21 @@ impl Runtime {
     /// settled.
     async fn settle(&self, id: &str, mut change: impl FnMut(&mut TaskRecord, u64) + Send) -> bool {
         let now = now_ms();
-        let mut apply = |r: &mut TaskRecord| change(r, now);
+        let mut changed = false;
+        let mut apply = |r: &mut TaskRecord| {
+            let before = r.updated_ms;
+            let status = r.status;
+            change(r, now);
+            changed = r.updated_ms != before || r.status != status;
+        };
         match self.store().update(id, now, &mut apply).await {
-            Ok(Some(record)) => !record.status.is_terminal(),
+            Ok(Some(record)) => {
+                let live = !record.status.is_terminal();
+                if changed {
+                    self.announce(record);
+                }
+                live
+            }
             Ok(None) | Err(_) => false,
         }
     }
@@ -302,10 +326,14 @@ impl Runtime {
             let mut apply = |r: &mut TaskRecord| {
                 accepted = r.accept(std::mem::take(&mut kept), now);
             };
-            self.store()
+            let after = self
+                .store()
                 .update(&record.id, now, &mut apply)
                 .await
                 .map_err(store_error)?;
+            if let (Some(after), false) = (after, accepted == Accepted::Ignored) {
+                self.announce(after);
+            }
         }
         if accepted == Accepted::Resume {
             if let Some(live) = self.live().get(&record.id) {
@@ -324,13 +352,18 @@ impl Runtime {
     ) -> Result<Value, ErrorObject> {
         let record = self.owned(params, principal).await?;
         let now = now_ms();
+        let mut changed = false;
         let mut apply = |r: &mut TaskRecord| {
-            r.cancel(now);
+            changed = r.cancel(now);
         };
-        self.store()
+        let after = self
+            .store()
             .update(&record.id, now, &mut apply)
             .await
             .map_err(store_error)?;
+        if let (Some(after), true) = (after, changed) {
+            self.announce(after);
+        }
         if let Some(live) = self.live().get(&record.id) {
             let _ = live.cancel.send(true);
         }

@@ -9,6 +9,9 @@ use crate::tasks::runtime::{poll_once, Outcome, Rerun};
 use crate::tasks::TaskSupport;
 use crate::BoxFuture;
 
+/// How many task ids one `subscriptions/listen` may follow.
+const MAX_LISTENED_TASKS: usize = 256;
+
 /// The methods of the extension that name a task.
 const TASK_METHODS: [&str; 3] = ["tasks/get", "tasks/update", "tasks/cancel"];
 
@@ -38,37 +41,68 @@ impl Server {
         }
     }
 
-    /// The step for `tasks/get`, `tasks/update` or `tasks/cancel` on a
-    /// server with tasks; the request given back for any other method.
+    /// `method` if it is `tasks/get`, `tasks/update` or `tasks/cancel` and
+    /// this server has tasks.
+    pub(super) fn task_method(&self, method: &str) -> Option<&'static str> {
+        self.inner.tasks.as_ref()?;
+        TASK_METHODS.into_iter().find(|m| *m == method)
+    }
+
+    /// The step for one of the [`Server::task_method`]s.
     pub(super) fn route_task_method(
         &self,
-        id: &v::RequestId,
-        method: &str,
+        id: v::RequestId,
+        method: &'static str,
         params: Params,
         meta: RequestMeta,
         grant: Option<&Arc<Grant>>,
-    ) -> Result<Step, (Params, RequestMeta)> {
-        let method = match TASK_METHODS.into_iter().find(|m| *m == method) {
-            Some(method) if self.inner.tasks.is_some() => method,
-            _ => return Err((params, meta)),
-        };
+    ) -> Step {
         if !crate::tasks::declared(&meta.capabilities) {
             let error = crate::tasks::missing_extension();
-            return Ok(Step::Done(error_reply(
-                Some(id),
-                status_for(error.code),
-                error,
-            )));
+            return Step::Done(error_reply(Some(&id), status_for(error.code), error));
         }
         let cx = with_grant(
             Context::boxed(Cow::Borrowed(method), meta.capabilities),
             grant,
         );
-        Ok(Step::Run(Run {
-            id: id.clone(),
+        Step::Run(Run {
+            id,
             kind: Kind::Task,
             params,
             cx,
+        })
+    }
+
+    /// The task ids a `subscriptions/listen` asks to hear of
+    /// (`notifications.taskIds`), and the principal they must belong to;
+    /// `None` when it asks for none or the server has no tasks.
+    ///
+    /// # Errors
+    ///
+    /// -32021 naming the extension when the request asks for task ids
+    /// without declaring it; -32602 when `taskIds` is not a list of strings.
+    pub(super) fn listen_tasks(
+        &self,
+        filter: &v::SubscriptionFilter,
+        meta: &RequestMeta,
+        grant: Option<&Arc<Grant>>,
+    ) -> Result<Option<listen::TaskFilter>, ErrorObject> {
+        let Some(ids) = filter.extra.get("taskIds") else {
+            return Ok(None);
+        };
+        if !crate::tasks::declared(&meta.capabilities) {
+            return Err(crate::tasks::missing_extension());
+        }
+        let ids: Vec<String> = serde_json::from_value(ids.clone()).map_err(|_| {
+            ErrorObject::invalid_params("`notifications.taskIds` must be a list of task ids")
+        })?;
+        let Some(tasks) = &self.inner.tasks else {
+            return Ok(None);
+        };
+        Ok(Some(listen::TaskFilter {
+            ids: ids.into_iter().take(MAX_LISTENED_TASKS).collect(),
+            principal: principal_of(grant),
+            changes: tasks.changes(),
         }))
     }
 
