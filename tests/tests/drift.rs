@@ -71,7 +71,7 @@ fn ext_tasks_is_current() {
         .doc_link(TASKS_DOC)
         .source_name("the MCP tasks extension schema")
         .reuse(&core, "crate::v2026_07_28")
-        .generate_file(&dir.join("ext/tasks/schema.json"))
+        .generate_file(dir.join("ext/tasks/schema.json"))
         .unwrap_or_else(|e| panic!("generating the tasks extension: {e}"));
     compare(
         &checked_in,
