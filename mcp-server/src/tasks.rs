@@ -58,7 +58,7 @@
 //!   multi-round-trip retry would;
 //! - `tasks/cancel` settles the task as `cancelled` and drops the
 //!   handler's future; a handler that hands work elsewhere can watch
-//!   [`Context::is_cancelled`].
+//!   [`Context::is_cancelled`](crate::Context::is_cancelled).
 //!
 //! A request without the extension runs an `optional` tool as an ordinary
 //! call, and gets -32021 naming the extension for a `required` one.
