@@ -154,10 +154,6 @@ fn every_flipped_byte_is_refused() {
             let mut bad = bytes.clone();
             bad[i] ^= mask;
             let result = open(&reencode(&bad));
-            assert!(
-                result.is_err(),
-                "byte {i} flipped with {mask:#x} was accepted"
-            );
             let expected = match i {
                 0 => StateError::UnsupportedVersion,
                 1..=4 => StateError::UnknownKey,
@@ -182,30 +178,44 @@ fn flipped_key_id_onto_a_held_key_is_tampered() {
 #[test]
 fn truncated_garbage_and_empty_tokens_are_refused() {
     let token = sealed();
+    // A prefix short of a header and a tag is malformed; a longer one is
+    // cut inside the ciphertext or the tag, which the tag check refuses.
     for len in 0..token.len() {
         let result = open(&token[..len]);
-        assert!(result.is_err(), "prefix of {len} characters was accepted");
+        assert!(
+            matches!(result, Err(StateError::Malformed | StateError::Tampered)),
+            "prefix of {len} characters: {result:?}"
+        );
     }
     let bytes = decode(&token);
     for len in 0..bytes.len() {
-        assert!(open(&reencode(&bytes[..len])).is_err());
+        let expected = if len < 1 + 4 + 24 + 16 {
+            StateError::Malformed
+        } else {
+            StateError::Tampered
+        };
+        assert_eq!(
+            open(&reencode(&bytes[..len])),
+            Err(expected),
+            "prefix of {len} bytes"
+        );
     }
-    for garbage in [
-        "",
-        "=",
-        "a",
-        "!!!!",
-        "not a token",
-        "AAAA",
-        "////",
-        "é",
-        "\0\0\0\0",
-        &"A".repeat(200),
-        &format!("{token}="),
-        &format!("{token}A"),
-        &format!(" {token}"),
+    for (garbage, expected) in [
+        ("", StateError::Malformed),
+        ("=", StateError::Malformed),
+        ("a", StateError::Malformed),
+        ("!!!!", StateError::Malformed),
+        ("not a token", StateError::Malformed),
+        ("AAAA", StateError::Malformed),
+        ("////", StateError::Malformed),
+        ("é", StateError::Malformed),
+        ("\0\0\0\0", StateError::Malformed),
+        (&"A".repeat(200), StateError::UnsupportedVersion),
+        (&format!("{token}="), StateError::Malformed),
+        (&format!("{token}A"), StateError::Malformed),
+        (&format!(" {token}"), StateError::Malformed),
     ] {
-        assert!(open(garbage).is_err(), "{garbage:?} was accepted");
+        assert_eq!(open(garbage), Err(expected), "{garbage:?}");
     }
     assert_eq!(open(""), Err(StateError::Malformed));
     assert_eq!(open("!!!!"), Err(StateError::Malformed));
