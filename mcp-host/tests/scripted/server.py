@@ -16,6 +16,10 @@ The first argument picks how it behaves:
               stderr and exits with status 3 before reading anything.
   hostile     modern; also lists a tool whose name carries terminal escape
               sequences and a right-to-left override.
+  sluggish    modern, but answers its first server/discover only after
+              $SLUGGISH_SECONDS (default 3), as a server that starts slowly
+              would; `initialize` then gets -32022 like any request
+              without a modern version.
 
 In the modern modes, `tools/call` of `slow` is never answered; a
 `notifications/cancelled` for it leaves a file `cancelled-<id>` in
@@ -39,6 +43,7 @@ import json
 import os
 import signal
 import sys
+import time
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "silent"
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
@@ -158,6 +163,9 @@ def record(name, arguments):
             log.write(json.dumps({"name": name, "arguments": arguments}) + "\n")
 
 
+SLUGGISH = []
+
+
 def modern(message):
     method, id_ = message.get("method"), message.get("id")
     if method == "notifications/cancelled":
@@ -176,6 +184,9 @@ def modern(message):
               {"supported": ["2026-07-28"], "requested": version})
         return
     if method == "server/discover":
+        if MODE == "sluggish" and not SLUGGISH:
+            SLUGGISH.append(True)
+            time.sleep(float(os.environ.get("SLUGGISH_SECONDS", "3")))
         result(id_, {"resultType": "complete", "supportedVersions": ["2026-07-28"],
                      "capabilities": {"tools": {}}, "ttlMs": 0, "cacheScope": "public",
                      "_meta": {"io.modelcontextprotocol/serverInfo":
