@@ -116,6 +116,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 pub mod approval;
+pub mod audit;
 #[cfg(feature = "oauth")]
 pub mod auth;
 pub mod cli;
@@ -130,6 +131,8 @@ pub mod names;
 pub mod probe;
 pub mod schema;
 pub mod sse;
+pub mod state;
+pub mod trust;
 pub mod typed;
 pub mod untrusted;
 mod uri_template;

@@ -167,20 +167,7 @@ pub struct FileStore {
     lock: Mutex<()>,
 }
 
-/// The user's state directory for the host: `$XDG_STATE_HOME/mcp-host`,
-/// else `~/.local/state/mcp-host`.
-pub fn state_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_STATE_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .map(PathBuf::from)
-                .filter(|p| p.is_absolute())
-                .map(|home| home.join(".local").join("state"))
-        })?;
-    Some(base.join("mcp-host"))
-}
+pub use crate::state::state_dir;
 
 impl FileStore {
     /// A store in the file at `path`, which need not exist yet.
