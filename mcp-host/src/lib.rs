@@ -152,7 +152,8 @@ pub use approval::{Approval, Approver, Gate, Policy, ToolCall, Trust};
 pub use client::{Client, ClientError, ClientOptions};
 pub use config::HostConfig;
 pub use host::{
-    Host, HostBuilder, HostPrompt, HostResource, HostResourceTemplate, HostTool, ServerStatus,
+    Host, HostBuilder, HostPrompt, HostResource, HostResourceTemplate, HostTool, PinEvent,
+    ServerStatus,
 };
 pub use names::ServerId;
 pub use untrusted::Untrusted;
