@@ -86,6 +86,7 @@ mod catalogue;
 mod content;
 mod terminal;
 mod trust;
+mod verbose;
 
 pub use terminal::Terminal;
 
@@ -123,6 +124,10 @@ pub struct Args {
     /// Quarantine the tools and prompts the poisoning checks flag.
     #[arg(long, global = true)]
     pub quarantine_flagged: bool,
+    /// Show each request (method, server, id; never the arguments) and
+    /// the servers' log messages on stderr.
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -218,7 +223,7 @@ pub fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             // The message may quote what a server wrote.
-            eprintln!("mcp-host: {}", crate::untrusted::neutralise(&e));
+            eprintln!("mcp-host: {}", crate::untrusted::visible(&e));
             ExitCode::FAILURE
         }
     }
@@ -232,6 +237,9 @@ pub fn main() -> ExitCode {
 /// fails.
 #[cfg_attr(not(feature = "oauth"), allow(unused_mut))]
 pub async fn run(args: Args) -> Result<ExitCode, String> {
+    if args.verbose {
+        verbose::install();
+    }
     let mut config = HostConfig::load(&args.config).map_err(|e| e.to_string())?;
     #[cfg(feature = "oauth")]
     let store = credential_store();

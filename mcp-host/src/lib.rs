@@ -96,6 +96,10 @@
 //!   schemas.
 //! - [`digest`]: canonical digests of tool definitions (RFC 8785 JSON,
 //!   SHA-256), sans-IO.
+//! - [`trust`]: definitions pinned on first use and quarantined when they
+//!   change, a readable diff, and poisoning checks, sans-IO; the pin
+//!   file. [`audit`]: one JSON line per tool call decision. [`state`]:
+//!   the state directory and the private, atomic writes both use.
 //! - [`client`]: one server over stdio or Streamable HTTP, in either era.
 //! - [`typed`]: the runtime of typed clients that `mcp-gen client`
 //!   generates from a tool list: a drift check against the live

@@ -149,9 +149,20 @@ pub fn is_hidden(c: char) -> bool {
 /// written out as its `\u{..}` escape, and the length capped: what a
 /// terminal may be given.
 pub fn neutralise(text: &str) -> String {
-    let mut out = String::with_capacity(text.len().min(RENDER_LIMIT));
+    escape(text, RENDER_LIMIT)
+}
+
+/// [`neutralise`] without the cap, for text the host assembled from
+/// rendered parts (a question put to the terminal) and checks once more
+/// as a whole before it is written.
+pub fn visible(text: &str) -> String {
+    escape(text, usize::MAX)
+}
+
+fn escape(text: &str, limit: usize) -> String {
+    let mut out = String::with_capacity(text.len().min(limit));
     for (n, c) in text.chars().enumerate() {
-        if n >= RENDER_LIMIT {
+        if n >= limit {
             out.push('…');
             break;
         }

@@ -460,3 +460,35 @@ async fn the_library_quarantines_a_changed_tool_whatever_the_approver() {
         "{ not pins"
     );
 }
+
+#[test]
+fn verbose_shows_requests_and_server_logs_but_never_arguments() {
+    let dir = Dir::new("verbose");
+    let log = CallLog::new("trust-verbose");
+    let config = dir.config(&log);
+    dir.stage(1);
+    let (ok, _, stderr, _) = run(&config, &dir, &[&["-v"], CALL].concat());
+    assert!(ok, "{stderr}");
+    assert!(
+        stderr.contains("DEBUG request{method=tools/call server=weather id="),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("DEBUG request{method=tools/list server=weather id="),
+        "{stderr}"
+    );
+    assert!(stderr.contains("}: answered"), "{stderr}");
+    assert!(
+        stderr.contains(
+            "WARN server{id=weather}: server log: rain \\u{202e} expected logger=weather\\u{1b}[2J"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("Oslo"), "{stderr}");
+    assert!(!stderr.contains(['\u{1b}', '\u{202e}']), "{stderr:?}");
+    let (ok, _, quiet, _) = run(&config, &dir, CALL);
+    assert!(
+        ok && !quiet.contains("server log") && !quiet.contains("request{"),
+        "{quiet}"
+    );
+}

@@ -28,7 +28,11 @@ async fn listed(host: &Host, list: Value) -> ExitCode {
     let mut down = false;
     for status in host.servers().await {
         if let Some(error) = status.error {
-            eprintln!("warning: server `{}` is not running: {error}", status.id);
+            eprintln!(
+                "warning: server `{}` is not running: {}",
+                status.id,
+                crate::untrusted::visible(&error)
+            );
             down = true;
         }
     }

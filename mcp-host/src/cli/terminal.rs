@@ -36,7 +36,7 @@ pub(super) async fn ask_line(prompt: String) -> Answer {
         if !stdin.is_terminal() {
             return Answer::NoTerminal;
         }
-        eprint!("{prompt}");
+        eprint!("{}", crate::untrusted::visible(&prompt));
         let _ = std::io::stderr().flush();
         let mut line = String::new();
         match stdin.lock().read_line(&mut line) {
