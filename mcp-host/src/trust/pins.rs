@@ -314,16 +314,16 @@ mod tests {
         let tool = Definition::new(Kind::Tool, "t", json!({"name": "t"}));
         let other = Definition::new(Kind::Tool, "t", json!({"name": "t", "title": "T"}));
         assert_eq!(
-            pins.observe(&id("a"), "stdio:[\"x\"]", &[tool.clone()]),
+            pins.observe(&id("a"), "stdio:[\"x\"]", std::slice::from_ref(&tool)),
             [Verdict::New]
         );
         // Another server, or the same id run from another command, pins afresh.
         assert_eq!(
-            pins.observe(&id("b"), "stdio:[\"x\"]", &[other.clone()]),
+            pins.observe(&id("b"), "stdio:[\"x\"]", std::slice::from_ref(&other)),
             [Verdict::New]
         );
         assert_eq!(
-            pins.observe(&id("a"), "stdio:[\"y\"]", &[other.clone()]),
+            pins.observe(&id("a"), "stdio:[\"y\"]", std::slice::from_ref(&other)),
             [Verdict::New]
         );
         // A prompt of the same name is another definition.
@@ -332,7 +332,7 @@ mod tests {
             pins.observe(&id("a"), "stdio:[\"x\"]", &[prompt]),
             [Verdict::New]
         );
-        let verdicts = pins.observe(&id("a"), "stdio:[\"x\"]", &[other.clone()]);
+        let verdicts = pins.observe(&id("a"), "stdio:[\"x\"]", std::slice::from_ref(&other));
         assert!(matches!(&verdicts[..], [Verdict::Changed(c)] if c.summary() == "/title added"));
         // Still changed on the next look: nothing was re-pinned.
         assert!(matches!(
