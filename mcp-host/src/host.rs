@@ -605,7 +605,12 @@ impl Host {
 
     /// The catalogue of what was listed: named, checked for poisoning,
     /// and judged against the pins, which are saved when some are new.
-    fn judge(&self, listed: Listed) -> Catalogue {
+    fn judge(&self, mut listed: Listed) -> Catalogue {
+        // `allowedTools` and `disabledTools`: the others are never offered.
+        listed.tools.retain(|(server, tool)| {
+            let admits = |slot: &Slot| slot.config.tools.admits(&tool.accept_ref().name);
+            self.slots.get(server).is_some_and(admits)
+        });
         let tool_names =
             QualifiedNames::build(listed.tools.iter().map(|(s, t)| (s, &t.accept_ref().name)));
         let prompt_names = QualifiedNames::build(
