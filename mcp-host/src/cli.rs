@@ -38,6 +38,13 @@
 //! tag characters are written out as `\u{..}`, in JSON output as `\uXXXX`
 //! escapes, so nothing a server sends reaches the terminal raw.
 //!
+//! `--config FILE` takes the `mcpServers` shape (Claude Desktop, Claude
+//! Code's `.mcp.json`, Cursor) or VS Code's `servers` shape; `--from
+//! claude-desktop|claude-code|vscode|cursor` finds the file that host
+//! keeps, and `servers` says which file each entry came from. See
+//! [`config`](crate::config) for `type`, `${VAR}` expansion and the tool
+//! filters.
+//!
 //! A name that names nothing says why: no such server in the
 //! configuration, a server that is not running (with, for a stdio server,
 //! its command, exit status and the last lines of its stderr), or a server
@@ -98,9 +105,20 @@ pub use terminal::Terminal;
     about = "Run MCP servers and call their tools."
 )]
 pub struct Args {
-    /// The `mcpServers` JSON file.
-    #[arg(long, value_name = "FILE")]
-    pub config: PathBuf,
+    /// The configuration file: `mcpServers` JSON, or VS Code's `servers`.
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "from",
+        conflicts_with = "from"
+    )]
+    pub config: Option<PathBuf>,
+    /// Read the configuration another host keeps, where it keeps it:
+    /// Claude Desktop's, or the project's `.mcp.json` (Claude Code),
+    /// `.vscode/mcp.json` (VS Code) or `.cursor/mcp.json` (Cursor, else
+    /// `~/.cursor/mcp.json`).
+    #[arg(long, value_name = "HOST")]
+    pub from: Option<OtherHost>,
     /// How long to wait for a server's answer to `server/discover` before
     /// taking it for a legacy server.
     #[arg(long, value_name = "SECONDS", default_value = "3", value_parser = seconds, global = true)]
@@ -131,6 +149,48 @@ pub struct Args {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// The hosts whose configuration files `--from` finds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OtherHost {
+    /// `claude_desktop_config.json` in Claude's application folder.
+    ClaudeDesktop,
+    /// `.mcp.json` in the current directory.
+    ClaudeCode,
+    /// `.vscode/mcp.json` in the current directory.
+    Vscode,
+    /// `.cursor/mcp.json` in the current directory, else in the home.
+    Cursor,
+}
+
+impl OtherHost {
+    /// Where that host keeps its configuration: the first of its places
+    /// that exists, else the first.
+    pub fn path(self) -> Result<PathBuf, String> {
+        let home = std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .ok_or_else(|| String::from("--from: HOME is not set"))?;
+        let places = match self {
+            Self::ClaudeDesktop => vec![
+                home.join("Library/Application Support/Claude/claude_desktop_config.json"),
+                std::env::var_os("XDG_CONFIG_HOME")
+                    .map(PathBuf::from)
+                    .unwrap_or_else(|| home.join(".config"))
+                    .join("Claude/claude_desktop_config.json"),
+            ],
+            Self::ClaudeCode => vec![PathBuf::from(".mcp.json")],
+            Self::Vscode => vec![PathBuf::from(".vscode/mcp.json")],
+            Self::Cursor => vec![
+                PathBuf::from(".cursor/mcp.json"),
+                home.join(".cursor/mcp.json"),
+            ],
+        };
+        let found = places.iter().find(|p| p.is_file()).cloned();
+        found
+            .or_else(|| places.first().cloned())
+            .ok_or_else(String::new)
+    }
 }
 
 /// The subcommands.
@@ -240,7 +300,12 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
     if args.verbose {
         verbose::install();
     }
-    let mut config = HostConfig::load(&args.config).map_err(|e| e.to_string())?;
+    let source = match (&args.config, args.from) {
+        (Some(path), _) => path.clone(),
+        (None, Some(from)) => from.path()?,
+        (None, None) => return Err(String::from("give --config FILE or --from HOST")),
+    };
+    let mut config = HostConfig::load(&source).map_err(|e| e.to_string())?;
     #[cfg(feature = "oauth")]
     let store = credential_store();
     #[cfg(feature = "oauth")]
@@ -251,7 +316,7 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
             let entry = config
                 .servers
                 .remove(&id)
-                .ok_or_else(|| format!("no server `{id}` in {}", args.config.display()))?;
+                .ok_or_else(|| format!("no server `{id}` in {}", source.display()))?;
             if !matches!(entry.target, crate::client::Target::Http { .. }) {
                 return Err(format!(
                     "server `{id}` runs over stdio, which takes its credentials from `env`, not a login"
@@ -328,7 +393,7 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
         trust::report(&host);
     }
     let outcome = match args.command {
-        Command::Servers => servers(&host).await,
+        Command::Servers => servers(&host, &source).await,
         Command::Tools => Ok(catalogue::tools(&host).await),
         Command::Prompts => Ok(catalogue::prompts(&host).await),
         Command::Resources => Ok(catalogue::resources(&host).await),
@@ -420,11 +485,11 @@ fn print(value: &Value) {
     println!("{}", crate::untrusted::safe_json(value));
 }
 
-async fn servers(host: &Host) -> Result<ExitCode, String> {
+async fn servers(host: &Host, source: &std::path::Path) -> Result<ExitCode, String> {
     let mut list = Vec::new();
     let mut failed = false;
     for status in host.servers().await {
-        let mut entry = json!({ "id": status.id.as_str() });
+        let mut entry = json!({ "id": status.id.as_str(), "source": source.display().to_string() });
         if let Some(session) = status.session {
             entry["era"] = json!(format!("{:?}", session.era).to_lowercase());
             entry["version"] = json!(session.version);

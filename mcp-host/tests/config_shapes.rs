@@ -116,3 +116,46 @@ fn an_unset_variable_is_an_error_naming_the_server_and_field() {
     assert!(String::from_utf8_lossy(&output.stderr)
         .contains("the legacy SSE transport is not supported"));
 }
+
+#[test]
+fn from_finds_the_file_another_host_keeps_and_servers_says_so() {
+    let project = std::env::temp_dir().join(format!("mcp-host-from-{}", std::process::id()));
+    std::fs::create_dir_all(project.join(".vscode")).expect("a directory");
+    let entry =
+        json!({"type": "stdio", "command": notes().display().to_string(), "args": ["--stdio"]});
+    std::fs::write(
+        project.join(".vscode/mcp.json"),
+        json!({"servers": {"notes": entry}}).to_string(),
+    )
+    .expect("written");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_mcp-host"))
+        .current_dir(&project)
+        .env("XDG_STATE_HOME", common::state_home())
+        .args([
+            "--from",
+            "vscode",
+            "--probe-timeout",
+            common::PROBE_TIMEOUT,
+            "servers",
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("mcp-host runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let listed = printed(&output);
+    assert_eq!(listed[0]["id"], "notes");
+    assert_eq!(listed[0]["source"], ".vscode/mcp.json");
+    // Nothing there: the error names the file looked for.
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_mcp-host"))
+        .current_dir(&project)
+        .args(["--from", "cursor", "servers"])
+        .output()
+        .expect("mcp-host runs");
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains(".cursor/mcp.json"));
+    let _ = std::fs::remove_dir_all(&project);
+}
