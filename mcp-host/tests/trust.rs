@@ -492,3 +492,34 @@ fn verbose_shows_requests_and_server_logs_but_never_arguments() {
         "{quiet}"
     );
 }
+
+#[test]
+fn quarantine_flagged_holds_back_a_poisoned_tool_on_first_use() {
+    let dir = Dir::new("flagged");
+    let log = CallLog::new("trust-flagged");
+    let config = dir.config(&log);
+    dir.stage(2);
+    let flagged = [&["--quarantine-flagged"], CALL].concat();
+    let (ok, _, stderr, _) = run(&config, &dir, &flagged);
+    assert!(!ok, "{stderr}");
+    assert!(
+        stderr.contains(
+            "tool `weather__forecast` of server `weather` is quarantined: the poisoning checks \
+             flagged it: /description: 5 invisible or format characters"
+        ),
+        "{stderr}"
+    );
+    assert!(log.calls().is_empty());
+    // Without the setting the findings are shown, and the call is the user's to make.
+    let (ok, _, stderr, _) = run(&config, &dir, CALL);
+    assert!(ok, "{stderr}");
+    assert_eq!(log.calls().len(), 1);
+    let audit = dir.audit();
+    assert_eq!(
+        (audit[0]["decision"].as_str(), audit[0]["how"].as_str()),
+        (Some("refused"), Some("quarantine"))
+    );
+    assert!(audit[0]["reason"]
+        .as_str()
+        .is_some_and(|r| r.contains("poisoning checks")));
+}
