@@ -7,6 +7,7 @@ mod legacy;
 mod listen;
 mod pages;
 pub(crate) mod parse;
+mod sessions;
 pub(crate) mod validate;
 
 use std::future::Future;
@@ -21,8 +22,8 @@ use serde_json::Map;
 pub(crate) use dispatch::{busy, error_message, Step};
 pub use dispatch::{AbortOnDrop, Outcome, Reply, RequestHeaders};
 pub(crate) use handlers::Handlers;
-pub(crate) use legacy::Sessions;
 pub use legacy::{Session, LEGACY_VERSIONS};
+pub(crate) use sessions::Sessions;
 
 use crate::completion::Completer;
 use crate::notify::{Bus, Change};
