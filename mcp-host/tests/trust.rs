@@ -302,21 +302,14 @@ fn escape_sequences_from_the_server_never_reach_the_terminal_raw() {
     let config = dir.config(&log);
     dir.stage(3);
     let flags = dir.flags();
-    let with = |args: &[&'static str]| -> Vec<String> {
-        flags
-            .iter()
-            .cloned()
-            .chain(args.iter().map(|s| s.to_string()))
-            .collect()
+    let spawn = |args: &[&str]| {
+        let mut all: Vec<&str> = flags.iter().map(String::as_str).collect();
+        all.extend(args);
+        Pty::spawn(&config, &all, None)
     };
     let hostile = ['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}', '\u{e0041}'];
 
-    let args = with(&["tools"]);
-    let mut pty = Pty::spawn(
-        &config,
-        &args.iter().map(String::as_str).collect::<Vec<_>>(),
-        None,
-    );
+    let mut pty = spawn(&["tools"]);
     let (status, screen) = pty.finish();
     assert!(status.success(), "{screen}");
     assert!(
@@ -331,12 +324,7 @@ fn escape_sequences_from_the_server_never_reach_the_terminal_raw() {
     assert!(!raw.contains(hostile), "{raw:?}");
 
     // At the approval question the warnings are shown; decline it.
-    let args = with(&["call", "weather__forecast", "--args", r#"{"city": "Oslo"}"#]);
-    let mut pty = Pty::spawn(
-        &config,
-        &args.iter().map(String::as_str).collect::<Vec<_>>(),
-        None,
-    );
+    let mut pty = spawn(&["call", "weather__forecast", "--args", r#"{"city": "Oslo"}"#]);
     let question = pty.expect("Run it? [y/N] ");
     assert!(question.contains("Warning, the poisoning checks flag this tool's definition:\n  - /description: 5 invisible or format characters"), "{question}");
     pty.type_keys("n\r");
@@ -345,18 +333,13 @@ fn escape_sequences_from_the_server_never_reach_the_terminal_raw() {
     assert!(log.calls().is_empty());
 
     // The result carries escape sequences too: printed as JSON escapes.
-    let args = with(&[
+    let mut pty = spawn(&[
         "call",
         "weather__forecast",
         "--args",
         r#"{"city": "Oslo"}"#,
         "--yes",
     ]);
-    let mut pty = Pty::spawn(
-        &config,
-        &args.iter().map(String::as_str).collect::<Vec<_>>(),
-        None,
-    );
     let (status, screen) = pty.finish();
     assert!(status.success(), "{screen}");
     assert!(
