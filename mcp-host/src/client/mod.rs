@@ -49,6 +49,7 @@ pub mod error;
 mod http;
 pub mod input;
 mod listen;
+mod log;
 mod stdio;
 
 use std::collections::BTreeMap;
@@ -334,8 +335,10 @@ impl Client {
         known: Option<KnownEra>,
     ) -> Result<Self, ClientError> {
         let limit = options.max_message_size;
+        // What the server's process logs later is told within this span.
+        let span = tracing::debug_span!("server", id = %id);
         let transport = Arc::new(match &target {
-            Target::Stdio(command) => match stdio::Stdio::spawn(command, limit) {
+            Target::Stdio(command) => match span.in_scope(|| stdio::Stdio::spawn(command, limit)) {
                 Ok(stdio) => Transport::Stdio(stdio),
                 Err(error) => {
                     return Err(ClientError::Start(Box::new(StartFailure {
