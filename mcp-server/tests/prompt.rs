@@ -5,7 +5,7 @@ mod prompt_resource_support;
 
 use std::collections::BTreeMap;
 
-use mcp_server::__private::mcp_types::v2026_07_28::{
+use mcp_server::types::v2026_07_28::{
     ContentBlock, GetPromptResult, InputRequiredResult, Prompt, PromptMessage, Role,
 };
 use mcp_server::prompt::{
