@@ -9,6 +9,7 @@ mod listen;
 mod own;
 mod pages;
 pub(crate) mod parse;
+mod sessions;
 pub(crate) mod validate;
 
 use std::future::Future;
@@ -23,10 +24,10 @@ use serde_json::Map;
 pub(crate) use dispatch::{busy, error_message, Step};
 pub use dispatch::{AbortOnDrop, Outcome, Reply, RequestHeaders};
 pub(crate) use handlers::Handlers;
-pub(crate) use legacy::Sessions;
 pub use legacy::{Session, LEGACY_VERSIONS};
 #[doc(hidden)]
 pub use own::{FoundPrompts, FoundResources, FoundTools, Missing, OwnSets, Probe};
+pub(crate) use sessions::Sessions;
 
 use crate::completion::Completer;
 use crate::notify::{Bus, Change};
