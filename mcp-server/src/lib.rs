@@ -101,10 +101,16 @@ pub mod uri_template;
 
 /// The protocol types, one module per revision (`types::v2026_07_28`,
 /// `types::v2025_11_25`), with the JSON-RPC framing, the `_meta` keys and
-/// the method table: the `mcp-types` crate. Handlers return some of them
+/// the method table: everything of the `mcp-types` crate, so a server
+/// needs no other crate of this repository. Handlers return some of them
 /// (`TextResourceContents`, `PromptMessage`), and the builder takes some
 /// (`CacheScope`).
-pub use mcp_types as types;
+pub mod types {
+    // A module rather than `pub use mcp_types as types`: compiler messages
+    // then name the types by a path that exists (`mcp_server::types::..`).
+    #[doc(inline)]
+    pub use mcp_types::*;
+}
 
 /// The `schemars` the tool macros derive schemas with: a type that a tool
 /// takes or returns derives `schemars::JsonSchema`. Depend on `schemars`

@@ -4,12 +4,12 @@
 
 mod prompt_resource_support;
 
-use mcp_server::types::v2026_07_28::{
-    BlobResourceContents, ReadResourceResult, ReadResourceResultContentsItem, TextResourceContents,
-};
 use mcp_server::resource::{
     IntoResourceResult, ResourceDefinition, ResourceHandler, ResourceList, ResourceListError,
     ResourceOutput, ResourceSet,
+};
+use mcp_server::types::v2026_07_28::{
+    BlobResourceContents, ReadResourceResult, ReadResourceResultContentsItem, TextResourceContents,
 };
 use mcp_server::{resource, resource_set, resources, Context, ErrorObject};
 use prompt_resource_support::{assert_valid, block_on, cx};
