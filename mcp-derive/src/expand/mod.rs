@@ -24,6 +24,8 @@ pub(crate) fn own_sets(block: &syn::ItemImpl) -> Option<TokenStream> {
         return None;
     }
     Some(quote! {
+        // The borrows choose the probe: they are not needless.
+        #[allow(clippy::needless_borrow)]
         fn __own_sets() -> ::mcp_server::__private::sets::OwnSets<Self> {
             #[allow(unused_imports)]
             use ::mcp_server::__private::sets::{

@@ -72,6 +72,7 @@ const _: () = {
     };
     #[automatically_derived]
     impl ::mcp_server::prompt::PromptSet<Server> for Server {
+        #[allow(clippy::needless_borrow)]
         fn __own_sets() -> ::mcp_server::__private::sets::OwnSets<Self> {
             #[allow(unused_imports)]
             use ::mcp_server::__private::sets::{

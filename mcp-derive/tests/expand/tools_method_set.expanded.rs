@@ -53,6 +53,7 @@ const _: () = {
                 extra : ::mcp_server::__private::serde_json::Map::new(), } }
             ]
         }
+        #[allow(clippy::needless_borrow)]
         fn __own_sets() -> ::mcp_server::__private::sets::OwnSets<Self> {
             #[allow(unused_imports)]
             use ::mcp_server::__private::sets::{

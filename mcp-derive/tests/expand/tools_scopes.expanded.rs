@@ -56,6 +56,7 @@ const _: () = {
                 _ => &[],
             }
         }
+        #[allow(clippy::needless_borrow)]
         fn __own_sets() -> ::mcp_server::__private::sets::OwnSets<Self> {
             #[allow(unused_imports)]
             use ::mcp_server::__private::sets::{
