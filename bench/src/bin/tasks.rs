@@ -32,11 +32,12 @@ impl Jobs {
         (i128::from(a) + i128::from(b)).to_string()
     }
 
-    /// Runs until cancelled: a live task.
+    /// Runs until cancelled: a live task. Takes the same arguments as the
+    /// others, so that one request shape serves all three.
     #[tool(task = "optional")]
-    async fn hold(&self, cx: &Context) -> String {
+    async fn hold(&self, cx: &Context, a: i64, b: i64) -> String {
         cx.cancelled().await;
-        String::new()
+        (i128::from(a) + i128::from(b)).to_string()
     }
 }
 
