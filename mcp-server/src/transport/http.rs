@@ -9,6 +9,7 @@
 #[cfg(feature = "auth")]
 mod auth;
 mod connections;
+mod media;
 mod sse;
 
 use std::future::Future;
@@ -339,6 +340,39 @@ fn check_origin(config: &HttpConfig, headers: &HeaderMap) -> Result<(), String> 
     Ok(())
 }
 
+/// Refuses a POST whose body is not JSON (415) or whose client does not
+/// accept both answers (406), from the headers alone.
+///
+/// The order of the checks on a POST: `Host` and `Origin` first (403), so
+/// that a page in a browser learns nothing of the endpoint, not even what
+/// it expects; then the media types, which need no work beyond the
+/// headers and which no token would cure; then the token of a protected
+/// server (401), the place among the requests in flight (503), and only
+/// then the body.
+fn check_media(headers: &HeaderMap) -> Result<(), Response> {
+    let (status, message, expected): (u16, _, &[&str]) = if !media::is_json(headers) {
+        (
+            415,
+            "the body must be a JSON-RPC message sent as Content-Type: application/json",
+            &["application/json"],
+        )
+    } else if !media::accepts_answers(headers) {
+        (
+            406,
+            "the Accept header must allow both application/json and text/event-stream",
+            &["application/json", "text/event-stream"],
+        )
+    } else {
+        return Ok(());
+    };
+    let error = ErrorObject::invalid_request(message)
+        .with_data(serde_json::json!({ "expected": expected }));
+    Err(json_response(
+        status,
+        &crate::server::error_message(None, &error),
+    ))
+}
+
 fn header<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Option<&'a str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
@@ -387,6 +421,9 @@ async fn handle_post(State(app): State<Arc<App>>, request: axum::extract::Reques
     if let Err(reason) = check_origin(&app.config, headers) {
         let error = ErrorObject::invalid_request(reason);
         return json_response(403, &crate::server::error_message(None, &error));
+    }
+    if let Err(response) = check_media(headers) {
+        return response;
     }
     let grant = match authorize(&app, &parts).await {
         Ok(grant) => grant,
