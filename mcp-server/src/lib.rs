@@ -69,6 +69,7 @@ pub mod notify;
 pub mod prompt;
 pub mod resource;
 pub mod server;
+#[cfg(feature = "sealed-state")]
 pub mod state;
 pub mod tool;
 pub mod transport;
@@ -76,9 +77,12 @@ pub mod uri_template;
 
 pub use context::Context;
 pub use elicit::ElicitForm;
-pub use mcp_derive::{prompt, prompts, resource, resources, tool, tools, ElicitForm, RequestState};
+pub use mcp_derive::{prompt, prompts, resource, resources, tool, tools, ElicitForm};
+#[cfg(feature = "sealed-state")]
+pub use mcp_derive::RequestState;
 pub use mcp_types::jsonrpc::ErrorObject;
 pub use server::{BuildError, Limits, Outcome, Reply, RequestHeaders, Server, ServerBuilder};
+#[cfg(feature = "sealed-state")]
 pub use state::RequestState;
 
 /// A boxed future that handlers return, so sets of handlers can be stored

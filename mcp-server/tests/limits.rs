@@ -1,6 +1,8 @@
 //! Every limit in `Limits`: exceeding it gets an error that names it, and
 //! the server goes on serving.
 
+#![cfg(feature = "http")]
+
 mod common;
 
 use std::time::Duration;

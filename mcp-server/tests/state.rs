@@ -1,5 +1,7 @@
 //! Sealed request state: round trips, and every way a token is refused.
 
+#![cfg(feature = "sealed-state")]
+
 use std::time::{Duration, SystemTime};
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;

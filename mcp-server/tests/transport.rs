@@ -3,6 +3,8 @@
 //! input, cancellation) and Streamable HTTP (statuses, SSE, DNS-rebinding
 //! protection).
 
+#![cfg(feature = "http")]
+
 use std::time::Duration;
 
 use mcp_server::transport::{http, stdio};
@@ -491,6 +493,7 @@ async fn http_refuses_a_client_that_does_not_accept_both_answers() {
     }
 }
 
+#[cfg(feature = "legacy")]
 /// The handshake era goes through the same door: a legacy `initialize`
 /// sent as `text/plain` opens no session.
 #[tokio::test]

@@ -19,7 +19,7 @@ echo "conformance suite $("$cli" --version) on node $(node --version)"
 
 server="$root/target/debug/examples/everything"
 if [ ! -x "$server" ]; then
-    (cd "$root" && cargo build --locked -p mcp-server --example everything)
+    (cd "$root" && cargo build --locked -p mcp-server --features sealed-state --example everything)
 fi
 port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 "$server" --http "127.0.0.1:$port" 2>/dev/null &

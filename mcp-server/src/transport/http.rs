@@ -30,14 +30,15 @@ use std::sync::Arc;
 
 use tokio::net::TcpListener;
 
-use crate::server::{
-    parse, Grant, Outcome, RequestHeaders, Server, Session, Sessions, LEGACY_VERSIONS,
-};
+#[cfg(feature = "legacy")]
+use crate::server::{Session, Sessions};
+use crate::server::{parse, Grant, Outcome, RequestHeaders, Server, LEGACY_VERSIONS};
 
 use connections::{Connections, MakeTracked, Timeouts};
 
 // Header names built once: a lookup by `&str` parses and checks the name
 // on every request.
+#[cfg(feature = "legacy")]
 static SESSION_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
 static PROTOCOL_VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
 static METHOD_HEADER: HeaderName = HeaderName::from_static("mcp-method");
@@ -126,6 +127,7 @@ fn after(from: tokio::time::Instant, duration: Duration) -> tokio::time::Instant
 struct App {
     server: Server,
     config: HttpConfig,
+    #[cfg(feature = "legacy")]
     sessions: Sessions,
     in_flight: InFlight,
 }
@@ -159,6 +161,7 @@ impl Drop for Place<'_> {
 }
 
 /// Most legacy sessions one endpoint keeps at once.
+#[cfg(feature = "legacy")]
 const MAX_SESSIONS: usize = 10_000;
 
 /// An axum router serving `server` at `path` (POST; GET answers 405, and
@@ -196,6 +199,7 @@ pub fn router(server: Server, path: &str, config: HttpConfig) -> Router {
         .with_state(Arc::new(App {
             server,
             config,
+            #[cfg(feature = "legacy")]
             sessions: Sessions::new(MAX_SESSIONS),
             in_flight: InFlight {
                 count: AtomicUsize::new(0),
@@ -340,8 +344,8 @@ fn check_origin(config: &HttpConfig, headers: &HeaderMap) -> Result<(), String> 
     Ok(())
 }
 
-/// Refuses a POST whose body is not JSON (415) or whose client does not
-/// accept both answers (406), from the headers alone.
+/// The refusal of a POST whose body is not JSON (415) or whose client
+/// does not accept both answers (406), judged from the headers alone.
 ///
 /// The order of the checks on a POST: `Host` and `Origin` first (403), so
 /// that a page in a browser learns nothing of the endpoint, not even what
@@ -349,7 +353,7 @@ fn check_origin(config: &HttpConfig, headers: &HeaderMap) -> Result<(), String> 
 /// headers and which no token would cure; then the token of a protected
 /// server (401), the place among the requests in flight (503), and only
 /// then the body.
-fn check_media(headers: &HeaderMap) -> Result<(), Response> {
+fn media_refusal(headers: &HeaderMap) -> Option<Response> {
     let (status, message, expected): (u16, _, &[&str]) = if !media::is_json(headers) {
         (
             415,
@@ -363,11 +367,11 @@ fn check_media(headers: &HeaderMap) -> Result<(), Response> {
             &["application/json", "text/event-stream"],
         )
     } else {
-        return Ok(());
+        return None;
     };
     let error = ErrorObject::invalid_request(message)
         .with_data(serde_json::json!({ "expected": expected }));
-    Err(json_response(
+    Some(json_response(
         status,
         &crate::server::error_message(None, &error),
     ))
@@ -422,8 +426,8 @@ async fn handle_post(State(app): State<Arc<App>>, request: axum::extract::Reques
         let error = ErrorObject::invalid_request(reason);
         return json_response(403, &crate::server::error_message(None, &error));
     }
-    if let Err(response) = check_media(headers) {
-        return response;
+    if let Some(refusal) = media_refusal(headers) {
+        return refusal;
     }
     let grant = match authorize(&app, &parts).await {
         Ok(grant) => grant,
@@ -478,6 +482,33 @@ async fn handle_post(State(app): State<Arc<App>>, request: axum::extract::Reques
     )
 }
 
+/// The response refusing a body that could not be read as a message.
+fn refused(refusal: &parse::Refusal) -> Response {
+    json_response(
+        refusal.status,
+        &crate::server::error_message(None, &refusal.error),
+    )
+}
+
+/// Without the `legacy` feature, the server refuses every message of the
+/// handshake era with the versions it serves; no session is looked up.
+#[cfg(not(feature = "legacy"))]
+async fn handle_legacy(
+    app: &App,
+    _: &HeaderMap,
+    body: &Bytes,
+    grant: Option<&Arc<Grant>>,
+) -> Response {
+    match parse::message(body, app.server.limits()) {
+        Ok(value) => respond(
+            app.server.handle_legacy_as(value, None, grant).await.0,
+            &app.config,
+        ),
+        Err(refusal) => refused(&refusal),
+    }
+}
+
+#[cfg(feature = "legacy")]
 async fn handle_legacy(
     app: &App,
     headers: &HeaderMap,
@@ -486,12 +517,7 @@ async fn handle_legacy(
 ) -> Response {
     let value = match parse::message(body, app.server.limits()) {
         Ok(value) => value,
-        Err(refusal) => {
-            return json_response(
-                refusal.status,
-                &crate::server::error_message(None, &refusal.error),
-            )
-        }
+        Err(refusal) => return refused(&refusal),
     };
     let initialize = value.get("method").and_then(Value::as_str) == Some("initialize");
     let session = match header(headers, &SESSION_HEADER) {
@@ -536,6 +562,13 @@ async fn handle_delete(State(app): State<Arc<App>>, request: axum::extract::Requ
         Ok(grant) => grant,
         Err(response) => return response,
     };
+    end_session(&app, headers, grant).await
+}
+
+/// DELETE with a session id: ends the legacy session, if the requester
+/// owns it.
+#[cfg(feature = "legacy")]
+async fn end_session(app: &App, headers: &HeaderMap, grant: Option<Arc<Grant>>) -> Response {
     let owned = |id: &str| {
         app.sessions
             .get(id)
@@ -546,6 +579,13 @@ async fn handle_delete(State(app): State<Arc<App>>, request: axum::extract::Requ
         Some(_) => StatusCode::NOT_FOUND.into_response(),
         None => not_allowed().await,
     }
+}
+
+/// Without the `legacy` feature there are no sessions to end: DELETE is
+/// not allowed, as on any modern-only server.
+#[cfg(not(feature = "legacy"))]
+async fn end_session(_: &App, _: &HeaderMap, _: Option<Arc<Grant>>) -> Response {
+    not_allowed().await
 }
 
 /// Turns an outcome into a response: JSON, 202, or an SSE stream whose
