@@ -38,23 +38,23 @@
 //! - [`Server`] validates each request (`_meta`, HTTP headers, version,
 //!   capabilities), dispatches it, and shapes the result; the
 //!   [`transport`] modules only move bytes.
-//! - [`state`] seals what a multi-round request carries between rounds;
-//!   [`handle`] names state that spans calls; [`elicit`] asks the user for
+//! - `state` (with the `sealed-state` feature) seals what a multi-round
+//!   request carries between rounds; [`handle`] names state that spans calls; [`elicit`] asks the user for
 //!   input declaratively.
 //! - A request that carries the modern `_meta` is served statelessly; a
 //!   client that opens with `initialize` gets a legacy session, and the
 //!   `input_required` answers of the handlers become real requests to it.
 //!
-//! # Features
+//! With the `auth` feature, `auth` is the resource-server half of OAuth
+//! 2.1 for Streamable HTTP. A server built with
+//! `ServerBuilder::authorization` publishes its Protected Resource
+//! Metadata, refuses requests without a good bearer token (JWT access
+//! tokens are checked against the authorization server's keys, other
+//! tokens by a verifier of your own), and calls a tool only with the
+//! scopes its `#[tool(scopes = [...])]` declares. Without the feature,
+//! and over stdio in any case, declared scopes are not enforced.
 //!
-//! - `auth` (off by default): `auth`, the resource-server half of OAuth
-//!   2.1 for Streamable HTTP. A server built with
-//!   `ServerBuilder::authorization` publishes its Protected Resource
-//!   Metadata, refuses requests without a good bearer token (JWT access
-//!   tokens are checked against the authorization server's keys, other
-//!   tokens by a verifier of your own), and calls a tool only with the
-//!   scopes its `#[tool(scopes = [...])]` declares. Without the feature,
-//!   and over stdio in any case, declared scopes are not enforced.
+#![doc = include_str!("../features.md")]
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
@@ -77,9 +77,9 @@ pub mod uri_template;
 
 pub use context::Context;
 pub use elicit::ElicitForm;
-pub use mcp_derive::{prompt, prompts, resource, resources, tool, tools, ElicitForm};
 #[cfg(feature = "sealed-state")]
 pub use mcp_derive::RequestState;
+pub use mcp_derive::{prompt, prompts, resource, resources, tool, tools, ElicitForm};
 pub use mcp_types::jsonrpc::ErrorObject;
 pub use server::{BuildError, Limits, Outcome, Reply, RequestHeaders, Server, ServerBuilder};
 #[cfg(feature = "sealed-state")]

@@ -131,7 +131,9 @@ async fn http_refuses_the_handshake_era_and_checks_arguments_with_serde() {
     assert_eq!(status, 200, "{body}");
     let reply: Value = serde_json::from_str(body.trim()).expect("a JSON body");
     assert_eq!(reply["result"]["isError"], true, "{body}");
-    let text = reply["result"]["content"][0]["text"].as_str().expect("text");
+    let text = reply["result"]["content"][0]["text"]
+        .as_str()
+        .expect("text");
     assert!(text.contains("invalid argument `a`"), "{text}");
     let (_, body) = request(port, "POST", modern, &add(3, json!(2)).to_string()).await;
     let reply: Value = serde_json::from_str(body.trim()).expect("a JSON body");

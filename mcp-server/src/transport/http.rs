@@ -30,9 +30,9 @@ use std::sync::Arc;
 
 use tokio::net::TcpListener;
 
+use crate::server::{parse, Grant, Outcome, RequestHeaders, Server, LEGACY_VERSIONS};
 #[cfg(feature = "legacy")]
 use crate::server::{Session, Sessions};
-use crate::server::{parse, Grant, Outcome, RequestHeaders, Server, LEGACY_VERSIONS};
 
 use connections::{Connections, MakeTracked, Timeouts};
 
