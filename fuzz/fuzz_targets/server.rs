@@ -1,6 +1,9 @@
 //! The whole request pipeline of a server, as a transport drives it: any
 //! bytes, with or without HTTP headers, get a well-formed answer (or none,
-//! for notifications), with a code the protocol defines.
+//! for notifications), with a code the protocol defines. A request with
+//! an id gets exactly one answer, however long it takes (a stream is read
+//! to its answer, a listen stream to its acknowledgement), and an answer
+//! carries the id that was asked, or none when the id could not be read.
 //!
 //! Input: header lines (`Name: value`), an empty line, then the body. With
 //! no empty line the input is all body, handled as on stdio.
@@ -8,6 +11,7 @@
 #![no_main]
 
 use std::sync::LazyLock;
+use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
 use mcp_server::__private::mcp_types::v2026_07_28::TextResourceContents;
@@ -99,6 +103,26 @@ fn headers(block: &[u8]) -> RequestHeaders {
     headers
 }
 
+/// The id of `body` if it reads as a request (a JSON object with a string
+/// `method` and a string or integer `id`).
+fn request_id(body: &[u8]) -> Option<Value> {
+    let message: Value = serde_json::from_slice(body).ok()?;
+    message.get("method")?.as_str()?;
+    let id = message.get("id")?;
+    (id.is_string() || id.is_i64() || id.is_u64()).then(|| id.clone())
+}
+
+/// An answer's id is the request's, or null on an error about a request
+/// whose id the server could not read.
+fn check_id(message: &Value, asked: Option<&Value>) {
+    let id = &message["id"];
+    if id.is_null() {
+        assert!(message.get("error").is_some(), "a result without an id: {message}");
+    } else {
+        assert_eq!(Some(id), asked, "an answer to an id never asked: {message}");
+    }
+}
+
 fn check(message: &Value) {
     assert_eq!(message["jsonrpc"], "2.0", "{message}");
     match (message.get("result"), message.get("error")) {
@@ -114,30 +138,55 @@ fn check(message: &Value) {
 
 fuzz_target!(|data: &[u8]| {
     let (headers, body) = split(data);
+    let asked = request_id(body);
     let outcome = RUNTIME.block_on(SERVER.handle_bytes(body, headers.as_ref()));
     match outcome {
         Outcome::Reply { status, message } => {
             assert!([200, 400, 404, 413, 503].contains(&status), "{status}");
-            check(&message.to_value());
+            let message = message.to_value();
+            check(&message);
+            check_id(&message, asked.as_ref());
         }
         Outcome::Stream {
             mut messages,
             guard,
         } => {
-            // Listen streams never end on their own: read what is ready.
-            RUNTIME.block_on(async {
-                while let Ok(Some(message)) =
-                    tokio::time::timeout(std::time::Duration::from_millis(5), messages.recv()).await
-                {
-                    if message.get("method").is_none() {
-                        check(&message);
+            // Only requests stream. A tool's stream ends with its answer;
+            // a listen stream never ends, and opens with an
+            // acknowledgement.
+            assert!(asked.is_some(), "a stream for what was not a request");
+            let answer = RUNTIME.block_on(async {
+                loop {
+                    let message = tokio::time::timeout(Duration::from_secs(60), messages.recv())
+                        .await
+                        .expect("the stream answers in time")
+                        .expect("the stream ends with an answer");
+                    let method = message.get("method").and_then(Value::as_str);
+                    match method {
+                        Some("notifications/subscriptions/acknowledged") => break None,
+                        Some(_) => continue,
+                        None => break Some(message),
                     }
                 }
             });
+            if let Some(answer) = answer {
+                check(&answer);
+                check_id(&answer, asked.as_ref());
+                // Exactly one answer: the stream ends after it.
+                let after = RUNTIME.block_on(async {
+                    tokio::time::timeout(Duration::from_secs(60), messages.recv()).await
+                });
+                assert!(
+                    matches!(after, Ok(None)),
+                    "more after the answer: {after:?}"
+                );
+            }
             drop(guard);
         }
         // Only a protected server challenges, and this one is not.
         Outcome::Challenge { .. } => panic!("a challenge from an unprotected server"),
-        Outcome::Accepted => {}
+        // Accepted is for notifications and responses: a request with an
+        // id is never dropped without an answer.
+        Outcome::Accepted => assert!(asked.is_none(), "request {asked:?} got no answer"),
     }
 });

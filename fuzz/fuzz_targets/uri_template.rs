@@ -1,7 +1,13 @@
 //! URI templates: parsing any text, matching any URI against what parsed,
-//! and expanding any variables, without panics; a template that expands
-//! its own match of a URI (values without `%`) matches that expansion
-//! again.
+//! and expanding any variables, without panics, and two oracles:
+//!
+//! - what a template expands matches the template again whenever the
+//!   values are ones matching promises to give back (every non-query
+//!   variable defined and non-empty, no NUL, no `..` segment, no `%` in a
+//!   reserved expansion, within the URI length), and the values it matches
+//!   expand to the very same URI;
+//! - a template that expands its own match of any URI (values without
+//!   `%`) matches that expansion again.
 //!
 //! Input: the template on the first line, a URI on the second, then
 //! `name=value` lines.
@@ -11,7 +17,50 @@
 use std::collections::BTreeMap;
 
 use libfuzzer_sys::fuzz_target;
-use mcp_server::uri_template::UriTemplate;
+use mcp_server::uri_template::{UriTemplate, MAX_URI_LEN};
+
+/// The variables of each expression of a template that parsed, with the
+/// expression's operator (`None` for simple expansion).
+fn expressions(source: &str) -> Vec<(Option<char>, Vec<&str>)> {
+    let mut found = Vec::new();
+    let mut rest = source;
+    while let Some(start) = rest.find('{') {
+        let Some(end) = rest[start..].find('}') else {
+            break;
+        };
+        let body = &rest[start + 1..start + end];
+        let (operator, names) = match body.chars().next() {
+            Some(c @ ('+' | '#' | '/' | '?' | '&')) => (Some(c), &body[1..]),
+            _ => (None, body),
+        };
+        found.push((operator, names.split(',').collect()));
+        rest = &rest[start + end + 1..];
+    }
+    found
+}
+
+/// Whether matching promises to give back an expansion of `variables`.
+fn promised(source: &str, variables: &BTreeMap<String, String>, expanded: &str) -> bool {
+    if expanded.len() > MAX_URI_LEN {
+        return false;
+    }
+    expressions(source).into_iter().all(|(operator, names)| {
+        names.into_iter().all(|name| {
+            let value = variables.get(name).map(String::as_str);
+            if value.is_some_and(|v| v.contains('\0')) {
+                return false;
+            }
+            match operator {
+                Some('?' | '&') => true,
+                _ => value.is_some_and(|v| {
+                    !v.is_empty()
+                        && !v.split(['/', '\\']).any(|segment| segment == "..")
+                        && !(matches!(operator, Some('+' | '#')) && v.contains('%'))
+                }),
+            }
+        })
+    })
+}
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
@@ -28,7 +77,17 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let expanded = template.expand(&variables);
-    let _ = template.matches(&expanded);
+    match template.matches(&expanded) {
+        Some(values) => assert_eq!(
+            template.expand(&values),
+            expanded,
+            "{source:?} matched its expansion as {values:?}, which expands elsewhere"
+        ),
+        None => assert!(
+            !promised(source, &variables, &expanded),
+            "{source:?} expanded {variables:?} to {expanded:?}, which it does not match"
+        ),
+    }
     // Reserved expansion (`{+x}`, `{#x}`) passes `%XX` in a value through
     // as it is (RFC 6570, 3.2.3), so a value holding a literal `%` cannot
     // come back unchanged: only the others must survive a round trip.

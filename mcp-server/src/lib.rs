@@ -63,6 +63,7 @@
 pub mod auth;
 pub mod completion;
 pub mod context;
+mod ct;
 pub mod elicit;
 pub mod handle;
 pub mod notify;

@@ -110,15 +110,29 @@ fn decoding_refuses_other_kinds_and_shapes() {
         );
     }
     for bad in ["", "note", "NOTE_", "Note_x", " note_"] {
-        assert!(bad.parse::<Handle<Note>>().is_err(), "{bad}");
+        assert_eq!(
+            bad.parse::<Handle<Note>>(),
+            Err(ParseHandleError::Prefix { expected: "note" }),
+            "{bad}"
+        );
     }
+    assert_eq!(
+        "note_".parse::<Handle<Note>>(),
+        Err(ParseHandleError::Length { kind: "note" })
+    );
     let from_json = serde_json::from_str::<Handle<Session>>(&format!("\"{note}\""));
     let message = from_json.expect_err("wrong kind").to_string();
     assert!(
         message.contains("expected a handle starting with `sess_`"),
         "{message}"
     );
-    assert!(serde_json::from_str::<Handle<Note>>("42").is_err());
+    let message = serde_json::from_str::<Handle<Note>>("42")
+        .expect_err("a number")
+        .to_string();
+    assert_eq!(
+        message,
+        "invalid type: integer `42`, expected a `note_...` handle at line 1 column 2"
+    );
 }
 
 #[test]

@@ -7,7 +7,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{call, listen, Tools};
+use common::{call, eventually, hold, listen, started, Tools};
 use mcp_server::transport::{http, stdio};
 use mcp_server::{Limits, Outcome, Server};
 use serde_json::{json, Value};
@@ -235,13 +235,25 @@ async fn stdio_answers_requests_beyond_max_in_flight_at_once() {
         json!({"limit": "max_in_flight", "max": 2})
     );
     // The reader never blocked, so cancellations get through and free the
-    // places.
+    // places; until they have, a call is still refused as busy.
     pipe.send(&cancel(1)).await;
     pipe.send(&cancel(2)).await;
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    pipe.send(&call(4, "add", json!({"a": 1, "b": 2}))).await;
-    let answer = pipe.next().await;
-    assert_eq!(answer["id"], 4);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    let mut id = 3;
+    let answer = loop {
+        id += 1;
+        pipe.send(&call(id, "add", json!({"a": 1, "b": 2}))).await;
+        let answer = pipe.next().await;
+        assert_eq!(answer["id"], id);
+        if answer["error"]["code"] != -32603 {
+            break answer;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no place within 30 s of the cancellations"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
     assert_eq!(answer["result"]["structuredContent"]["result"], 3);
 }
 
@@ -284,16 +296,14 @@ async fn http_answers_503_beyond_max_in_flight() {
         ..Limits::default()
     }))
     .await;
-    let slow = tokio::spawn(async move {
-        post(
-            port,
-            &call(1, "sleep", json!({"ms": 1_000})),
-            Some("sleep"),
-            complete,
-        )
+    // Once its handler runs, the slow call holds the one place.
+    let slow =
+        tokio::spawn(
+            async move { post(port, &hold(1, "503", 60_000), Some("hold"), complete).await },
+        );
+    tokio::time::timeout(Duration::from_secs(30), started("503").notified())
         .await
-    });
-    tokio::time::sleep(Duration::from_millis(200)).await;
+        .expect("the handler runs");
     let (status, text, _) = post(
         port,
         &call(2, "add", json!({"a": 1, "b": 2})),
@@ -306,16 +316,19 @@ async fn http_answers_503_beyond_max_in_flight() {
     let error = &body_json(&text)["error"];
     assert_eq!(error["code"], -32603);
     assert_eq!(error["data"], json!({"limit": "max_in_flight", "max": 1}));
-    let (status, _, _) = slow.await.expect("joins");
-    assert_eq!(status, 200);
-    let (status, _, _) = post(
-        port,
-        &call(3, "add", json!({"a": 1, "b": 2})),
-        Some("add"),
-        complete,
-    )
+    // The client leaving cancels the handler and frees the place.
+    slow.abort();
+    eventually("the place freed", || async {
+        let (status, _, _) = post(
+            port,
+            &call(3, "add", json!({"a": 1, "b": 2})),
+            Some("add"),
+            complete,
+        )
+        .await;
+        (status == 200).then_some(())
+    })
     .await;
-    assert_eq!(status, 200, "the place is free again");
 }
 
 #[tokio::test]
@@ -413,19 +426,15 @@ async fn http_listen_streams_are_bounded() {
     assert_eq!(body_json(&text)["error"]["data"]["limit"], "max_streams");
     // The client leaving ends the stream and frees the place.
     drop(open);
-    let mut reopened = None;
-    for _ in 0..50 {
-        tokio::time::sleep(Duration::from_millis(20)).await;
+    let (text, _stream) = eventually("the stream's place freed", || async {
         let (status, text, stream) = post(port, &listen(3), None, |t| {
             t.contains("acknowledged") || complete(t)
         })
         .await;
-        if status == 200 {
-            reopened = Some((text, stream));
-            break;
-        }
-    }
-    assert!(reopened.is_some(), "the place was never freed");
+        (status == 200).then_some((text, stream))
+    })
+    .await;
+    assert!(text.contains("acknowledged"), "{text}");
 }
 
 #[tokio::test]

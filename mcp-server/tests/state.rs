@@ -156,10 +156,6 @@ fn every_flipped_byte_is_refused() {
             let mut bad = bytes.clone();
             bad[i] ^= mask;
             let result = open(&reencode(&bad));
-            assert!(
-                result.is_err(),
-                "byte {i} flipped with {mask:#x} was accepted"
-            );
             let expected = match i {
                 0 => StateError::UnsupportedVersion,
                 1..=4 => StateError::UnknownKey,
@@ -184,30 +180,44 @@ fn flipped_key_id_onto_a_held_key_is_tampered() {
 #[test]
 fn truncated_garbage_and_empty_tokens_are_refused() {
     let token = sealed();
+    // A prefix short of a header and a tag is malformed; a longer one is
+    // cut inside the ciphertext or the tag, which the tag check refuses.
     for len in 0..token.len() {
         let result = open(&token[..len]);
-        assert!(result.is_err(), "prefix of {len} characters was accepted");
+        assert!(
+            matches!(result, Err(StateError::Malformed | StateError::Tampered)),
+            "prefix of {len} characters: {result:?}"
+        );
     }
     let bytes = decode(&token);
     for len in 0..bytes.len() {
-        assert!(open(&reencode(&bytes[..len])).is_err());
+        let expected = if len < 1 + 4 + 24 + 16 {
+            StateError::Malformed
+        } else {
+            StateError::Tampered
+        };
+        assert_eq!(
+            open(&reencode(&bytes[..len])),
+            Err(expected),
+            "prefix of {len} bytes"
+        );
     }
-    for garbage in [
-        "",
-        "=",
-        "a",
-        "!!!!",
-        "not a token",
-        "AAAA",
-        "////",
-        "é",
-        "\0\0\0\0",
-        &"A".repeat(200),
-        &format!("{token}="),
-        &format!("{token}A"),
-        &format!(" {token}"),
+    for (garbage, expected) in [
+        ("", StateError::Malformed),
+        ("=", StateError::Malformed),
+        ("a", StateError::Malformed),
+        ("!!!!", StateError::Malformed),
+        ("not a token", StateError::Malformed),
+        ("AAAA", StateError::Malformed),
+        ("////", StateError::Malformed),
+        ("é", StateError::Malformed),
+        ("\0\0\0\0", StateError::Malformed),
+        (&"A".repeat(200), StateError::UnsupportedVersion),
+        (&format!("{token}="), StateError::Malformed),
+        (&format!("{token}A"), StateError::Malformed),
+        (&format!(" {token}"), StateError::Malformed),
     ] {
-        assert!(open(garbage).is_err(), "{garbage:?} was accepted");
+        assert_eq!(open(garbage), Err(expected), "{garbage:?}");
     }
     assert_eq!(open(""), Err(StateError::Malformed));
     assert_eq!(open("!!!!"), Err(StateError::Malformed));
@@ -640,6 +650,210 @@ mod principal_from_the_token {
         assert_eq!(
             retry["result"]["content"][0]["text"], "bought after round 1",
             "{retry}"
+        );
+    }
+}
+
+/// State sealed by one release of a server and opened by the next, whose
+/// type of the same name changed shape: the token is authentic and bound
+/// to the same request, and is refused as not decoding, naming where.
+mod a_changed_type {
+    use super::*;
+
+    /// The state as the previous release wrote it.
+    #[derive(Serialize, Deserialize)]
+    struct Before {
+        data: String,
+    }
+
+    /// The state of the same name in this release.
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct After {
+        data: u64,
+    }
+
+    const NAME: &str = "shop::Step";
+
+    // Written by hand, as the derive would for both releases' `Step`.
+    impl RequestState for Before {
+        const TTL: Duration = DEFAULT_TTL;
+        const BIND: &'static [&'static str] = &[];
+        const __NAME: &'static str = NAME;
+        fn __bind_values(&self, _: &mut mcp_server::state::BoundValues) {}
+    }
+
+    impl RequestState for After {
+        const TTL: Duration = DEFAULT_TTL;
+        const BIND: &'static [&'static str] = &[];
+        const __NAME: &'static str = NAME;
+        fn __bind_values(&self, _: &mut mcp_server::state::BoundValues) {}
+    }
+
+    #[test]
+    fn is_refused_as_not_decoding() {
+        let token = Before {
+            data: "secret text".into(),
+        }
+        .seal_at(&keys(), &Binding::new(METHOD), t0())
+        .expect("seals");
+        let error =
+            After::open(&token, &keys(), &Binding::new(METHOD), t0()).expect_err("another shape");
+        let StateError::Decode(message) = &error else {
+            panic!("expected a decode error, got {error:?}");
+        };
+        assert_eq!(message, "Data error at line 1 column 21");
+        assert!(!error.to_string().contains("secret"), "{error}");
+        assert!(!error.is_server_fault());
+        assert_eq!(
+            error.to_string(),
+            "request state does not decode into this type: Data error at line 1 column 21"
+        );
+    }
+}
+
+/// The longest state a server may seal goes to the client and back over
+/// HTTP and opens; one byte more is not sealed, and a presented token one
+/// character over the cap is refused before it is decoded.
+mod the_cap_end_to_end {
+    use std::time::SystemTime;
+
+    use mcp_server::state::{Binding, MAX_TOKEN_LEN};
+    use mcp_server::tool::{ToolError, ToolOutput};
+    use mcp_server::transport::http;
+    use mcp_server::{tool, tools, Context, ErrorObject, RequestState, Server};
+    use serde::{Deserialize, Serialize};
+    use serde_json::{json, Value};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    #[derive(Serialize, Deserialize, RequestState)]
+    struct Padding {
+        data: String,
+    }
+
+    struct Store;
+
+    #[tools]
+    impl Store {
+        /// Asks for a confirmation, carrying `size` bytes of state.
+        #[tool]
+        fn hold(&self, cx: &Context, size: usize) -> Result<ToolOutput, ToolError> {
+            let keys = cx.keys().expect("the server has keys");
+            let binding = Binding::from_context(cx);
+            let Some(token) = cx.request_state() else {
+                let sealed = Padding {
+                    data: "x".repeat(size),
+                }
+                .seal(keys, &binding)
+                .map_err(|e| ToolError::Protocol(ErrorObject::internal_error(e.to_string())))?;
+                let ask = serde_json::from_value(json!({
+                    "inputRequests": {"go": {"method": "elicitation/create", "params": {
+                        "message": "Go on?",
+                        "requestedSchema": {"type": "object", "properties": {}},
+                    }}},
+                    "requestState": sealed,
+                }))
+                .expect("an input request");
+                return Ok(ToolOutput::input_required(ask));
+            };
+            let state = Padding::open(token, keys, &binding, SystemTime::now()).map_err(|e| {
+                ToolError::Protocol(ErrorObject::invalid_params(format!(
+                    "requestState refused: {e}"
+                )))
+            })?;
+            Ok(ToolOutput::text(format!("held {}", state.data.len())))
+        }
+    }
+
+    async fn serve() -> u16 {
+        let server = Server::builder(Store)
+            .info("store", "1.0.0")
+            .tools()
+            .build()
+            .expect("server builds");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let port = listener.local_addr().expect("address").port();
+        let app = http::router(server, "/mcp", http::HttpConfig::default());
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        port
+    }
+
+    async fn hold(port: u16, size: usize, state: Option<&str>) -> Value {
+        let mut params = json!({
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+            },
+            "name": "hold",
+            "arguments": {"size": size},
+        });
+        if let Some(state) = state {
+            params["requestState"] = json!(state);
+            params["inputResponses"] = json!({"go": {"action": "accept", "content": {}}});
+        }
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+            .to_string();
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\
+             Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+             MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: hold\r\n\
+             Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .expect("connect");
+        stream.write_all(request.as_bytes()).await.expect("send");
+        let mut raw = String::new();
+        stream.read_to_string(&mut raw).await.expect("read");
+        let (head, body) = raw.split_once("\r\n\r\n").expect("a response");
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}\n{body}");
+        serde_json::from_str(body).unwrap_or_else(|e| panic!("not JSON ({e}): {body}"))
+    }
+
+    fn token(answer: &Value) -> &str {
+        answer["result"]["requestState"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no state in {answer}"))
+    }
+
+    #[tokio::test]
+    async fn exactly_at_the_cap_and_one_past() {
+        let port = serve().await;
+        // The sealed size of an empty payload, then the payload that makes
+        // the token exactly `MAX_TOKEN_LEN` characters of base64url
+        // (3 bytes to 4 characters, no padding).
+        let empty = hold(port, 0, None).await;
+        let overhead = token(&empty).len() * 3 / 4;
+        let size = MAX_TOKEN_LEN / 4 * 3 - overhead;
+
+        let first = hold(port, size, None).await;
+        let at_cap = token(&first).to_owned();
+        assert_eq!(at_cap.len(), MAX_TOKEN_LEN);
+        let retry = hold(port, size, Some(&at_cap)).await;
+        assert_eq!(
+            retry["result"]["content"][0]["text"],
+            format!("held {size}"),
+            "{retry}"
+        );
+
+        let over = hold(port, size + 1, None).await;
+        assert_eq!(over["error"]["code"], -32603, "{over}");
+        assert_eq!(
+            over["error"]["message"],
+            format!(
+                "cannot seal request state: the sealed state would exceed \
+                 {MAX_TOKEN_LEN} characters; keep less in it"
+            )
+        );
+
+        let long = format!("{at_cap}A");
+        let refused = hold(port, size, Some(&long)).await;
+        assert_eq!(refused["error"]["code"], -32602, "{refused}");
+        assert_eq!(
+            refused["error"]["message"],
+            "requestState refused: request state is malformed"
         );
     }
 }

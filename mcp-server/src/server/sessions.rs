@@ -1,0 +1,273 @@
+//! The table of legacy sessions of one HTTP endpoint: bounded, with idle
+//! expiry and least-recently-used eviction.
+//!
+//! The rules live in [`Table`], which takes the time as an argument and
+//! does no I/O, so that they are tested without waiting. [`Sessions`] is
+//! the table behind a lock, on the clock.
+//!
+//! A full table never refuses an `initialize`: the session used longest ago
+//! makes room. Its client gets `404` on its next request and, as the
+//! handshake era prescribes, starts a new session. Refusing instead would
+//! let one client that initializes in a loop lock every later client out
+//! for as long as the process lives.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use super::legacy::Session;
+
+/// Sessions keyed by id, each with the time and order of its last use.
+#[derive(Debug)]
+pub(crate) struct Table<V> {
+    by_id: HashMap<String, Slot<V>>,
+    /// Ids by the sequence number of their last use, oldest first.
+    by_use: BTreeMap<u64, String>,
+    next: u64,
+    max: usize,
+    idle: Duration,
+}
+
+#[derive(Debug)]
+struct Slot<V> {
+    value: V,
+    used_at: Instant,
+    seq: u64,
+}
+
+/// What [`Table::insert`] did to make room.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Made {
+    /// Sessions dropped because they were idle longer than the timeout.
+    pub(crate) expired: usize,
+    /// Sessions dropped, least recently used first, because the table was
+    /// full of live ones.
+    pub(crate) evicted: usize,
+}
+
+impl<V: Clone> Table<V> {
+    /// A table of at most `max` sessions (at least one), each forgotten
+    /// once unused for `idle`.
+    pub(crate) fn new(max: usize, idle: Duration) -> Self {
+        Table {
+            by_id: HashMap::new(),
+            by_use: BTreeMap::new(),
+            next: 0,
+            max: max.max(1),
+            idle,
+        }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.by_id.len()
+    }
+
+    fn expired(&self, used_at: Instant, now: Instant) -> bool {
+        now.saturating_duration_since(used_at) > self.idle
+    }
+
+    /// Adds a session at `now`, first dropping the expired ones, then the
+    /// least recently used while the table is full.
+    pub(crate) fn insert(&mut self, id: String, value: V, now: Instant) -> Made {
+        let mut made = Made::default();
+        while let Some((_, oldest)) = self.by_use.first_key_value() {
+            let slot = &self.by_id[oldest];
+            if !self.expired(slot.used_at, now) {
+                break;
+            }
+            let oldest = oldest.clone();
+            self.remove(&oldest);
+            made.expired += 1;
+        }
+        if let Some(previous) = self.by_id.get(&id) {
+            // A fresh 128-bit id never repeats; replace rather than leak
+            // its order entry if it ever did.
+            let seq = previous.seq;
+            self.by_use.remove(&seq);
+            self.by_id.remove(&id);
+        }
+        while self.by_id.len() >= self.max {
+            let Some((_, oldest)) = self.by_use.pop_first() else {
+                break;
+            };
+            self.by_id.remove(&oldest);
+            made.evicted += 1;
+        }
+        let seq = self.bump();
+        self.by_use.insert(seq, id.clone());
+        self.by_id.insert(
+            id,
+            Slot {
+                value,
+                used_at: now,
+                seq,
+            },
+        );
+        made
+    }
+
+    /// The session `id`, marked as used at `now`; `None` if there is none
+    /// or it expired (an expired one is dropped).
+    pub(crate) fn get(&mut self, id: &str, now: Instant) -> Option<V> {
+        let slot = self.by_id.get(id)?;
+        if self.expired(slot.used_at, now) {
+            self.remove(id);
+            return None;
+        }
+        let old = slot.seq;
+        let seq = self.bump();
+        self.by_use.remove(&old);
+        self.by_use.insert(seq, id.to_owned());
+        let slot = self.by_id.get_mut(id)?;
+        slot.seq = seq;
+        slot.used_at = now;
+        Some(slot.value.clone())
+    }
+
+    /// The session `id` without marking it used, expired or not.
+    pub(crate) fn peek(&self, id: &str) -> Option<&V> {
+        self.by_id.get(id).map(|slot| &slot.value)
+    }
+
+    /// Drops the session `id`; returns whether there was one.
+    pub(crate) fn remove(&mut self, id: &str) -> bool {
+        match self.by_id.remove(id) {
+            Some(slot) => {
+                self.by_use.remove(&slot.seq);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn bump(&mut self) -> u64 {
+        self.next += 1;
+        self.next
+    }
+}
+
+/// The legacy sessions of one HTTP endpoint, on the clock.
+#[derive(Debug)]
+pub(crate) struct Sessions {
+    table: Mutex<Table<Arc<Session>>>,
+}
+
+impl Sessions {
+    pub(crate) fn new(max: usize, idle: Duration) -> Self {
+        Sessions {
+            table: Mutex::new(Table::new(max, idle)),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Table<Arc<Session>>> {
+        // Every operation leaves the table consistent before it can panic.
+        self.table.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Keeps `session`, making room as [`Table::insert`] does.
+    pub(crate) fn insert(&self, session: Arc<Session>) -> Made {
+        let id = session.id().to_owned();
+        self.lock().insert(id, session, Instant::now())
+    }
+
+    /// The live session `id`, now marked as used.
+    pub(crate) fn get(&self, id: &str) -> Option<Arc<Session>> {
+        self.lock().get(id, Instant::now())
+    }
+
+    /// The session `id` if it exists, without marking it used.
+    pub(crate) fn peek(&self, id: &str) -> Option<Arc<Session>> {
+        self.lock().peek(id).cloned()
+    }
+
+    pub(crate) fn remove(&self, id: &str) -> bool {
+        self.lock().remove(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const IDLE: Duration = Duration::from_secs(60);
+
+    fn ids<V: Clone>(table: &Table<V>) -> Vec<&str> {
+        table.by_use.values().map(String::as_str).collect()
+    }
+
+    #[test]
+    fn a_full_table_evicts_the_least_recently_used() {
+        let t0 = Instant::now();
+        let mut table = Table::new(3, IDLE);
+        for (i, id) in ["a", "b", "c"].into_iter().enumerate() {
+            let made = table.insert(id.into(), i, t0);
+            assert_eq!(made, Made::default());
+        }
+        // Using `a` makes `b` the oldest.
+        assert_eq!(table.get("a", t0), Some(0));
+        let made = table.insert("d".into(), 3, t0);
+        assert_eq!(
+            made,
+            Made {
+                expired: 0,
+                evicted: 1
+            }
+        );
+        assert_eq!(table.get("b", t0), None);
+        assert_eq!(ids(&table), ["c", "a", "d"]);
+        assert_eq!(table.len(), 3);
+    }
+
+    #[test]
+    fn idle_sessions_expire_on_lookup_and_make_room_first() {
+        let t0 = Instant::now();
+        let mut table = Table::new(2, IDLE);
+        table.insert("a".into(), 1, t0);
+        table.insert("b".into(), 2, t0 + Duration::from_secs(30));
+        // At exactly the timeout a session is still alive.
+        assert_eq!(table.get("a", t0 + IDLE), Some(1));
+        let later = t0 + IDLE + Duration::from_secs(31);
+        // `b` was last used at 30 s: 61 s ago, gone.
+        assert_eq!(table.get("b", later), None);
+        assert_eq!(table.len(), 1);
+        let made = table.insert("c".into(), 3, t0 + 3 * IDLE);
+        assert_eq!(
+            made,
+            Made {
+                expired: 1,
+                evicted: 0
+            }
+        );
+        assert_eq!(ids(&table), ["c"]);
+    }
+
+    #[test]
+    fn a_flood_of_initializes_leaves_the_newest_and_stays_bounded() {
+        let t0 = Instant::now();
+        let mut table = Table::new(100, IDLE);
+        let mut evicted = 0;
+        for i in 0..10_000 {
+            evicted += table.insert(format!("s{i}"), i, t0).evicted;
+        }
+        assert_eq!(table.len(), 100);
+        assert_eq!(table.by_use.len(), 100);
+        assert_eq!(evicted, 9_900);
+        assert_eq!(table.get("s9999", t0), Some(9_999));
+        assert_eq!(table.get("s9899", t0), None);
+        assert_eq!(table.get("s9900", t0), Some(9_900));
+    }
+
+    #[test]
+    fn removal_and_a_zero_bound() {
+        let t0 = Instant::now();
+        let mut table = Table::new(0, IDLE);
+        table.insert("a".into(), 1, t0);
+        table.insert("b".into(), 2, t0);
+        assert_eq!(table.len(), 1, "a bound of 0 keeps one session");
+        assert!(table.remove("b"));
+        assert!(!table.remove("b"));
+        assert!(table.by_use.is_empty());
+        assert_eq!(table.peek("b"), None);
+    }
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Runs the test binaries of mcp-server and mcp-host several times while a
+# busy loop keeps every core of the machine occupied, and fails on any
+# failure: a test that passes only on an idle machine is found here rather
+# than on a busy CI runner. The compile-fail (trybuild) binaries are left
+# out: they time nothing, and compiling under load only takes longer.
+#
+# usage: tests/loaded.sh [RUNS]   (default 2)
+# Builds the test binaries once (a no-op when ./test already built them).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+runs="${1:-2}"
+cd "$root"
+
+# "executable<TAB>crate directory" of each test binary, as cargo reports
+# them; cargo runs each binary from its crate's directory, and so do we.
+mapfile -t binaries < <(
+    cargo test --locked --no-run --message-format=json -p mcp-server -p mcp-host |
+        python3 -c '
+import json, os, sys
+for line in sys.stdin:
+    try:
+        message = json.loads(line)
+    except ValueError:
+        continue
+    executable = message.get("executable")
+    if message.get("reason") != "compiler-artifact" or not executable:
+        continue
+    if not message.get("profile", {}).get("test"):
+        continue
+    if os.path.basename(executable).startswith("ui"):
+        continue
+    print(executable + "\t" + os.path.dirname(message["manifest_path"]))
+'
+)
+if [ "${#binaries[@]}" -eq 0 ]; then
+    echo "loaded: no test binaries were built" >&2
+    exit 1
+fi
+
+hogs=()
+stop_hogs() {
+    for pid in "${hogs[@]}"; do kill "$pid" 2>/dev/null || true; done
+}
+trap stop_hogs EXIT
+for _ in $(seq 1 "$(nproc)"); do
+    (while :; do :; done) &
+    hogs+=("$!")
+done
+echo "loaded: ${#hogs[@]} busy loops (pids ${hogs[*]}), ${#binaries[@]} test binaries, $runs runs"
+
+failed=0
+passed=0
+log="$(mktemp)"
+for run in $(seq 1 "$runs"); do
+    for entry in "${binaries[@]}"; do
+        binary="${entry%%$'\t'*}"
+        dir="${entry#*$'\t'}"
+        name="$(basename "$binary")"
+        if (cd "$dir" && "$binary" -q) >"$log" 2>&1; then
+            passed=$((passed + 1))
+        else
+            failed=$((failed + 1))
+            echo "FAIL: run $run ${name%-*}"
+            grep -E 'FAILED|panicked|test result' "$log" | head -n 20 | sed 's/^/    /'
+        fi
+    done
+done
+rm -f "$log"
+echo "loaded: $passed binary runs passed, $failed failed"
+[ "$failed" -eq 0 ]
