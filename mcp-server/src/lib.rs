@@ -55,7 +55,6 @@
 //! and over stdio in any case, declared scopes are not enforced.
 //!
 #![doc = include_str!("../features.md")]
-
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 

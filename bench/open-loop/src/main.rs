@@ -348,7 +348,8 @@ async fn read_answer(stream: &mut TcpStream, buffer: &mut Vec<u8>) -> io::Result
         read_more(stream, buffer).await?;
     }
     let body = &buffer[head_end..head_end + length];
-    if !body.windows(9).any(|w| w == b"\"result\"") {
+    let needle = b"\"result\"";
+    if !body.windows(needle.len()).any(|w| w == needle) {
         return Err(io::Error::other(format!(
             "unexpected answer: {}",
             String::from_utf8_lossy(body)
