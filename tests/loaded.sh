@@ -12,10 +12,12 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 runs="${1:-2}"
 cd "$root"
 
-# "executable<TAB>crate directory" of each test binary, as cargo reports
-# them; cargo runs each binary from its crate's directory, and so do we.
+# "executable<TAB>crate directory" of each test binary of the two crates,
+# as cargo reports them; cargo runs each binary from its crate's directory,
+# and so do we. The build is the workspace's, as ./test builds it, so that
+# features unify the same way and nothing is built twice.
 mapfile -t binaries < <(
-    cargo test --locked --no-run --message-format=json -p mcp-server -p mcp-host |
+    cargo test --workspace --locked --no-run --message-format=json |
         python3 -c '
 import json, os, sys
 for line in sys.stdin:
@@ -28,9 +30,12 @@ for line in sys.stdin:
         continue
     if not message.get("profile", {}).get("test"):
         continue
+    crate = os.path.dirname(message["manifest_path"])
+    if os.path.basename(crate) not in ("mcp-server", "mcp-host"):
+        continue
     if os.path.basename(executable).startswith("ui"):
         continue
-    print(executable + "\t" + os.path.dirname(message["manifest_path"]))
+    print(executable + "\t" + crate)
 '
 )
 if [ "${#binaries[@]}" -eq 0 ]; then

@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
-use mcp_server::__private::mcp_types::v2026_07_28::TextResourceContents;
+use mcp_server::types::v2026_07_28::TextResourceContents;
 use mcp_server::{resource, resources, tool, tools, Limits, Outcome, RequestHeaders, Server};
 use serde_json::{Map, Value};
 

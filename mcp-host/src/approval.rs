@@ -38,6 +38,7 @@ use sha2::{Digest, Sha256};
 
 use crate::names::ServerId;
 use crate::schema::{InputSchema, InvalidArguments};
+use crate::trust::Finding;
 use crate::untrusted::Untrusted;
 use crate::BoxFuture;
 
@@ -67,6 +68,7 @@ pub struct ToolCall {
     trust: Trust,
     annotations: Option<Untrusted<ToolAnnotations>>,
     schema: CallSchema,
+    findings: Vec<Finding>,
 }
 
 /// The compiled input schema a call's arguments are checked against.
@@ -102,7 +104,20 @@ impl ToolCall {
             trust,
             annotations,
             schema: CallSchema::default(),
+            findings: Vec::new(),
         }
+    }
+
+    /// The call, with what the poisoning checks found on its tool.
+    pub(crate) fn with_findings(mut self, findings: Vec<Finding>) -> Self {
+        self.findings = findings;
+        self
+    }
+
+    /// What the poisoning checks found on the tool's definition, for the
+    /// approver to show.
+    pub fn findings(&self) -> &[Finding] {
+        &self.findings
     }
 
     /// The call, checked against `schema` from now on.
@@ -214,19 +229,27 @@ pub enum Grant {
 pub struct Approval {
     digest: [u8; 32],
     grant: Grant,
+    by: &'static str,
 }
 
 impl Approval {
-    fn issue(call: &ToolCall, grant: Grant) -> Self {
+    fn issue(call: &ToolCall, grant: Grant, by: &'static str) -> Self {
         Self {
             digest: call.digest(),
             grant,
+            by,
         }
     }
 
     /// Who granted it.
     pub fn grant(&self) -> Grant {
         self.grant
+    }
+
+    /// How it was granted, for the audit log: `policy`, or the
+    /// approver's [`label`](Approver::label).
+    pub fn by(&self) -> &'static str {
+        self.by
     }
 
     /// Whether it was issued for exactly `call`.
@@ -239,6 +262,7 @@ impl fmt::Debug for Approval {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Approval")
             .field("grant", &self.grant)
+            .field("by", &self.by)
             .finish_non_exhaustive()
     }
 }
@@ -402,6 +426,12 @@ pub enum Decision {
 pub trait Approver: Send + Sync {
     /// Decides on one call.
     fn decide<'a>(&'a self, request: &'a ApprovalRequest) -> BoxFuture<'a, Decision>;
+
+    /// How the audit log names this approver's decisions: `prompt` for a
+    /// person asked, `yes` for a standing approval.
+    fn label(&self) -> &'static str {
+        "approver"
+    }
 }
 
 /// An approver that approves everything, for scripts that pre-approve
@@ -413,6 +443,10 @@ impl Approver for ApproveAll {
     fn decide<'a>(&'a self, _: &'a ApprovalRequest) -> BoxFuture<'a, Decision> {
         Box::pin(async { Decision::Approve })
     }
+
+    fn label(&self) -> &'static str {
+        "yes"
+    }
 }
 
 /// An approver that denies everything: only the policy lets calls through.
@@ -422,6 +456,10 @@ pub struct DenyAll;
 impl Approver for DenyAll {
     fn decide<'a>(&'a self, _: &'a ApprovalRequest) -> BoxFuture<'a, Decision> {
         Box::pin(async { Decision::Deny("no approver is configured".into()) })
+    }
+
+    fn label(&self) -> &'static str {
+        "deny-all"
     }
 }
 
@@ -433,6 +471,10 @@ pub struct Denied {
     pub tool: String,
     /// Why.
     pub reason: String,
+    /// Who refused it, for the audit log: `schema` for arguments that do
+    /// not fit, `policy` for a rule, or the approver's
+    /// [`label`](Approver::label).
+    pub by: &'static str,
 }
 
 /// The only issuer of [`Approval`]s: policy first, then the approver.
@@ -462,31 +504,42 @@ impl Gate {
         Self { policy, approver }
     }
 
+    /// How the approver's decisions are named in the audit log.
+    pub fn approver_label(&self) -> &'static str {
+        self.approver.label()
+    }
+
     /// Decides on `call`, asking the approver when the policy says so.
     ///
     /// # Errors
     ///
     /// [`Denied`] when the approver says no.
     pub async fn authorize(&self, call: &ToolCall) -> Result<Approval, Denied> {
-        let denied = |reason| Denied {
+        let denied = |reason, by| Denied {
             tool: call.qualified.clone(),
             reason,
+            by,
         };
         // Nobody is asked to approve a call the server would refuse.
-        call.check().map_err(|e| denied(e.to_string()))?;
+        call.check().map_err(|e| denied(e.to_string(), "schema"))?;
         match self.policy.requirement(call) {
-            Requirement::Allow => Ok(Approval::issue(call, Grant::Policy)),
-            Requirement::Deny(pattern) => {
-                Err(denied(format!("the policy's rule `{pattern}` denies it")))
-            }
+            Requirement::Allow => Ok(Approval::issue(call, Grant::Policy, "policy")),
+            Requirement::Deny(pattern) => Err(denied(
+                format!("the policy's rule `{pattern}` denies it"),
+                "policy",
+            )),
             Requirement::Ask(reason) => {
                 let request = ApprovalRequest {
                     call: call.clone(),
                     reason,
                 };
                 match self.approver.decide(&request).await {
-                    Decision::Approve => Ok(Approval::issue(call, Grant::Approver)),
-                    Decision::Deny(reason) => Err(denied(reason)),
+                    Decision::Approve => Ok(Approval::issue(
+                        call,
+                        Grant::Approver,
+                        self.approver.label(),
+                    )),
+                    Decision::Deny(reason) => Err(denied(reason, self.approver.label())),
                 }
             }
         }

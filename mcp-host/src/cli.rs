@@ -13,7 +13,37 @@
 //! mcp-host --config servers.json login notes
 //! mcp-host --config servers.json logout notes
 //! mcp-host --config servers.json snapshot notes --out tools.json
+//! mcp-host --config servers.json trust notes [create_note] [--yes]
 //! ```
+//!
+//! Every tool, prompt and resource template, and each server's
+//! instructions, are pinned the first time they are seen, in `pins.json`
+//! under the state directory (or `--pins FILE`). One that differs from
+//! its pin is quarantined: `tools` lists it as not callable with what
+//! changed, and `call` refuses it, with `--yes` too, and shows the
+//! difference. `trust SERVER [NAME]` shows the differences again and,
+//! once approved (at the terminal, or by `--yes`), pins what the server
+//! sends now. `tools` and the approval question also show what the
+//! poisoning checks found (hidden characters, text aimed at the model,
+//! mentions of other servers' tools, oversized descriptions);
+//! `--quarantine-flagged` quarantines such tools too.
+//!
+//! Every tool call decision is appended as one JSON line to `audit.jsonl`
+//! under the state directory (or `--audit-log FILE`): a digest of the
+//! arguments, or with `--audit-redact KEY` (repeatable) the arguments
+//! with those keys redacted.
+//!
+//! Everything a server wrote is shown through one renderer: control
+//! characters, escape sequences, bidirectional controls, zero-width and
+//! tag characters are written out as `\u{..}`, in JSON output as `\uXXXX`
+//! escapes, so nothing a server sends reaches the terminal raw.
+//!
+//! `--config FILE` takes the `mcpServers` shape (Claude Desktop, Claude
+//! Code's `.mcp.json`, Cursor) or VS Code's `servers` shape; `--from
+//! claude-desktop|claude-code|vscode|cursor` finds the file that host
+//! keeps, and `servers` says which file each entry came from. See
+//! [`config`](crate::config) for `type`, `${VAR}` expansion and the tool
+//! filters.
 //!
 //! A name that names nothing says why: no such server in the
 //! configuration, a server that is not running (with, for a stdio server,
@@ -53,13 +83,17 @@ use clap::{Parser, Subcommand};
 use serde_json::{json, Map, Value};
 
 use crate::approval::{ApproveAll, Approver};
+use crate::audit::{Arguments, AuditLog};
 use crate::client::{CallOptions, ClientOptions, Progress};
+use crate::trust::PinFile;
 use crate::untrusted::Untrusted;
 use crate::{Host, HostConfig};
 
 mod catalogue;
 mod content;
 mod terminal;
+mod trust;
+mod verbose;
 
 pub use terminal::Terminal;
 
@@ -71,9 +105,20 @@ pub use terminal::Terminal;
     about = "Run MCP servers and call their tools."
 )]
 pub struct Args {
-    /// The `mcpServers` JSON file.
-    #[arg(long, value_name = "FILE")]
-    pub config: PathBuf,
+    /// The configuration file: `mcpServers` JSON, or VS Code's `servers`.
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "from",
+        conflicts_with = "from"
+    )]
+    pub config: Option<PathBuf>,
+    /// Read the configuration another host keeps, where it keeps it:
+    /// Claude Desktop's, or the project's `.mcp.json` (Claude Code),
+    /// `.vscode/mcp.json` (VS Code) or `.cursor/mcp.json` (Cursor, else
+    /// `~/.cursor/mcp.json`).
+    #[arg(long, value_name = "HOST")]
+    pub from: Option<OtherHost>,
     /// How long to wait for a server's answer to `server/discover` before
     /// taking it for a legacy server.
     #[arg(long, value_name = "SECONDS", default_value = "3", value_parser = seconds, global = true)]
@@ -84,9 +129,68 @@ pub struct Args {
     /// Print the login URL without opening a browser.
     #[arg(long, global = true)]
     pub no_browser: bool,
+    /// The pin file; by default `pins.json` in the state directory.
+    #[arg(long, value_name = "FILE", global = true)]
+    pub pins: Option<PathBuf>,
+    /// The audit log; by default `audit.jsonl` in the state directory.
+    #[arg(long, value_name = "FILE", global = true)]
+    pub audit_log: Option<PathBuf>,
+    /// Keep the arguments of each call in the audit log, with the values
+    /// of this key redacted (repeatable); without it only their digest.
+    #[arg(long, value_name = "KEY", global = true)]
+    pub audit_redact: Vec<String>,
+    /// Quarantine the tools and prompts the poisoning checks flag.
+    #[arg(long, global = true)]
+    pub quarantine_flagged: bool,
+    /// Show each request (method, server, id; never the arguments) and
+    /// the servers' log messages on stderr.
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// The hosts whose configuration files `--from` finds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OtherHost {
+    /// `claude_desktop_config.json` in Claude's application folder.
+    ClaudeDesktop,
+    /// `.mcp.json` in the current directory.
+    ClaudeCode,
+    /// `.vscode/mcp.json` in the current directory.
+    Vscode,
+    /// `.cursor/mcp.json` in the current directory, else in the home.
+    Cursor,
+}
+
+impl OtherHost {
+    /// Where that host keeps its configuration: the first of its places
+    /// that exists, else the first.
+    pub fn path(self) -> Result<PathBuf, String> {
+        let home = std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .ok_or_else(|| String::from("--from: HOME is not set"))?;
+        let places = match self {
+            Self::ClaudeDesktop => vec![
+                home.join("Library/Application Support/Claude/claude_desktop_config.json"),
+                std::env::var_os("XDG_CONFIG_HOME")
+                    .map(PathBuf::from)
+                    .unwrap_or_else(|| home.join(".config"))
+                    .join("Claude/claude_desktop_config.json"),
+            ],
+            Self::ClaudeCode => vec![PathBuf::from(".mcp.json")],
+            Self::Vscode => vec![PathBuf::from(".vscode/mcp.json")],
+            Self::Cursor => vec![
+                PathBuf::from(".cursor/mcp.json"),
+                home.join(".cursor/mcp.json"),
+            ],
+        };
+        let found = places.iter().find(|p| p.is_file()).cloned();
+        found
+            .or_else(|| places.first().cloned())
+            .ok_or_else(String::new)
+    }
 }
 
 /// The subcommands.
@@ -138,6 +242,18 @@ pub enum Command {
         /// The server's id in the configuration.
         server: String,
     },
+    /// Shows what changed in a server's quarantined definitions and pins
+    /// them as the server sends them now.
+    Trust {
+        /// The server's id, as configured.
+        server: String,
+        /// One tool, prompt or resource template (its own or qualified
+        /// name); all of the server's changed definitions when absent.
+        name: Option<String>,
+        /// Pin without asking.
+        #[arg(long)]
+        yes: bool,
+    },
     /// Writes a server's tool list as `mcp-gen client --tools` reads it.
     Snapshot {
         /// The server's id, as configured.
@@ -166,7 +282,8 @@ pub fn main() -> ExitCode {
     match runtime.block_on(run(args)) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("mcp-host: {e}");
+            // The message may quote what a server wrote.
+            eprintln!("mcp-host: {}", crate::untrusted::visible(&e));
             ExitCode::FAILURE
         }
     }
@@ -180,7 +297,15 @@ pub fn main() -> ExitCode {
 /// fails.
 #[cfg_attr(not(feature = "oauth"), allow(unused_mut))]
 pub async fn run(args: Args) -> Result<ExitCode, String> {
-    let mut config = HostConfig::load(&args.config).map_err(|e| e.to_string())?;
+    if args.verbose {
+        verbose::install();
+    }
+    let source = match (&args.config, args.from) {
+        (Some(path), _) => path.clone(),
+        (None, Some(from)) => from.path()?,
+        (None, None) => return Err(String::from("give --config FILE or --from HOST")),
+    };
+    let mut config = HostConfig::load(&source).map_err(|e| e.to_string())?;
     #[cfg(feature = "oauth")]
     let store = credential_store();
     #[cfg(feature = "oauth")]
@@ -191,7 +316,7 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
             let entry = config
                 .servers
                 .remove(&id)
-                .ok_or_else(|| format!("no server `{id}` in {}", args.config.display()))?;
+                .ok_or_else(|| format!("no server `{id}` in {}", source.display()))?;
             if !matches!(entry.target, crate::client::Target::Http { .. }) {
                 return Err(format!(
                     "server `{id}` runs over stdio, which takes its credentials from `env`, not a login"
@@ -216,15 +341,36 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
         Command::Call { yes: true, .. } => Arc::new(ApproveAll),
         _ => Arc::new(Terminal),
     };
+    let pins = match &args.pins {
+        Some(path) => PinFile::new(path),
+        None => PinFile::in_state_dir().map_err(|e| e.to_string())?,
+    };
+    // A pin file that cannot be used stops every command but the one
+    // that says so: nothing could be checked against it.
+    pins.load().map_err(|e| e.to_string())?;
+    let audit = match &args.audit_log {
+        Some(path) => Some(AuditLog::new(path)),
+        None => AuditLog::in_state_dir(),
+    };
     let options = ClientOptions {
         probe_timeout: args.probe_timeout,
         request_timeout: args.timeout,
         ..ClientOptions::default()
     };
-    let builder = Host::builder(config)
+    let mut builder = Host::builder(config)
         .options(options)
         .approver(approver)
-        .input(Arc::new(Terminal));
+        .input(Arc::new(Terminal))
+        .pin_file(pins)
+        .quarantine_flagged(args.quarantine_flagged);
+    if let Some(audit) = audit {
+        let kept = if args.audit_redact.is_empty() {
+            Arguments::Digest
+        } else {
+            Arguments::Redacted(args.audit_redact.clone())
+        };
+        builder = builder.audit(audit.arguments(kept));
+    }
     #[cfg(feature = "oauth")]
     let builder = {
         // A login needs someone to do it: at a terminal, or when asked for.
@@ -243,8 +389,11 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
         }
     };
     let host = builder.start().await;
+    if !matches!(args.command, Command::Trust { .. }) {
+        trust::report(&host);
+    }
     let outcome = match args.command {
-        Command::Servers => servers(&host).await,
+        Command::Servers => servers(&host, &source).await,
         Command::Tools => Ok(catalogue::tools(&host).await),
         Command::Prompts => Ok(catalogue::prompts(&host).await),
         Command::Resources => Ok(catalogue::resources(&host).await),
@@ -254,6 +403,9 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
         Command::Login { server } => login(&host, &server).await,
         Command::Logout { .. } => Ok(ExitCode::SUCCESS),
         Command::Snapshot { server, out } => snapshot(&host, &server, out.as_deref()).await,
+        Command::Trust { server, name, yes } => {
+            trust::trust(&host, &server, name.as_deref(), yes).await
+        }
     };
     host.shutdown().await;
     outcome
@@ -328,18 +480,16 @@ fn seconds(text: &str) -> Result<Duration, String> {
     }
 }
 
+/// Prints `value` as JSON, every hidden character escaped.
 fn print(value: &Value) {
-    println!(
-        "{}",
-        serde_json::to_string_pretty(value).unwrap_or_default()
-    );
+    println!("{}", crate::untrusted::safe_json(value));
 }
 
-async fn servers(host: &Host) -> Result<ExitCode, String> {
+async fn servers(host: &Host, source: &std::path::Path) -> Result<ExitCode, String> {
     let mut list = Vec::new();
     let mut failed = false;
     for status in host.servers().await {
-        let mut entry = json!({ "id": status.id.as_str() });
+        let mut entry = json!({ "id": status.id.as_str(), "source": source.display().to_string() });
         if let Some(session) = status.session {
             entry["era"] = json!(format!("{:?}", session.era).to_lowercase());
             entry["version"] = json!(session.version);
@@ -371,10 +521,15 @@ async fn call(host: &Host, name: &str, args: &str) -> Result<ExitCode, String> {
         timeout: None,
         progress: Some(Arc::new(progress_bar)),
     };
-    let result = host
-        .call(name, object(args)?, &options)
-        .await
-        .map_err(|e| e.to_string())?;
+    let result = match host.call(name, object(args)?, &options).await {
+        Ok(result) => result,
+        Err(e) => {
+            if let crate::ClientError::Quarantined { reason, .. } = &e {
+                trust::show_quarantine(reason);
+            }
+            return Err(e.to_string());
+        }
+    };
     eprintln!();
     // The result is this command's output, printed as the server wrote it.
     let result = result.accept();
@@ -406,9 +561,7 @@ async fn snapshot(
             excluded.error
         );
     }
-    let text = serde_json::to_string_pretty(&crate::typed::snapshot(&list))
-        .map_err(|e| e.to_string())?
-        + "\n";
+    let text = crate::untrusted::safe_json(&crate::typed::snapshot(&list)) + "\n";
     let Some(out) = out else {
         print!("{text}");
         return Ok(ExitCode::SUCCESS);

@@ -13,12 +13,16 @@ use mcp_types::v2026_07_28::{
 use serde_json::{Map, Value};
 
 use crate::approval::{Approval, Approver, Denied, Gate, Policy, ToolCall};
+use crate::audit::{AuditLog, AuditRecord};
 use crate::client::{
     CallOptions, Client, ClientError, ClientOptions, ExcludedTool, InputHandler, KnownEra,
     NameKind, NoInput, Session, Shutdown, Subscription,
 };
 use crate::config::{HostConfig, ServerConfig};
 use crate::names::{self, QualifiedNames, ServerId, SEPARATOR};
+use crate::trust::{
+    self, Change, Checks, Definition, Finding, Kind, PinFile, Pins, Quarantine, Verdict,
+};
 use crate::untrusted::Untrusted;
 use crate::BoxFuture;
 
@@ -31,6 +35,11 @@ pub struct HostTool {
     pub server: ServerId,
     /// Its definition, as the server wrote it.
     pub tool: Untrusted<Tool>,
+    /// What the poisoning checks found on it.
+    pub findings: Vec<Finding>,
+    /// Why it may not be called, when it may not: [`Host::tools`] leaves
+    /// it out, and [`Host::quarantined_tools`] has it.
+    pub quarantine: Option<Quarantine>,
 }
 
 /// A prompt in the host's catalogue.
@@ -42,6 +51,11 @@ pub struct HostPrompt {
     pub server: ServerId,
     /// Its definition, as the server wrote it.
     pub prompt: Untrusted<Prompt>,
+    /// What the poisoning checks found on it.
+    pub findings: Vec<Finding>,
+    /// Why it may not be got, when it may not: [`Host::prompts`] leaves
+    /// it out.
+    pub quarantine: Option<Quarantine>,
 }
 
 /// A resource in the host's catalogue. Resources keep their URIs; the
@@ -62,6 +76,27 @@ pub struct HostResourceTemplate {
     pub server: ServerId,
     /// Its description, as the server wrote it.
     pub template: Untrusted<ResourceTemplate>,
+    /// Why it is not used, when it is not: [`Host::resource_templates`]
+    /// leaves it out, and [`Host::resource_servers`] does not match it.
+    pub quarantine: Option<Quarantine>,
+}
+
+/// What the last [`Host::refresh`] did with the pins.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PinEvent {
+    /// A definition seen for the first time was pinned.
+    Pinned {
+        /// The server.
+        server: ServerId,
+        /// What kind of definition.
+        kind: Kind,
+        /// Its name, as the server wrote it.
+        name: Untrusted<String>,
+    },
+    /// A definition differs from its pin, and is quarantined.
+    Changed(Box<Change>),
+    /// The pin file could not be read or written.
+    PinFile(String),
 }
 
 /// How one configured server is doing.
@@ -84,6 +119,43 @@ struct Catalogue {
     resources: Vec<HostResource>,
     templates: Vec<HostResourceTemplate>,
     excluded: Vec<ExcludedTool>,
+    /// The definitions that differ from their pins.
+    changes: Vec<Change>,
+    events: Vec<PinEvent>,
+}
+
+/// The pins, and where they are kept.
+#[derive(Debug)]
+struct PinBook {
+    pins: Pins,
+    file: Option<PinFile>,
+    /// Why the pin file cannot be used, when it cannot.
+    broken: Option<String>,
+}
+
+impl PinBook {
+    fn open(file: Option<PinFile>) -> Self {
+        let loaded = file.as_ref().map(PinFile::load).transpose();
+        match loaded {
+            Ok(pins) => Self {
+                pins: pins.unwrap_or_default(),
+                file,
+                broken: None,
+            },
+            Err(e) => Self {
+                pins: Pins::default(),
+                file,
+                broken: Some(e.to_string()),
+            },
+        }
+    }
+
+    fn save(&self) -> Result<(), String> {
+        match &self.file {
+            Some(file) => file.save(&self.pins).map_err(|e| e.to_string()),
+            None => Ok(()),
+        }
+    }
 }
 
 struct Slot {
@@ -108,6 +180,9 @@ pub struct HostBuilder {
     approver: Option<Arc<dyn Approver>>,
     input: Arc<dyn InputHandler>,
     options: ClientOptions,
+    pin_file: Option<PinFile>,
+    quarantine_flagged: bool,
+    audit: Option<AuditLog>,
     #[cfg(feature = "oauth")]
     credentials: Option<Arc<dyn crate::auth::CredentialStore>>,
     #[cfg(feature = "oauth")]
@@ -149,6 +224,28 @@ impl HostBuilder {
     /// and `legacy` come from its configuration.
     pub fn options(mut self, options: ClientOptions) -> Self {
         self.options = options;
+        self
+    }
+
+    /// Keeps the pins in `file` between runs; without one they last as
+    /// long as the host, so a definition that changes while it runs is
+    /// still quarantined. A file that cannot be read quarantines
+    /// everything (see [`PinFile`]).
+    pub fn pin_file(mut self, file: PinFile) -> Self {
+        self.pin_file = Some(file);
+        self
+    }
+
+    /// Quarantines the tools and prompts the poisoning checks flag, as
+    /// well as the changed ones.
+    pub fn quarantine_flagged(mut self, quarantine: bool) -> Self {
+        self.quarantine_flagged = quarantine;
+        self
+    }
+
+    /// Appends a line to `log` for every tool call decision.
+    pub fn audit(mut self, log: AuditLog) -> Self {
+        self.audit = Some(log);
         self
     }
 
@@ -210,10 +307,66 @@ impl HostBuilder {
             options: self.options,
             eras: Mutex::new(HashMap::new()),
             catalogue: RwLock::new(Catalogue::default()),
+            pins: Mutex::new(PinBook::open(self.pin_file)),
+            quarantine_flagged: self.quarantine_flagged,
+            audit: self.audit,
         };
         join_all(host.slots.keys().map(|id| host.connect(id))).await;
         host.refresh().await;
         host
+    }
+}
+
+/// What one refresh listed, before it is judged.
+#[derive(Default)]
+struct Listed {
+    tools: Vec<(ServerId, Untrusted<Tool>)>,
+    prompts: Vec<(ServerId, Untrusted<Prompt>)>,
+    resources: Vec<HostResource>,
+    templates: Vec<(ServerId, Untrusted<ResourceTemplate>)>,
+    excluded: Vec<ExcludedTool>,
+    instructions: Vec<(ServerId, Untrusted<String>)>,
+}
+
+/// The pins, as one refresh judges definitions against them.
+struct Judging<'a> {
+    book: &'a mut PinBook,
+    identities: BTreeMap<ServerId, String>,
+    changes: Vec<Change>,
+    events: Vec<PinEvent>,
+    dirty: bool,
+}
+
+impl Judging<'_> {
+    /// Pins `definition` of `server` if it is new; why it is quarantined,
+    /// if it is.
+    fn judge(&mut self, server: &ServerId, definition: Definition) -> Option<Quarantine> {
+        if let Some(reason) = &self.book.broken {
+            return Some(Quarantine::Unpinned(reason.clone()));
+        }
+        let identity = self.identities.get(server)?;
+        let verdict = self
+            .book
+            .pins
+            .observe(server, identity, std::slice::from_ref(&definition));
+        match verdict.into_iter().next() {
+            Some(Verdict::New) => {
+                self.dirty = true;
+                self.events.push(PinEvent::Pinned {
+                    server: server.clone(),
+                    kind: definition.kind,
+                    name: Untrusted::new(server.clone(), definition.name),
+                });
+                None
+            }
+            Some(Verdict::Changed(change)) => {
+                self.events
+                    .push(PinEvent::Changed(Box::new(change.clone())));
+                self.changes.push(change.clone());
+                Some(Quarantine::Changed(Box::new(change)))
+            }
+            Some(Verdict::Same) | None => None,
+        }
     }
 }
 
@@ -226,6 +379,9 @@ pub struct Host {
     options: ClientOptions,
     eras: Mutex<HashMap<String, KnownEra>>,
     catalogue: RwLock<Catalogue>,
+    pins: Mutex<PinBook>,
+    quarantine_flagged: bool,
+    audit: Option<AuditLog>,
 }
 
 impl std::fmt::Debug for Host {
@@ -245,6 +401,9 @@ impl Host {
             approver: None,
             input: Arc::new(NoInput),
             options: ClientOptions::default(),
+            pin_file: None,
+            quarantine_flagged: false,
+            audit: None,
             #[cfg(feature = "oauth")]
             credentials: None,
             #[cfg(feature = "oauth")]
@@ -376,33 +535,32 @@ impl Host {
     }
 
     /// Lists the tools, prompts, resources and resource templates of every
-    /// connected server again and renames them. A server whose listing fails contributes
-    /// nothing until the next refresh.
+    /// connected server again, renames them, and judges each definition
+    /// against its pin: new ones are pinned, changed ones quarantined
+    /// ([`Host::pin_events`] says which). A server whose listing fails
+    /// contributes nothing until the next refresh.
     pub async fn refresh(&self) {
-        let mut tools = Vec::new();
-        let mut prompts = Vec::new();
-        let mut resources = Vec::new();
-        let mut templates = Vec::new();
-        let mut excluded = Vec::new();
+        let mut listed = Listed::default();
         for (id, slot) in &self.slots {
             if slot.client.read().await.is_none() {
                 continue;
             }
-            let capabilities = self
-                .client(id)
-                .await
-                .and_then(|c| c.session())
-                .map(|s| s.capabilities);
-            let Some(capabilities) = capabilities else {
+            let Some(session) = self.client(id).await.and_then(|c| c.session()) else {
                 continue;
             };
+            if let Some(text) = session.instructions {
+                listed.instructions.push((id.clone(), text));
+            }
+            let capabilities = session.capabilities;
             if capabilities.tools.is_some() {
                 if let Ok(list) = self
                     .with_client(id, |c| Box::pin(async move { c.list_tools().await }))
                     .await
                 {
-                    tools.extend(list.tools.into_iter().map(|t| (id.clone(), t)));
-                    excluded.extend(list.excluded);
+                    listed
+                        .tools
+                        .extend(list.tools.into_iter().map(|t| (id.clone(), t)));
+                    listed.excluded.extend(list.excluded);
                 }
             }
             if capabilities.prompts.is_some() {
@@ -410,7 +568,9 @@ impl Host {
                     .with_client(id, |c| Box::pin(async move { c.list_prompts().await }))
                     .await
                 {
-                    prompts.extend(list.into_iter().map(|p| (id.clone(), p)));
+                    listed
+                        .prompts
+                        .extend(list.into_iter().map(|p| (id.clone(), p)));
                 }
             }
             if capabilities.resources.is_some() {
@@ -418,10 +578,12 @@ impl Host {
                     .with_client(id, |c| Box::pin(async move { c.list_resources().await }))
                     .await
                 {
-                    resources.extend(list.into_iter().map(|resource| HostResource {
-                        server: id.clone(),
-                        resource,
-                    }));
+                    listed
+                        .resources
+                        .extend(list.into_iter().map(|resource| HostResource {
+                            server: id.clone(),
+                            resource,
+                        }));
                 }
                 if let Ok(list) = self
                     .with_client(id, |c| {
@@ -429,50 +591,135 @@ impl Host {
                     })
                     .await
                 {
-                    templates.extend(list.into_iter().map(|template| HostResourceTemplate {
-                        server: id.clone(),
-                        template,
-                    }));
+                    listed
+                        .templates
+                        .extend(list.into_iter().map(|t| (id.clone(), t)));
                 }
             }
         }
+        let catalogue = self.judge(listed);
+        if let Ok(mut slot) = self.catalogue.write() {
+            *slot = catalogue;
+        }
+    }
+
+    /// The catalogue of what was listed: named, checked for poisoning,
+    /// and judged against the pins, which are saved when some are new.
+    fn judge(&self, mut listed: Listed) -> Catalogue {
+        // `allowedTools` and `disabledTools`: the others are never offered.
+        listed.tools.retain(|(server, tool)| {
+            let admits = |slot: &Slot| slot.config.tools.admits(&tool.accept_ref().name);
+            self.slots.get(server).is_some_and(admits)
+        });
         let tool_names =
-            QualifiedNames::build(tools.iter().map(|(s, t)| (s, &t.accept_ref().name)));
-        let prompt_names =
-            QualifiedNames::build(prompts.iter().map(|(s, p)| (s, &p.accept_ref().name)));
-        let mut catalogue = Catalogue {
-            tools: Vec::new(),
-            prompts: Vec::new(),
-            resources,
-            templates,
-            excluded,
-            tool_names,
-            prompt_names,
-        };
-        for (server, tool) in tools {
-            if let Some(q) = catalogue
-                .tool_names
-                .qualified(&server, &tool.accept_ref().name)
-            {
-                let qualified = q.to_owned();
-                catalogue.tools.push(HostTool {
-                    qualified,
-                    server,
-                    tool,
-                });
+            QualifiedNames::build(listed.tools.iter().map(|(s, t)| (s, &t.accept_ref().name)));
+        let prompt_names = QualifiedNames::build(
+            listed
+                .prompts
+                .iter()
+                .map(|(s, p)| (s, &p.accept_ref().name)),
+        );
+        let mut names: Vec<(ServerId, String)> = Vec::new();
+        for (qualified, server, own) in tool_names.iter() {
+            for name in trust::poison::names_of(qualified, own) {
+                names.push((server.clone(), name));
             }
         }
-        for (server, prompt) in prompts {
-            if let Some(q) = catalogue
-                .prompt_names
-                .qualified(&server, &prompt.accept_ref().name)
-            {
-                let qualified = q.to_owned();
-                catalogue.prompts.push(HostPrompt {
-                    qualified,
-                    server,
-                    prompt,
-                });
+        let checks = |server: &ServerId| Checks {
+            others: names
+                .iter()
+                .filter(|(s, _)| s != server)
+                .map(|(_, n)| n.clone())
+                .collect(),
+            ..Checks::default()
+        };
+        let mut book = match self.pins.lock() {
+            Ok(book) => book,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let mut judging = Judging {
+            identities: self
+                .slots
+                .iter()
+                .map(|(id, slot)| (id.clone(), trust::identity(&slot.config.target)))
+                .collect(),
+            book: &mut book,
+            changes: Vec::new(),
+            events: Vec::new(),
+            dirty: false,
+        };
+        let flagged = |findings: &[Finding]| {
+            (self.quarantine_flagged && !findings.is_empty())
+                .then(|| Quarantine::Flagged(findings.to_vec()))
+        };
+        let mut catalogue = Catalogue::default();
+        for (server, tool) in listed.tools {
+            let name = tool.accept_ref().name.clone();
+            let Some(qualified) = tool_names.qualified(&server, &name) else {
+                continue;
+            };
+            let value = serde_json::to_value(tool.accept_ref()).unwrap_or_default();
+            let findings = trust::poison::check(&value, &checks(&server));
+            let quarantine = judging
+                .judge(&server, Definition::new(Kind::Tool, name, value))
+                .or_else(|| flagged(&findings));
+            catalogue.tools.push(HostTool {
+                qualified: qualified.to_owned(),
+                server,
+                tool,
+                findings,
+                quarantine,
+            });
+        }
+        for (server, prompt) in listed.prompts {
+            let name = prompt.accept_ref().name.clone();
+            let Some(qualified) = prompt_names.qualified(&server, &name) else {
+                continue;
+            };
+            let value = serde_json::to_value(prompt.accept_ref()).unwrap_or_default();
+            let findings = trust::poison::check(&value, &checks(&server));
+            let quarantine = judging
+                .judge(&server, Definition::new(Kind::Prompt, name, value))
+                .or_else(|| flagged(&findings));
+            catalogue.prompts.push(HostPrompt {
+                qualified: qualified.to_owned(),
+                server,
+                prompt,
+                findings,
+                quarantine,
+            });
+        }
+        for (server, template) in listed.templates {
+            let name = template.accept_ref().uri_template.clone();
+            let value = serde_json::to_value(template.accept_ref()).unwrap_or_default();
+            let quarantine = judging.judge(
+                &server,
+                Definition::new(Kind::ResourceTemplate, name, value),
+            );
+            catalogue.templates.push(HostResourceTemplate {
+                server,
+                template,
+                quarantine,
+            });
+        }
+        for (server, text) in listed.instructions {
+            let value = Value::String(text.accept());
+            judging.judge(
+                &server,
+                Definition::new(Kind::Instructions, "instructions", value),
+            );
+        }
+        let Judging {
+            changes,
+            mut events,
+            dirty,
+            ..
+        } = judging;
+        if let Some(reason) = &book.broken {
+            events.push(PinEvent::PinFile(reason.clone()));
+        } else if dirty {
+            if let Err(e) = book.save() {
+                events.push(PinEvent::PinFile(e));
             }
         }
         catalogue
@@ -481,16 +728,109 @@ impl Host {
         catalogue
             .prompts
             .sort_by(|a, b| a.qualified.cmp(&b.qualified));
-        if let Ok(mut slot) = self.catalogue.write() {
-            *slot = catalogue;
-        }
+        catalogue.resources = listed.resources;
+        catalogue.excluded = listed.excluded;
+        catalogue.tool_names = tool_names;
+        catalogue.prompt_names = prompt_names;
+        catalogue.changes = changes;
+        catalogue.events = events;
+        catalogue
     }
 
-    /// Every tool of every server, by qualified name.
+    /// What the last [`Host::refresh`] pinned, found changed, or could
+    /// not do with the pin file.
+    pub fn pin_events(&self) -> Vec<PinEvent> {
+        self.catalogue
+            .read()
+            .map(|c| c.events.clone())
+            .unwrap_or_default()
+    }
+
+    /// The definitions of `server` that differ from their pins, all of
+    /// them or those named `name` (a tool's, prompt's or resource
+    /// template's own name, or a qualified name).
+    pub fn changes(&self, server: &ServerId, name: Option<&str>) -> Vec<Change> {
+        let Ok(catalogue) = self.catalogue.read() else {
+            return Vec::new();
+        };
+        let own = name.map(|name| {
+            catalogue
+                .tool_names
+                .resolve(name)
+                .or_else(|| catalogue.prompt_names.resolve(name))
+                .filter(|(s, _)| *s == server)
+                .map_or(name, |(_, own)| own)
+                .to_owned()
+        });
+        catalogue
+            .changes
+            .iter()
+            .filter(|c| &c.server == server && own.as_ref().is_none_or(|n| *n == c.name))
+            .cloned()
+            .collect()
+    }
+
+    /// Re-approves the changed definitions of `server` (all of them, or
+    /// those named `name`, as for [`Host::changes`]): pins them as last
+    /// listed, saves the pins, and lists again. The changes re-approved,
+    /// for showing what was approved; none when nothing differed.
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError::UnknownServer`]; [`ClientError::PinFile`] when the
+    /// pin file cannot be read or written.
+    pub async fn trust(
+        &self,
+        server: &ServerId,
+        name: Option<&str>,
+    ) -> Result<Vec<Change>, ClientError> {
+        let slot = self.slot(server)?;
+        let identity = trust::identity(&slot.config.target);
+        let changes = self.changes(server, name);
+        if !changes.is_empty() {
+            let mut book = match self.pins.lock() {
+                Ok(book) => book,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            if let (Some(reason), Some(file)) = (&book.broken, &book.file) {
+                return Err(ClientError::PinFile(trust::PinFileError {
+                    path: file.path().display().to_string(),
+                    reason: reason.clone(),
+                }));
+            }
+            for change in &changes {
+                let definition =
+                    Definition::new(change.kind, change.name.clone(), change.definition.clone());
+                book.pins.pin(server, &identity, &definition);
+            }
+            if let Some(file) = &book.file {
+                file.save(&book.pins)?;
+            }
+        }
+        self.refresh().await;
+        Ok(changes)
+    }
+
+    /// Every tool of every server that may be called, by qualified name.
     pub fn tools(&self) -> Vec<HostTool> {
         self.catalogue
             .read()
-            .map(|c| c.tools.clone())
+            .map(|c| {
+                let callable = c.tools.iter().filter(|t| t.quarantine.is_none());
+                callable.cloned().collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The tools that may not be called, each with its
+    /// [`quarantine`](HostTool::quarantine).
+    pub fn quarantined_tools(&self) -> Vec<HostTool> {
+        self.catalogue
+            .read()
+            .map(|c| {
+                let held = c.tools.iter().filter(|t| t.quarantine.is_some());
+                held.cloned().collect()
+            })
             .unwrap_or_default()
     }
 
@@ -502,11 +842,15 @@ impl Host {
             .unwrap_or_default()
     }
 
-    /// Every prompt of every server, by qualified name.
+    /// Every prompt of every server that is not quarantined, by
+    /// qualified name.
     pub fn prompts(&self) -> Vec<HostPrompt> {
         self.catalogue
             .read()
-            .map(|c| c.prompts.clone())
+            .map(|c| {
+                let usable = c.prompts.iter().filter(|p| p.quarantine.is_none());
+                usable.cloned().collect()
+            })
             .unwrap_or_default()
     }
 
@@ -518,11 +862,14 @@ impl Host {
             .unwrap_or_default()
     }
 
-    /// Every resource template of every server.
+    /// Every resource template of every server that is not quarantined.
     pub fn resource_templates(&self) -> Vec<HostResourceTemplate> {
         self.catalogue
             .read()
-            .map(|c| c.templates.clone())
+            .map(|c| {
+                let usable = c.templates.iter().filter(|t| t.quarantine.is_none());
+                usable.cloned().collect()
+            })
             .unwrap_or_default()
     }
 
@@ -545,7 +892,8 @@ impl Host {
                 .templates
                 .iter()
                 .filter(|t| {
-                    crate::uri_template::matches(&t.template.accept_ref().uri_template, uri)
+                    t.quarantine.is_none()
+                        && crate::uri_template::matches(&t.template.accept_ref().uri_template, uri)
                 })
                 .map(|t| t.server.clone())
                 .collect();
@@ -615,19 +963,74 @@ impl Host {
     /// [`ClientError::ServerDown`] or [`ClientError::Unknown`] for a name
     /// that names no tool, [`ClientError::InvalidArguments`] for arguments
     /// the schema refuses, [`ClientError::Schema`] for a schema the host
-    /// will not use, and the client's errors.
+    /// will not use, [`ClientError::Quarantined`] for a tool that may not
+    /// be called (nobody is asked), and the client's errors.
     pub async fn prepare(
         &self,
         qualified: &str,
         arguments: Map<String, Value>,
     ) -> Result<ToolCall, ClientError> {
         let (server, tool) = self.locate(NameKind::Tool, qualified)?;
+        let (findings, quarantine) = self.tool_state(&server, &tool);
+        if let Some(reason) = quarantine {
+            self.refuse((server.as_str(), &tool, qualified), &arguments, &reason);
+            return Err(ClientError::Quarantined {
+                kind: NameKind::Tool,
+                server,
+                name: qualified.to_owned(),
+                reason: Box::new(reason),
+            });
+        }
         let tool = &tool;
-        self.with_client(&server, |c| {
-            let (qualified, arguments) = (qualified.to_owned(), arguments.clone());
-            Box::pin(async move { c.prepare_named(tool, qualified, arguments).await })
-        })
-        .await
+        let call = self
+            .with_client(&server, |c| {
+                let (qualified, arguments) = (qualified.to_owned(), arguments.clone());
+                Box::pin(async move { c.prepare_named(tool, qualified, arguments).await })
+            })
+            .await?;
+        Ok(call.with_findings(findings))
+    }
+
+    /// What the poisoning checks found on the tool `tool` of `server`,
+    /// and why it is quarantined, if it is.
+    fn tool_state(&self, server: &ServerId, tool: &str) -> (Vec<Finding>, Option<Quarantine>) {
+        let Ok(catalogue) = self.catalogue.read() else {
+            return (Vec::new(), None);
+        };
+        catalogue
+            .tools
+            .iter()
+            .find(|t| &t.server == server && t.tool.accept_ref().name == tool)
+            .map(|t| (t.findings.clone(), t.quarantine.clone()))
+            .unwrap_or_default()
+    }
+
+    /// Appends `record` to the audit log, if there is one. A line that
+    /// cannot be written is lost; the call goes on.
+    fn record(&self, record: AuditRecord) {
+        if let Some(log) = &self.audit {
+            let _ = log.append(&record);
+        }
+    }
+
+    /// Records the refusal of a call of a quarantined tool.
+    fn refuse(
+        &self,
+        names: (&str, &str, &str),
+        arguments: &Map<String, Value>,
+        reason: &Quarantine,
+    ) {
+        if let Some(log) = &self.audit {
+            let record = AuditRecord::of(
+                names,
+                arguments,
+                log.kept(),
+                std::time::SystemTime::now(),
+                "refused",
+                "quarantine",
+            );
+            self.record(record.because(reason.to_string()));
+        }
     }
 
     /// Applies the policy to `call` and asks the approver when it says so.
@@ -636,7 +1039,18 @@ impl Host {
     ///
     /// [`Denied`] when a rule or the approver says no.
     pub async fn authorize(&self, call: &ToolCall) -> Result<Approval, Denied> {
-        self.gate.authorize(call).await
+        let decided = self.gate.authorize(call).await;
+        if let (Err(denied), Some(log)) = (&decided, &self.audit) {
+            let record = AuditRecord::new(
+                call,
+                log.kept(),
+                std::time::SystemTime::now(),
+                "denied",
+                denied.by,
+            );
+            self.record(record.because(denied.reason.clone()));
+        }
+        decided
     }
 
     /// Runs an approved call. If its stdio server crashed meanwhile, the
@@ -645,7 +1059,9 @@ impl Host {
     /// # Errors
     ///
     /// [`ClientError::ApprovalMismatch`] when `approval` was issued for
-    /// another call; otherwise the client's errors.
+    /// another call; [`ClientError::Quarantined`] when the tool was
+    /// quarantined since the call was prepared; otherwise the client's
+    /// errors.
     pub async fn call_tool(
         &self,
         call: ToolCall,
@@ -656,11 +1072,32 @@ impl Host {
             return Err(ClientError::ApprovalMismatch);
         }
         let server = call.server().clone();
+        if let (_, Some(reason)) = self.tool_state(&server, call.tool()) {
+            let names = (server.as_str(), call.tool(), call.qualified());
+            self.refuse(names, call.arguments(), &reason);
+            return Err(ClientError::Quarantined {
+                kind: NameKind::Tool,
+                server,
+                name: call.qualified().to_owned(),
+                reason: Box::new(reason),
+            });
+        }
+        let started = (std::time::SystemTime::now(), std::time::Instant::now());
         let call = &call;
-        self.with_client(&server, |c| {
-            Box::pin(async move { c.run_tool(call, options).await })
-        })
-        .await
+        let result = self
+            .with_client(&server, |c| {
+                Box::pin(async move { c.run_tool(call, options).await })
+            })
+            .await;
+        if let Some(log) = &self.audit {
+            let outcome = match &result {
+                Ok(result) => Ok(result.accept_ref().is_error == Some(true)),
+                Err(e) => Err(e.to_string()),
+            };
+            let record = AuditRecord::new(call, log.kept(), started.0, "allowed", approval.by());
+            self.record(record.sent(outcome, started.1.elapsed()));
+        }
+        result
     }
 
     /// Calls the tool named `qualified` in one step: [`Host::prepare`],
@@ -696,6 +1133,20 @@ impl Host {
         arguments: BTreeMap<String, String>,
     ) -> Result<Untrusted<GetPromptResult>, ClientError> {
         let (server, prompt) = self.locate(NameKind::Prompt, qualified)?;
+        let quarantine = self.catalogue.read().ok().and_then(|c| {
+            c.prompts
+                .iter()
+                .find(|p| p.server == server && p.prompt.accept_ref().name == prompt)
+                .and_then(|p| p.quarantine.clone())
+        });
+        if let Some(reason) = quarantine {
+            return Err(ClientError::Quarantined {
+                kind: NameKind::Prompt,
+                server,
+                name: qualified.to_owned(),
+                reason: Box::new(reason),
+            });
+        }
         let prompt = &prompt;
         self.with_client(&server, |c| {
             let arguments = arguments.clone();

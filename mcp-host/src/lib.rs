@@ -96,6 +96,10 @@
 //!   schemas.
 //! - [`digest`]: canonical digests of tool definitions (RFC 8785 JSON,
 //!   SHA-256), sans-IO.
+//! - [`trust`]: definitions pinned on first use and quarantined when they
+//!   change, a readable diff, and poisoning checks, sans-IO; the pin
+//!   file. [`audit`]: one JSON line per tool call decision. [`state`]:
+//!   the state directory and the private, atomic writes both use.
 //! - [`client`]: one server over stdio or Streamable HTTP, in either era.
 //! - [`typed`]: the runtime of typed clients that `mcp-gen client`
 //!   generates from a tool list: a drift check against the live
@@ -116,6 +120,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 pub mod approval;
+pub mod audit;
 #[cfg(feature = "oauth")]
 pub mod auth;
 pub mod cli;
@@ -130,6 +135,8 @@ pub mod names;
 pub mod probe;
 pub mod schema;
 pub mod sse;
+pub mod state;
+pub mod trust;
 pub mod typed;
 pub mod untrusted;
 mod uri_template;
@@ -149,7 +156,8 @@ pub use approval::{Approval, Approver, Gate, Policy, ToolCall, Trust};
 pub use client::{Client, ClientError, ClientOptions};
 pub use config::HostConfig;
 pub use host::{
-    Host, HostBuilder, HostPrompt, HostResource, HostResourceTemplate, HostTool, ServerStatus,
+    Host, HostBuilder, HostPrompt, HostResource, HostResourceTemplate, HostTool, PinEvent,
+    ServerStatus,
 };
 pub use names::ServerId;
 pub use untrusted::Untrusted;

@@ -17,6 +17,7 @@
 use std::fmt;
 
 use serde::Serialize;
+use serde_json::ser::{Formatter, PrettyFormatter};
 use serde_json::Value;
 
 use crate::names::ServerId;
@@ -124,29 +125,130 @@ impl fmt::Display for Rendered {
     }
 }
 
-/// Whether `c` could hide or reorder what a reader sees.
-fn is_deceptive(c: char) -> bool {
-    matches!(c,
-        '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}'
-        | '\u{2066}'..='\u{2069}' | '\u{FEFF}' | '\u{061C}')
+/// Whether `c` is invisible, or could hide or reorder what a reader sees:
+/// control characters (C0, DEL and C1, which carry terminal escape
+/// sequences), bidirectional controls, zero-width and other format
+/// characters, fillers that render as blank, variation selectors, the
+/// Unicode tag block (U+E0000–U+E007F, invisible to a person and readable
+/// by a model) and private-use code points. Newline and tab are not
+/// counted here; the renderer keeps them.
+pub fn is_hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(c,
+            '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}'
+            | '\u{17B4}' | '\u{17B5}' | '\u{180B}'..='\u{180F}'
+            | '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}'
+            | '\u{2060}'..='\u{206F}' | '\u{3164}' | '\u{FE00}'..='\u{FE0F}'
+            | '\u{FEFF}' | '\u{FFA0}' | '\u{FFF9}'..='\u{FFFB}'
+            | '\u{1BCA0}'..='\u{1BCA3}' | '\u{1D173}'..='\u{1D17A}'
+            | '\u{E0000}'..='\u{E007F}' | '\u{E0100}'..='\u{E01EF}'
+            | '\u{E000}'..='\u{F8FF}' | '\u{F0000}'..='\u{10FFFF}')
 }
 
-pub(crate) fn neutralise(text: &str) -> String {
-    let mut out = String::with_capacity(text.len().min(RENDER_LIMIT));
+/// `text` with every [hidden](is_hidden) character but newline and tab
+/// written out as its `\u{..}` escape, and the length capped: what a
+/// terminal may be given.
+pub fn neutralise(text: &str) -> String {
+    escape(text, RENDER_LIMIT)
+}
+
+/// [`neutralise`] without the cap, for text the host assembled from
+/// rendered parts (a question put to the terminal) and checks once more
+/// as a whole before it is written.
+pub fn visible(text: &str) -> String {
+    escape(text, usize::MAX)
+}
+
+fn escape(text: &str, limit: usize) -> String {
+    let mut out = String::with_capacity(text.len().min(limit));
     for (n, c) in text.chars().enumerate() {
-        if n >= RENDER_LIMIT {
+        if n >= limit {
             out.push('…');
             break;
         }
         if c == '\n' || c == '\t' {
             out.push(c);
-        } else if c.is_control() || is_deceptive(c) {
+        } else if is_hidden(c) {
             out.extend(c.escape_unicode());
         } else {
             out.push(c);
         }
     }
     out
+}
+
+/// `value` as pretty JSON in which every [hidden](is_hidden) character is
+/// written as a `\uXXXX` escape: the same JSON value, and nothing a
+/// terminal acts on or a reader cannot see.
+pub fn safe_json(value: &impl Serialize) -> String {
+    let mut out = Vec::new();
+    let mut serializer =
+        serde_json::Serializer::with_formatter(&mut out, SafeFormatter(PrettyFormatter::new()));
+    if value.serialize(&mut serializer).is_err() {
+        return String::from("null");
+    }
+    // The formatter writes ASCII escapes into valid UTF-8 only.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// serde_json's pretty formatter, escaping hidden characters in strings.
+struct SafeFormatter(PrettyFormatter<'static>);
+
+impl Formatter for SafeFormatter {
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut start = 0;
+        for (at, c) in fragment.char_indices() {
+            if is_hidden(c) {
+                writer.write_all(&fragment.as_bytes()[start..at])?;
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    write!(writer, "\\u{unit:04x}")?;
+                }
+                start = at + c.len_utf8();
+            }
+        }
+        writer.write_all(&fragment.as_bytes()[start..])
+    }
+
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_array(w)
+    }
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_array(w)
+    }
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.0.begin_array_value(w, first)
+    }
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_array_value(w)
+    }
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_object(w)
+    }
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_object(w)
+    }
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.0.begin_object_key(w, first)
+    }
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_object_value(w)
+    }
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_object_value(w)
+    }
 }
 
 #[cfg(test)]
@@ -167,6 +269,38 @@ mod tests {
         assert!(shown.contains("\\u{202e}") && shown.contains("\\u{7}"));
         assert!(shown.contains('\n'));
         assert_eq!(wrap(json!({"a": 1})).render().text(), "{\"a\":1}");
+    }
+
+    #[test]
+    fn hidden_characters_are_made_visible() {
+        for c in [
+            '\u{1b}',
+            '\u{9b}',
+            '\u{7f}',
+            '\u{200b}',
+            '\u{202e}',
+            '\u{2066}',
+            '\u{feff}',
+            '\u{e0041}',
+            '\u{e007f}',
+            '\u{e0100}',
+            '\u{fe0f}',
+            '\u{ad}',
+            '\u{2028}',
+        ] {
+            let text = format!("a{c}b");
+            assert_eq!(
+                neutralise(&text),
+                format!("a{}b", c.escape_unicode()),
+                "{c:?}"
+            );
+            let json = safe_json(&json!({ "k": text }));
+            assert!(!json.contains(c), "{c:?} in {json}");
+            let back: Value = serde_json::from_str(&json).expect("still JSON");
+            assert_eq!(back["k"], text.as_str());
+        }
+        assert_eq!(neutralise("plain é 日本 🙂\n\t"), "plain é 日本 🙂\n\t");
+        assert_eq!(safe_json(&json!(["é"])), "[\n  \"é\"\n]");
     }
 
     #[test]

@@ -12,14 +12,24 @@ use mcp_host::probe::ProbeError;
 use mcp_host::ServerId;
 use mcp_types::version::{Era, ProtocolVersion};
 
-/// Long enough that a loaded machine still answers in time; the silent
-/// server costs exactly this.
-const PROBE: Duration = Duration::from_secs(2);
+/// Long enough that a loaded machine still answers in time: no test that
+/// expects an answer waits this long unless something is wrong.
+const PROBE: Duration = Duration::from_secs(30);
+
+/// The probe timeout of the tests of silence, which cost exactly this.
+const SHORT_PROBE: Duration = Duration::from_secs(2);
 
 fn options(legacy: bool) -> mcp_host::ClientOptions {
     mcp_host::ClientOptions {
         probe_timeout: PROBE,
         ..common::options(legacy)
+    }
+}
+
+fn short_options() -> mcp_host::ClientOptions {
+    mcp_host::ClientOptions {
+        probe_timeout: SHORT_PROBE,
+        ..common::options(false)
     }
 }
 
@@ -34,7 +44,7 @@ async fn a_silent_server_is_legacy() {
         id(),
         scripted("silent", Vec::new()),
         Arc::new(NoInput),
-        options(false),
+        short_options(),
         None,
     )
     .await
@@ -42,11 +52,36 @@ async fn a_silent_server_is_legacy() {
     let session = client.session().expect("session");
     assert_eq!(session.era, Era::Legacy);
     assert_eq!(session.version, ProtocolVersion::V2025_11_25);
-    // It waited for the probe timeout, no longer.
-    assert!(started.elapsed() >= PROBE);
+    // It waited for the probe timeout.
+    assert!(started.elapsed() >= SHORT_PROBE);
     let tools = client.list_tools().await.expect("tools");
     assert_eq!(tools.tools.len(), 3);
     assert_eq!(client.known_era(), Some(KnownEra::Legacy));
+    client.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_slow_modern_server_is_not_taken_for_legacy() {
+    // Its discovery answer comes after the probe timeout, and it then
+    // refuses `initialize` as a modern server does: the client asks again,
+    // patiently, and settles on the modern era.
+    let delay = vec![("SLUGGISH_SECONDS".to_owned(), "4".to_owned())];
+    let client = Client::connect(
+        id(),
+        scripted("sluggish", delay),
+        Arc::new(NoInput),
+        short_options(),
+        None,
+    )
+    .await
+    .expect("connects in the end");
+    let session = client.session().expect("session");
+    assert_eq!(
+        (session.era, session.version),
+        (Era::Modern, ProtocolVersion::V2026_07_28)
+    );
+    let tools = client.list_tools().await.expect("tools");
+    assert!(tools.tools.iter().any(|t| t.accept_ref().name == "echo"));
     client.shutdown().await;
 }
 

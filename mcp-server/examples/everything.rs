@@ -13,10 +13,6 @@
 
 use std::time::{Duration, SystemTime};
 
-use mcp_server::__private::mcp_types::v2026_07_28::{
-    BlobResourceContents, ClientCapabilities, ContentBlock, InputRequiredResult, LoggingLevel,
-    PromptMessage, TextResourceContents,
-};
 use mcp_server::completion::{CompletionRequest, Reference};
 use mcp_server::elicit::Elicit;
 use mcp_server::notify::Change;
@@ -24,6 +20,10 @@ use mcp_server::prompt::PromptOutput;
 use mcp_server::state::{Binding, KeyRing, StateError, KEY_LEN};
 use mcp_server::tool::{ToolError, ToolOutput, ToolSet};
 use mcp_server::transport::{http, stdio};
+use mcp_server::types::v2026_07_28::{
+    BlobResourceContents, ClientCapabilities, ContentBlock, InputRequiredResult, LoggingLevel,
+    PromptMessage, TextResourceContents,
+};
 use mcp_server::{
     prompt, prompts, resource, resources, tool, tools, Context, ElicitForm, ErrorObject,
     RequestState, Server,
@@ -553,7 +553,7 @@ fn confirm_with_state(cx: &Context, tool: &str) -> Result<ToolOutput, ToolError>
 struct SchemaTool;
 
 impl ToolSet for SchemaTool {
-    fn tools() -> Vec<mcp_server::__private::mcp_types::v2026_07_28::Tool> {
+    fn tools() -> Vec<mcp_server::types::v2026_07_28::Tool> {
         let tool = json!({
             "name": "json_schema_2020_12_tool",
             "description": "Takes arguments described with JSON Schema 2020-12 keywords.",

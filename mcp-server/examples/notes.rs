@@ -25,12 +25,12 @@
 
 use std::time::Duration;
 
-use mcp_server::__private::mcp_types::v2026_07_28::{LoggingLevel, TextResourceContents};
 use mcp_server::elicit::{Elicit, Elicitation};
 use mcp_server::handle::{Handle, HandleStore};
 use mcp_server::tool::{ToolError, ToolSet};
 use mcp_server::transport::http::{self, HttpConfig};
 use mcp_server::transport::stdio;
+use mcp_server::types::v2026_07_28::{LoggingLevel, TextResourceContents};
 use mcp_server::{
     prompt, prompts, resource, resources, tool, tools, Context, ElicitForm, ErrorObject, Server,
     ServerBuilder,

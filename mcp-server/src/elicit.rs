@@ -503,7 +503,7 @@ pub fn answer<T: ElicitForm>(
 /// ```
 /// use mcp_server::elicit::{Elicitation, InputRound};
 /// use mcp_server::{Context, ElicitForm};
-/// use mcp_types::v2026_07_28::ClientCapabilities;
+/// use mcp_server::types::v2026_07_28::ClientCapabilities;
 ///
 /// /// Proceed?
 /// #[derive(ElicitForm)]

@@ -2,6 +2,21 @@
 //! resources as plain Rust functions, and serve them over stdio or
 //! Streamable HTTP to clients of both protocol eras.
 //!
+//! The crates of this repository are not on crates.io yet: depend on them
+//! by path (or by `git`), next to the async runtime `main` uses, and
+//! `serde` and `schemars` for types of your own that tools take or return
+//! (they derive `Deserialize`/`Serialize` and `JsonSchema`):
+//!
+//! ```toml
+//! [dependencies]
+//! mcp-server = { path = "../mcp-toolkit/mcp-server" } # features = ["auth"] for OAuth
+//! tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
+//! serde = { version = "1", features = ["derive"] }
+//! schemars = "1"
+//! ```
+//!
+//! Then:
+//!
 //! ```no_run
 //! use mcp_server::transport::stdio;
 //! use mcp_server::{tool, tools, Server};
@@ -38,6 +53,15 @@
 //! - [`Server`] validates each request (`_meta`, HTTP headers, version,
 //!   capabilities), dispatches it, and shapes the result; the
 //!   [`transport`] modules only move bytes.
+//! - Any one of [`ServerBuilder::tools`], [`ServerBuilder::prompts`] and
+//!   [`ServerBuilder::resources`] serves every `#[tools]`, `#[prompts]`
+//!   and `#[resources]` block of the state's type (a set given with
+//!   `prompt_set` or `resource_set` takes the place of the type's own).
+//!   `server/discover` and `initialize` advertise exactly what is served:
+//!   `completions` only with [`ServerBuilder::completion`], and each
+//!   answer carries only what its revision defines.
+//! - [`types`] are the protocol types (`types::v2026_07_28::TextResourceContents`
+//!   and the like) and [`schemars`] the crate the schemas are derived with.
 //! - `state` (with the `sealed-state` feature) seals what a multi-round
 //!   request carries between rounds; [`handle`] names state that spans calls; [`elicit`] asks the user for
 //!   input declaratively.
@@ -75,6 +99,24 @@ pub mod tool;
 pub mod transport;
 pub mod uri_template;
 
+/// The protocol types, one module per revision (`types::v2026_07_28`,
+/// `types::v2025_11_25`), with the JSON-RPC framing, the `_meta` keys and
+/// the method table: everything of the `mcp-types` crate, so a server
+/// needs no other crate of this repository. Handlers return some of them
+/// (`TextResourceContents`, `PromptMessage`), and the builder takes some
+/// (`CacheScope`).
+pub mod types {
+    // A module rather than `pub use mcp_types as types`: compiler messages
+    // then name the types by a path that exists (`mcp_server::types::..`).
+    #[doc(inline)]
+    pub use mcp_types::*;
+}
+
+/// The `schemars` the tool macros derive schemas with: a type that a tool
+/// takes or returns derives `schemars::JsonSchema`. Depend on `schemars`
+/// version 1 yourself to write the derive, or name it through this path.
+pub use schemars;
+
 pub use context::Context;
 pub use elicit::ElicitForm;
 #[cfg(feature = "sealed-state")]
@@ -100,6 +142,12 @@ pub mod __private {
     pub use crate::elicit::__private as elicit;
     pub use crate::prompt::__macro_support as prompt;
     pub use crate::resource::__macro_support as resource;
+    /// The probes that find the sets of a server type.
+    pub mod sets {
+        pub use crate::server::{
+            FoundPrompts, FoundResources, FoundTools, Missing, OwnSets, Probe,
+        };
+    }
     pub use crate::tool::__private as tool;
     pub use mcp_types;
     pub use schemars;

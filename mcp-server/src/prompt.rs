@@ -184,6 +184,16 @@ pub trait PromptSet<S: ?Sized>: Send + Sync {
     /// Every prompt, in a fixed order (declaration order for the macros).
     fn prompts(&self) -> Vec<Prompt>;
 
+    /// The sets of the implementing type, found by the macros' expansion;
+    /// not a stable API.
+    #[doc(hidden)]
+    fn __own_sets() -> crate::server::OwnSets<Self>
+    where
+        Self: Sized,
+    {
+        crate::server::OwnSets::NONE
+    }
+
     /// Whether the set has a prompt called `name`. The default looks
     /// through [`prompts`](PromptSet::prompts); the macros answer directly.
     fn has_prompt(&self, name: &str) -> bool {

@@ -239,6 +239,16 @@ pub trait ResourceSet<S: ?Sized>: Send + Sync {
     /// The resource templates, in a fixed order.
     fn resource_templates(&self) -> Vec<ResourceTemplate>;
 
+    /// The sets of the implementing type, found by the macros' expansion;
+    /// not a stable API.
+    #[doc(hidden)]
+    fn __own_sets() -> crate::server::OwnSets<Self>
+    where
+        Self: Sized,
+    {
+        crate::server::OwnSets::NONE
+    }
+
     /// Starts reading `uri` if it is exactly the URI of a fixed resource.
     ///
     /// # Errors

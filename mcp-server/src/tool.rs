@@ -111,6 +111,16 @@ pub trait ToolSet: Send + Sync {
     where
         Self: Sized;
 
+    /// The sets of the implementing type, found by the macros' expansion;
+    /// not a stable API.
+    #[doc(hidden)]
+    fn __own_sets() -> crate::server::OwnSets<Self>
+    where
+        Self: Sized,
+    {
+        crate::server::OwnSets::NONE
+    }
+
     /// The OAuth scopes a call of the tool `name` needs (see
     /// [`ToolHandler::scopes`]); none for a tool that declares none or
     /// that the set does not have.

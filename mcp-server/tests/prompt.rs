@@ -5,12 +5,12 @@ mod prompt_resource_support;
 
 use std::collections::BTreeMap;
 
-use mcp_server::__private::mcp_types::v2026_07_28::{
-    ContentBlock, GetPromptResult, InputRequiredResult, Prompt, PromptMessage, Role,
-};
 use mcp_server::prompt::{
     assistant_message, user_message, IntoPromptResult, PromptHandler, PromptList, PromptOutput,
     PromptSet,
+};
+use mcp_server::types::v2026_07_28::{
+    ContentBlock, GetPromptResult, InputRequiredResult, Prompt, PromptMessage, Role,
 };
 use mcp_server::{prompt, prompt_set, prompts, Context, ErrorObject};
 use prompt_resource_support::{assert_valid, block_on, cx};

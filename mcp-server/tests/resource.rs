@@ -4,12 +4,12 @@
 
 mod prompt_resource_support;
 
-use mcp_server::__private::mcp_types::v2026_07_28::{
-    BlobResourceContents, ReadResourceResult, ReadResourceResultContentsItem, TextResourceContents,
-};
 use mcp_server::resource::{
     IntoResourceResult, ResourceDefinition, ResourceHandler, ResourceList, ResourceListError,
     ResourceOutput, ResourceSet,
+};
+use mcp_server::types::v2026_07_28::{
+    BlobResourceContents, ReadResourceResult, ReadResourceResultContentsItem, TextResourceContents,
 };
 use mcp_server::{resource, resource_set, resources, Context, ErrorObject};
 use prompt_resource_support::{assert_valid, block_on, cx};
@@ -375,7 +375,7 @@ fn conversions_fill_in_the_result_type_and_the_uri() {
     );
     assert_eq!(result.ttl_ms, Some(0));
     let public = ReadResourceResult {
-        cache_scope: Some(mcp_server::__private::mcp_types::v2026_07_28::CacheScope::Public),
+        cache_scope: Some(mcp_server::types::v2026_07_28::CacheScope::Public),
         ttl_ms: Some(60_000),
         ..result.clone()
     };

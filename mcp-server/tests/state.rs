@@ -565,9 +565,9 @@ mod principal_from_the_token {
     use std::time::SystemTime;
 
     use super::auth_support::{call_headers, meta, send, Discovery, Protected};
-    use mcp_server::__private::mcp_types::v2026_07_28::InputRequiredResult;
     use mcp_server::state::Binding;
     use mcp_server::tool::{ToolError, ToolOutput};
+    use mcp_server::types::v2026_07_28::InputRequiredResult;
     use mcp_server::{tool, tools, Context, ErrorObject, RequestState};
     use serde::{Deserialize, Serialize};
     use serde_json::{json, Value};

@@ -82,6 +82,7 @@ fn get_prompt_signature(block: &ItemImpl) -> TokenStream {
 
 fn prompt_set(block: &ItemImpl, entries: &[Entry]) -> TokenStream {
     let header = impl_header(block);
+    let own_sets = super::own_sets(block);
     let get_prompt = get_prompt_signature(block);
     let consts: Vec<_> = (0..entries.len())
         .map(|i| format_ident!("__MCP_PROMPT_{}", i))
@@ -105,6 +106,8 @@ fn prompt_set(block: &ItemImpl, entries: &[Entry]) -> TokenStream {
 
             #[automatically_derived]
             #header {
+                #own_sets
+
                 #[allow(clippy::vec_init_then_push)]
                 fn prompts(&self) -> ::std::vec::Vec<::mcp_server::__private::mcp_types::v2026_07_28::Prompt> {
                     // One statement per prompt, so that `#[cfg]` applies to each.

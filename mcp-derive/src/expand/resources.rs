@@ -110,6 +110,7 @@ fn read_signature(block: &ItemImpl, name: &str) -> TokenStream {
 
 fn resource_set(block: &ItemImpl, entries: &[Entry]) -> TokenStream {
     let header = impl_header(block);
+    let own_sets = super::own_sets(block);
     let read_exact = read_signature(block, "read_exact");
     let read_templated = read_signature(block, "read_templated");
     let consts = entries.iter().enumerate().map(|(index, e)| {
@@ -166,6 +167,8 @@ fn resource_set(block: &ItemImpl, entries: &[Entry]) -> TokenStream {
 
             #[automatically_derived]
             #header {
+                #own_sets
+
                 #[allow(clippy::vec_init_then_push)]
                 fn resources(&self) -> ::std::vec::Vec<::mcp_server::__private::mcp_types::v2026_07_28::Resource> {
                     // One statement per resource, so that `#[cfg]` applies to each.

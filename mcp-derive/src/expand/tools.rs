@@ -179,6 +179,7 @@ fn tool_set(block: &ItemImpl, tools: &[Tool], stub: bool) -> TokenStream {
         }
     });
     let self_ty = self_ty.to_token_stream();
+    let own_sets = (!stub).then(|| super::own_sets(block)).flatten();
     quote! {
         const _: () = {
             impl #impl_generics ::mcp_server::tool::ToolSet for #self_ty #where_clause {
@@ -187,6 +188,8 @@ fn tool_set(block: &ItemImpl, tools: &[Tool], stub: bool) -> TokenStream {
                 }
 
                 #scopes
+
+                #own_sets
 
                 fn call_tool<'__a>(
                     &'__a self,

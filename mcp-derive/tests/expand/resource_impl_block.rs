@@ -49,6 +49,19 @@ const _: () = {
     };
     #[automatically_derived]
     impl ::mcp_server::resource::ResourceSet<Server> for Server {
+        #[allow(clippy::needless_borrow)]
+        fn __own_sets() -> ::mcp_server::__private::sets::OwnSets<Self> {
+            #[allow(unused_imports)]
+            use ::mcp_server::__private::sets::{
+                FoundPrompts as _, FoundResources as _, FoundTools as _, Missing as _,
+            };
+            let __probe = ::mcp_server::__private::sets::Probe::<Self>::new();
+            ::mcp_server::__private::sets::OwnSets::new(
+                (&&__probe).__tools(),
+                (&&__probe).__prompts(),
+                (&&__probe).__resources(),
+            )
+        }
         #[allow(clippy::vec_init_then_push)]
         fn resources(
             &self,

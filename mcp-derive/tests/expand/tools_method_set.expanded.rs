@@ -53,6 +53,19 @@ const _: () = {
                 extra : ::mcp_server::__private::serde_json::Map::new(), } }
             ]
         }
+        #[allow(clippy::needless_borrow)]
+        fn __own_sets() -> ::mcp_server::__private::sets::OwnSets<Self> {
+            #[allow(unused_imports)]
+            use ::mcp_server::__private::sets::{
+                FoundPrompts as _, FoundResources as _, FoundTools as _, Missing as _,
+            };
+            let __probe = ::mcp_server::__private::sets::Probe::<Self>::new();
+            ::mcp_server::__private::sets::OwnSets::new(
+                (&&__probe).__tools(),
+                (&&__probe).__prompts(),
+                (&&__probe).__resources(),
+            )
+        }
         fn call_tool<'__a>(
             &'__a self,
             __name: &str,

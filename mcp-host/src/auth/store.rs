@@ -7,7 +7,6 @@
 //! change. [`MemoryStore`] keeps nothing past the process.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -167,20 +166,7 @@ pub struct FileStore {
     lock: Mutex<()>,
 }
 
-/// The user's state directory for the host: `$XDG_STATE_HOME/mcp-host`,
-/// else `~/.local/state/mcp-host`.
-pub fn state_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_STATE_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .map(PathBuf::from)
-                .filter(|p| p.is_absolute())
-                .map(|home| home.join(".local").join("state"))
-        })?;
-    Some(base.join("mcp-host"))
-}
+pub use crate::state::state_dir;
 
 impl FileStore {
     /// A store in the file at `path`, which need not exist yet.
@@ -243,33 +229,8 @@ impl FileStore {
     }
 
     fn write(&self, contents: &Contents) -> Result<(), AuthError> {
-        let dir = self
-            .path
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        create_private_dir(dir).map_err(|e| self.error(e))?;
-        let name = format!(
-            ".{}.{}.tmp",
-            self.path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-            super::pkce::random_text(9)?,
-        );
-        let temporary = dir.join(name);
         let text = serde_json::to_vec_pretty(contents).map_err(|e| self.error(e))?;
-        let written = (|| {
-            let mut file = private_file(&temporary)?;
-            file.write_all(&text)?;
-            file.sync_all()?;
-            std::fs::rename(&temporary, &self.path)
-        })();
-        if let Err(e) = written {
-            let _ = std::fs::remove_file(&temporary);
-            return Err(self.error(e));
-        }
-        Ok(())
+        crate::state::replace(&self.path, &text).map_err(|e| self.error(e))
     }
 
     fn change(&self, f: impl FnOnce(&mut Contents)) -> Result<(), AuthError> {
@@ -282,41 +243,6 @@ impl FileStore {
         }
         self.write(&contents)
     }
-}
-
-#[cfg(unix)]
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    if dir.is_dir() {
-        return Ok(());
-    }
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-}
-
-#[cfg(not(unix))]
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)
-}
-
-#[cfg(unix)]
-fn private_file(path: &Path) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-}
-
-#[cfg(not(unix))]
-fn private_file(path: &Path) -> std::io::Result<std::fs::File> {
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
 }
 
 impl CredentialStore for FileStore {

@@ -28,7 +28,11 @@ async fn listed(host: &Host, list: Value) -> ExitCode {
     let mut down = false;
     for status in host.servers().await {
         if let Some(error) = status.error {
-            eprintln!("warning: server `{}` is not running: {error}", status.id);
+            eprintln!(
+                "warning: server `{}` is not running: {}",
+                status.id,
+                crate::untrusted::visible(&error)
+            );
             down = true;
         }
     }
@@ -49,18 +53,29 @@ pub(super) async fn tools(host: &Host) -> ExitCode {
             excluded.error
         );
     }
-    let list: Vec<Value> = host
-        .tools()
+    let mut tools = host.tools();
+    tools.extend(host.quarantined_tools());
+    tools.sort_by(|a, b| a.qualified.cmp(&b.qualified));
+    let list: Vec<Value> = tools
         .into_iter()
         .map(|t| {
             let tool = t.tool.accept_ref();
-            json!({
+            let mut entry = json!({
                 "name": t.qualified,
                 "server": t.server.as_str(),
                 "tool": shown(&t.server, &tool.name),
                 "description": shown_optional(&t.server, tool.description.as_ref()),
                 "readOnlyHint": tool.annotations.as_ref().and_then(|a| a.read_only_hint),
-            })
+                "callable": t.quarantine.is_none(),
+            });
+            if let Some(reason) = &t.quarantine {
+                entry["quarantined"] = json!(reason.to_string());
+            }
+            if !t.findings.is_empty() {
+                let findings: Vec<String> = t.findings.iter().map(ToString::to_string).collect();
+                entry["findings"] = json!(findings);
+            }
+            entry
         })
         .collect();
     listed(host, Value::Array(list)).await

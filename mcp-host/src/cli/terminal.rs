@@ -18,7 +18,7 @@ pub struct Terminal;
 
 /// What came back from a question put to the terminal.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Answer {
+pub(super) enum Answer {
     /// Stdin is not a terminal: nobody was asked.
     NoTerminal,
     /// The input ended (Ctrl-D) before an answer.
@@ -30,13 +30,13 @@ enum Answer {
 /// Puts `prompt` to the terminal and reads one line. Nothing is shown
 /// when stdin is not a terminal. Only a line is a choice: no terminal, or
 /// the end of input, denies an approval and cancels an elicitation.
-async fn ask_line(prompt: String) -> Answer {
+pub(super) async fn ask_line(prompt: String) -> Answer {
     tokio::task::spawn_blocking(move || {
         let stdin = std::io::stdin();
         if !stdin.is_terminal() {
             return Answer::NoTerminal;
         }
-        eprint!("{prompt}");
+        eprint!("{}", crate::untrusted::visible(&prompt));
         let _ = std::io::stderr().flush();
         let mut line = String::new();
         match stdin.lock().read_line(&mut line) {
@@ -48,7 +48,7 @@ async fn ask_line(prompt: String) -> Answer {
     .unwrap_or(Answer::Ended)
 }
 
-fn yes(answer: &str) -> bool {
+pub(super) fn yes(answer: &str) -> bool {
     matches!(answer, "y" | "Y" | "yes" | "Yes")
 }
 
@@ -86,7 +86,7 @@ impl Approver for Terminal {
                 ),
             };
             let tool = Untrusted::new(call.server().clone(), call.tool()).render();
-            let arguments = serde_json::to_string_pretty(call.arguments()).unwrap_or_default();
+            let arguments = crate::untrusted::safe_json(call.arguments());
             let mut text = format!(
                 "\nTool `{}` of server `{}` ({}) needs approval because {why}.\nArguments:\n{arguments}\n",
                 tool.text(),
@@ -95,6 +95,12 @@ impl Approver for Terminal {
             );
             if let Some(annotations) = call.annotations() {
                 text.push_str(&format!("Annotations: {}\n", annotations.render()));
+            }
+            if !call.findings().is_empty() {
+                text.push_str("Warning, the poisoning checks flag this tool's definition:\n");
+                for finding in call.findings() {
+                    text.push_str(&format!("  - {finding}\n"));
+                }
             }
             text.push_str("Run it? [y/N] ");
             match ask_line(text).await {
@@ -107,6 +113,10 @@ impl Approver for Terminal {
                 }
             }
         })
+    }
+
+    fn label(&self) -> &'static str {
+        "prompt"
     }
 }
 

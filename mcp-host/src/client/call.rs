@@ -14,6 +14,7 @@ use mcp_types::v2026_07_28::{
 use mcp_types::{meta, ErrorCode, ResultType};
 use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
+use tracing::Instrument;
 
 use super::input::{answer, answer_legacy, InputHandler};
 use super::{Client, ClientError, KnownTool, Stamp, Transport};
@@ -306,8 +307,33 @@ impl Client {
     ///
     /// [`ClientOptions::max_reissues`]: super::ClientOptions::max_reissues
     // Without OAuth there is nothing to send again for.
-    #[cfg_attr(not(feature = "oauth"), allow(clippy::never_loop, unused_mut))]
+    ///
+    /// Runs in a `request` span with the method, the server id and the
+    /// request id: never the arguments, nor anything secret.
     pub(super) async fn exchange(
+        &self,
+        id: RequestId,
+        request: Outgoing<'_>,
+    ) -> Result<Value, ClientError> {
+        let span = tracing::debug_span!(
+            "request",
+            method = request.method,
+            server = %self.id,
+            id = %id
+        );
+        let outcome = self
+            .exchange_untraced(id, request)
+            .instrument(span.clone())
+            .await;
+        span.in_scope(|| match &outcome {
+            Ok(_) => tracing::debug!("answered"),
+            Err(error) => tracing::debug!(%error, "failed"),
+        });
+        outcome
+    }
+
+    #[cfg_attr(not(feature = "oauth"), allow(clippy::never_loop, unused_mut))]
+    async fn exchange_untraced(
         &self,
         id: RequestId,
         request: Outgoing<'_>,
@@ -426,6 +452,9 @@ impl Client {
                     return Err(ClientError::Rpc(Untrusted::new(self.id.clone(), error)).into());
                 }
                 Message::Notification { method, params } => {
+                    if method == "notifications/message" {
+                        super::log::forward(params.as_ref());
+                    }
                     if method == "notifications/progress" {
                         if let (Some(callback), Some(report)) =
                             (&options.progress, progress_of(params, &self.id))

@@ -156,6 +156,23 @@ pub enum ClientError {
     /// An argument cannot be carried in its `Mcp-Param-*` header.
     #[error(transparent)]
     Header(#[from] ParamValueError),
+    /// The tool or prompt is quarantined: its definition changed since it
+    /// was pinned (or the poisoning checks flagged it, or the pin file
+    /// cannot be used). The call was not sent, whatever the approver.
+    #[error("{kind} `{name}` of server `{server}` is quarantined: {reason}")]
+    Quarantined {
+        /// A tool or a prompt.
+        kind: NameKind,
+        /// Its server.
+        server: ServerId,
+        /// Its qualified name.
+        name: String,
+        /// Why.
+        reason: Box<crate::trust::Quarantine>,
+    },
+    /// The pin file cannot be read or written.
+    #[error(transparent)]
+    PinFile(#[from] crate::trust::PinFileError),
     /// The configuration is not usable.
     #[error("bad configuration: {0}")]
     Config(String),

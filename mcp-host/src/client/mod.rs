@@ -49,6 +49,7 @@ pub mod error;
 mod http;
 pub mod input;
 mod listen;
+mod log;
 mod stdio;
 
 use std::collections::BTreeMap;
@@ -56,6 +57,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 use std::time::Duration;
 
+use mcp_types::error::ErrorCode;
 use mcp_types::jsonrpc::Message;
 use mcp_types::v2026_07_28::{Implementation, RequestId, ServerCapabilities, Tool};
 use mcp_types::version::{Era, ProtocolVersion};
@@ -72,7 +74,7 @@ pub use stdio::{Shutdown, StdioCommand, STDERR_LINES, STDERR_LINE_BYTES};
 use crate::approval::Trust;
 use crate::headers::HeaderParam;
 use crate::names::ServerId;
-use crate::probe::{DiscoverReply, EraProbe, ProbeStep};
+use crate::probe::{DiscoverReply, EraProbe, LegacyReason, ProbeStep};
 use crate::schema::{InputSchema, SchemaError};
 use crate::untrusted::Untrusted;
 
@@ -333,8 +335,10 @@ impl Client {
         known: Option<KnownEra>,
     ) -> Result<Self, ClientError> {
         let limit = options.max_message_size;
+        // What the server's process logs later is told within this span.
+        let span = tracing::debug_span!("server", id = %id);
         let transport = Arc::new(match &target {
-            Target::Stdio(command) => match stdio::Stdio::spawn(command, limit) {
+            Target::Stdio(command) => match span.in_scope(|| stdio::Stdio::spawn(command, limit)) {
                 Ok(stdio) => Transport::Stdio(stdio),
                 Err(error) => {
                     return Err(ClientError::Start(Box::new(StartFailure {
@@ -477,8 +481,19 @@ impl Client {
         let Some(mut probe) = EraProbe::new(&self.options.versions) else {
             return self.initialize().await;
         };
+        // Set once a silent server refused `initialize` with the modern
+        // era's unsupported-version code: it was slow rather than legacy
+        // (it started slowly and has by then taken the discovery for its
+        // era), so discovery is asked again, given the time of any other
+        // request.
+        let mut patient = false;
         loop {
-            let reply = self.discover(probe.version().clone()).await?;
+            let timeout = if patient {
+                self.options.request_timeout
+            } else {
+                self.options.probe_timeout
+            };
+            let reply = self.discover(probe.version().clone(), timeout).await?;
             match probe.on_reply(reply) {
                 ProbeStep::Modern { version, result } => {
                     let server_info = result
@@ -498,6 +513,20 @@ impl Client {
                     return Ok(());
                 }
                 ProbeStep::RetryModern { .. } => continue,
+                ProbeStep::Legacy(LegacyReason::Silence) if !patient => {
+                    match self.initialize().await {
+                        Err(ClientError::Rpc(error))
+                            if error.accept_ref().code
+                                == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION.0 =>
+                        {
+                            patient = true;
+                            if let Some(fresh) = EraProbe::new(&self.options.versions) {
+                                probe = fresh;
+                            }
+                        }
+                        other => return other,
+                    }
+                }
                 ProbeStep::Legacy(_) => return self.initialize().await,
                 ProbeStep::Failed(e) => return Err(e.into()),
             }
@@ -505,9 +534,13 @@ impl Client {
     }
 
     /// One `server/discover` attempt, as the probe wants to see it.
-    async fn discover(&self, version: ProtocolVersion) -> Result<DiscoverReply, ClientError> {
+    async fn discover(
+        &self,
+        version: ProtocolVersion,
+        timeout: Duration,
+    ) -> Result<DiscoverReply, ClientError> {
         let options = CallOptions {
-            timeout: Some(self.options.probe_timeout),
+            timeout: Some(timeout),
             progress: None,
         };
         let request = Outgoing {

@@ -31,6 +31,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWri
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
+use tracing::Instrument;
 
 use super::error::ClientError;
 
@@ -240,12 +241,10 @@ impl Stdio {
         tokio::spawn(write_lines(stdin, out_rx));
         let routes = Arc::new(Mutex::new(Routes::default()));
         let (requests_tx, requests_rx) = mpsc::unbounded_channel();
-        tokio::spawn(read_lines(
-            BufReader::new(stdout),
-            limit,
-            routes.clone(),
-            requests_tx,
-        ));
+        tokio::spawn(
+            read_lines(BufReader::new(stdout), limit, routes.clone(), requests_tx)
+                .in_current_span(),
+        );
         Ok(Self {
             out,
             routes,
@@ -455,7 +454,11 @@ async fn read_lines<R: AsyncBufRead + Unpin>(
             Message::Response { id, .. } => Some(key(id)),
             Message::ErrorResponse { id, .. } => id.as_ref().map(key),
             Message::Notification { method, params } => {
-                params.as_ref().and_then(|p| notification_route(method, p))
+                let route = params.as_ref().and_then(|p| notification_route(method, p));
+                if method == "notifications/message" && route.is_none() {
+                    super::log::forward(params.as_ref());
+                }
+                route
             }
             Message::Request { .. } => {
                 let _ = requests.send(message);

@@ -161,10 +161,17 @@ pub fn config_file(name: &str, entries: Value) -> PathBuf {
 /// every server they probe answers `server/discover` one way or another.
 pub const PROBE_TIMEOUT: &str = "20";
 
+/// The state directory the commands of this test process use, in place
+/// of the user's: pins, the audit log and credentials stay out of it.
+pub fn state_home() -> PathBuf {
+    std::env::temp_dir().join(format!("mcp-host-test-state-{}", std::process::id()))
+}
+
 /// Runs `mcp-host --config CONFIG ARGS..` to its end, with stdin closed:
 /// no terminal to ask.
 pub fn host_command(config: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mcp-host"))
+        .env("XDG_STATE_HOME", state_home())
         .arg("--config")
         .arg(config)
         // Room for slow-starting servers on a loaded machine.

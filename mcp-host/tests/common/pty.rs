@@ -55,6 +55,7 @@ impl Pty {
         let slave = |fd: &OwnedFd| Stdio::from(fd.try_clone().expect("a terminal descriptor"));
         let child = Command::new("python3")
             .args(["-c", SESSION, env!("CARGO_BIN_EXE_mcp-host"), "--config"])
+            .env("XDG_STATE_HOME", super::state_home())
             .arg(config)
             // Room for slow-starting servers on a loaded machine.
             .args(["--probe-timeout", PROBE_TIMEOUT])

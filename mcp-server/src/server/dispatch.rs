@@ -18,7 +18,7 @@ use tokio::sync::{mpsc, OwnedSemaphorePermit};
 
 use super::parse::{self, Incoming, QuickCall, QuickMeta};
 use super::validate::{self, RequestMeta};
-use super::{listen, pages, Grant, Server, MODERN_VERSIONS};
+use super::{capabilities, listen, pages, Grant, Server, MODERN_VERSIONS};
 use crate::completion::{self, CompletionRequest};
 use crate::context::Context;
 use crate::notify::Notifier;
@@ -669,7 +669,7 @@ impl Server {
     }
 
     /// Whether this server has handlers of `kind`.
-    fn serves(&self, kind: Kind) -> bool {
+    pub(crate) fn serves(&self, kind: Kind) -> bool {
         let handlers = &self.inner.handlers;
         match kind {
             Kind::Tool => handlers.has_tools(),
@@ -959,17 +959,7 @@ impl Server {
     }
 
     fn discover(&self) -> Value {
-        let handlers = &self.inner.handlers;
-        let mut capabilities = json!({ "completions": {}, "logging": {} });
-        if handlers.has_tools() {
-            capabilities["tools"] = json!({ "listChanged": true });
-        }
-        if handlers.has_prompts() {
-            capabilities["prompts"] = json!({ "listChanged": true });
-        }
-        if handlers.has_resources() {
-            capabilities["resources"] = json!({ "listChanged": true });
-        }
+        let capabilities = capabilities::advertised(&self.inner, capabilities::Era::Modern);
         let mut result =
             json!({ "supportedVersions": MODERN_VERSIONS, "capabilities": capabilities });
         if let Some(instructions) = &self.inner.instructions {

@@ -20,6 +20,7 @@ use super::{Grant, Server};
 // What only the handshake era itself needs.
 #[cfg(feature = "legacy")]
 use {
+    super::capabilities,
     super::dispatch::{principal_of, with_grant, AbortOnDrop, Kind, Params},
     crate::context::Context,
     crate::notify::Notifier,
@@ -286,7 +287,13 @@ impl Server {
             );
         };
         let outcome = match method.as_str() {
-            "ping" | "resources/subscribe" | "resources/unsubscribe" => ok(&id, json!({})),
+            "ping" => ok(&id, json!({})),
+            // Accepted where `resources.subscribe` is advertised.
+            "resources/subscribe" | "resources/unsubscribe"
+                if self.inner.handlers.has_resources() =>
+            {
+                ok(&id, json!({}))
+            }
             "logging/setLevel" => match params
                 .get("level")
                 .cloned()
@@ -310,7 +317,9 @@ impl Server {
                     None => fail(Some(&id), ErrorObject::method_not_found(&method)),
                 }
             }
-            "tools/call" | "prompts/get" | "resources/read" | "completion/complete" => {
+            "tools/call" | "prompts/get" | "resources/read" | "completion/complete"
+                if Kind::of(&method).is_some_and(|kind| self.serves(kind)) =>
+            {
                 let name = params.get("name").and_then(Value::as_str);
                 let refused =
                     Kind::of(&method).and_then(|kind| self.check_scopes(&id, kind, name, grant));
@@ -348,20 +357,7 @@ impl Server {
             Ok(session) => Arc::new(session),
             Err(e) => return (fail(Some(id), e), None),
         };
-        let handlers = &self.inner.handlers;
-        let mut capabilities = json!({ "logging": {} });
-        if self.inner.completer.is_some() {
-            capabilities["completions"] = json!({});
-        }
-        if handlers.has_tools() {
-            capabilities["tools"] = json!({ "listChanged": true });
-        }
-        if handlers.has_prompts() {
-            capabilities["prompts"] = json!({ "listChanged": true });
-        }
-        if handlers.has_resources() {
-            capabilities["resources"] = json!({ "subscribe": true, "listChanged": true });
-        }
+        let capabilities = capabilities::advertised(&self.inner, capabilities::Era::Legacy);
         let mut result = json!({ "protocolVersion": version, "capabilities": capabilities, "serverInfo": self.inner.info });
         if let Some(instructions) = &self.inner.instructions {
             result["instructions"] = json!(instructions);

@@ -1,10 +1,12 @@
 //! The router: validates each request, dispatches it to the handlers, and
 //! shapes the result. Transports (stdio, Streamable HTTP) only move bytes.
 
+mod capabilities;
 mod dispatch;
 mod handlers;
 mod legacy;
 mod listen;
+mod own;
 mod pages;
 pub(crate) mod parse;
 #[cfg(all(feature = "legacy", feature = "http"))]
@@ -24,6 +26,8 @@ pub(crate) use dispatch::{busy, error_message, Step};
 pub use dispatch::{AbortOnDrop, Outcome, Reply, RequestHeaders};
 pub(crate) use handlers::Handlers;
 pub use legacy::{Session, LEGACY_VERSIONS};
+#[doc(hidden)]
+pub use own::{FoundPrompts, FoundResources, FoundTools, Missing, OwnSets, Probe};
 #[cfg(all(feature = "legacy", feature = "http"))]
 pub(crate) use sessions::Sessions;
 
@@ -253,6 +257,17 @@ impl std::fmt::Display for BuildError {
 
 impl std::error::Error for BuildError {}
 
+/// Which sets a builder serves already.
+#[derive(Debug, Default)]
+struct Given {
+    /// `state`'s own tools (other tool sets add to them).
+    tools: bool,
+    /// Prompts, `state`'s or another set's.
+    prompts: bool,
+    /// Resources, `state`'s or another set's.
+    resources: bool,
+}
+
 /// Configures a [`Server`]; see [`Server::builder`].
 pub struct ServerBuilder<S> {
     state: Arc<S>,
@@ -267,6 +282,12 @@ pub struct ServerBuilder<S> {
     completer: Option<Box<dyn Completer>>,
     /// The first tool name that two sets share.
     duplicate: Option<String>,
+    /// The sets of `state`'s type, served at build unless the builder was
+    /// given a set of that kind (see the `own` module).
+    own: Option<OwnSets<S>>,
+    /// Whether `state`'s tools are served, and whether prompts and
+    /// resources were given.
+    given: Given,
     #[cfg(feature = "auth")]
     authorization: Option<Arc<crate::auth::ResourceServer>>,
 }
@@ -301,6 +322,8 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
             limits: Limits::default(),
             completer: None,
             duplicate: None,
+            own: None,
+            given: Given::default(),
             #[cfg(feature = "auth")]
             authorization: None,
         }
@@ -320,14 +343,18 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
     }
 
     /// Serves the tools of `state` (a `#[tools]` impl block or a
-    /// `tool_set!`).
+    /// `tool_set!`), and the prompts and resources of its `#[prompts]` and
+    /// `#[resources]` blocks unless other sets of those are given.
+    ///
+    /// The blocks of a generic type (`impl<T> Store<T>`) are not found
+    /// this way: call [`prompts`](Self::prompts) and
+    /// [`resources`](Self::resources) for them.
     pub fn tools(mut self) -> Self
     where
         S: ToolSet,
     {
-        if let Err(name) = self.handlers.add_tools(self.state.clone()) {
-            self.duplicate.get_or_insert(name);
-        }
+        self.own.get_or_insert_with(S::__own_sets);
+        self.add_own_tools();
         self
     }
 
@@ -340,37 +367,94 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
         self
     }
 
-    /// Serves the prompts of `state` (a `#[prompts]` impl block).
+    /// Serves the prompts of `state` (a `#[prompts]` impl block), and the
+    /// tools and resources of its `#[tools]` and `#[resources]` blocks as
+    /// [`tools`](Self::tools) would.
     pub fn prompts(mut self) -> Self
+    where
+        S: PromptSet<S>,
+    {
+        self.own.get_or_insert_with(<S as PromptSet<S>>::__own_sets);
+        self.set_own_prompts();
+        self
+    }
+
+    /// Serves the prompts of `set`, called with `state` as their server,
+    /// in place of `state`'s own.
+    pub fn prompt_set(mut self, set: impl PromptSet<S> + 'static) -> Self {
+        self.handlers.set_prompts(self.state.clone(), Arc::new(set));
+        self.given.prompts = true;
+        self
+    }
+
+    /// Serves the resources of `state` (a `#[resources]` impl block), and
+    /// the tools and prompts of its `#[tools]` and `#[prompts]` blocks as
+    /// [`tools`](Self::tools) would.
+    pub fn resources(mut self) -> Self
+    where
+        S: ResourceSet<S>,
+    {
+        self.own
+            .get_or_insert_with(<S as ResourceSet<S>>::__own_sets);
+        self.set_own_resources();
+        self
+    }
+
+    /// Serves the resources of `set`, called with `state` as their
+    /// server, in place of `state`'s own.
+    pub fn resource_set(mut self, set: impl ResourceSet<S> + 'static) -> Self {
+        self.handlers
+            .set_resources(self.state.clone(), Arc::new(set));
+        self.given.resources = true;
+        self
+    }
+
+    /// Serves `state`'s tools, once.
+    fn add_own_tools(&mut self)
+    where
+        S: ToolSet,
+    {
+        if std::mem::replace(&mut self.given.tools, true) {
+            return;
+        }
+        if let Err(name) = self.handlers.add_tools(self.state.clone()) {
+            self.duplicate.get_or_insert(name);
+        }
+    }
+
+    fn set_own_prompts(&mut self)
     where
         S: PromptSet<S>,
     {
         self.handlers
             .set_prompts(self.state.clone(), self.state.clone());
-        self
+        self.given.prompts = true;
     }
 
-    /// Serves the prompts of `set`, called with `state` as their server.
-    pub fn prompt_set(mut self, set: impl PromptSet<S> + 'static) -> Self {
-        self.handlers.set_prompts(self.state.clone(), Arc::new(set));
-        self
-    }
-
-    /// Serves the resources of `state` (a `#[resources]` impl block).
-    pub fn resources(mut self) -> Self
+    fn set_own_resources(&mut self)
     where
         S: ResourceSet<S>,
     {
         self.handlers
             .set_resources(self.state.clone(), self.state.clone());
-        self
+        self.given.resources = true;
     }
 
-    /// Serves the resources of `set`, called with `state` as their server.
-    pub fn resource_set(mut self, set: impl ResourceSet<S> + 'static) -> Self {
-        self.handlers
-            .set_resources(self.state.clone(), Arc::new(set));
-        self
+    /// Serves the sets of `state`'s type that nothing took the place of.
+    fn add_own_sets(&mut self) {
+        let Some(own) = self.own.take() else {
+            return;
+        };
+        let missing = [
+            (own.tools, self.given.tools),
+            (own.prompts, self.given.prompts),
+            (own.resources, self.given.resources),
+        ];
+        for (register, given) in missing {
+            if let (Some(register), false) = (register, given) {
+                register(self);
+            }
+        }
     }
 
     /// The keys that seal `requestState`. Without this, a random key is
@@ -422,7 +506,8 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
     /// When two tool sets have a tool of the same name, or when no keys
     /// were given and the operating system's random source cannot produce
     /// one.
-    pub fn build(self) -> Result<Server, BuildError> {
+    pub fn build(mut self) -> Result<Server, BuildError> {
+        self.add_own_sets();
         if let Some(name) = self.duplicate {
             return Err(BuildError::DuplicateTool(name));
         }

@@ -2,7 +2,7 @@
 
 #![deny(warnings, missing_docs)]
 
-use mcp_server::__private::mcp_types::v2026_07_28::BlobResourceContents;
+use mcp_server::types::v2026_07_28::BlobResourceContents;
 use mcp_server::resource::{ResourceList, ResourceSet};
 use mcp_server::{resource, resource_set, resources, Context, ErrorObject};
 

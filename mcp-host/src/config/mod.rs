@@ -9,6 +9,16 @@
 //! }
 //! ```
 //!
+//! VS Code's shape, `{"servers": {...}, "inputs": [...]}`, is read too.
+//! An entry's `type` is `stdio`, or `http` (also `streamable-http`) for
+//! Streamable HTTP; `sse`, the legacy SSE transport, is refused with a
+//! message saying so. `serverUrl` is taken for `url`. `allowedTools`
+//! keeps only the tools named, `disabledTools` leaves the named ones
+//! out. In `command`, `args`, `env`, `url` and `headers`, `${VAR}`,
+//! `${VAR:-default}`, `${env:VAR}`, `${userHome}` and `${workspaceFolder}`
+//! are expanded (see [`expand`]); an unset variable without a default is
+//! an error naming the server and the field.
+//!
 //! The key of each entry is the server's [`ServerId`]. Three keys of our
 //! own may appear in an entry: `"trusted": true` lets the server's tool
 //! annotations relax the approval policy, `"legacy": true` skips the era
@@ -35,6 +45,10 @@ use crate::approval::Trust;
 use crate::client::{ClientError, StdioCommand, Target};
 use crate::names::ServerId;
 
+pub mod expand;
+
+use expand::{Environment, Lookup};
+
 /// One configured server.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerConfig {
@@ -46,6 +60,28 @@ pub struct ServerConfig {
     pub legacy: bool,
     /// How to authorize, for an HTTP server.
     pub oauth: OAuthConfig,
+    /// Which of its tools the host offers.
+    pub tools: ToolFilter,
+}
+
+/// Which of a server's tools the host offers: `allowedTools` and
+/// `disabledTools`, by the tool's own name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolFilter {
+    /// Only these, when given.
+    pub allowed: Option<Vec<String>>,
+    /// Never these.
+    pub disabled: Vec<String>,
+}
+
+impl ToolFilter {
+    /// Whether the tool `name` is offered.
+    pub fn admits(&self, name: &str) -> bool {
+        self.allowed
+            .as_ref()
+            .is_none_or(|allowed| allowed.iter().any(|a| a == name))
+            && !self.disabled.iter().any(|d| d == name)
+    }
 }
 
 /// Where a secret comes from.
@@ -208,11 +244,17 @@ pub struct HostConfig {
 #[derive(Deserialize)]
 struct File {
     #[serde(rename = "mcpServers")]
-    servers: BTreeMap<String, Value>,
+    servers: Option<BTreeMap<String, Value>>,
+    /// VS Code's name for the same.
+    #[serde(rename = "servers")]
+    vscode: Option<BTreeMap<String, Value>>,
 }
 
 #[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct Entry {
+    #[serde(rename = "type")]
+    kind: Option<String>,
     command: Option<String>,
     #[serde(default)]
     args: Vec<String>,
@@ -220,8 +262,12 @@ struct Entry {
     env: BTreeMap<String, String>,
     cwd: Option<PathBuf>,
     url: Option<String>,
+    server_url: Option<String>,
     #[serde(default)]
     headers: BTreeMap<String, String>,
+    allowed_tools: Option<Vec<String>>,
+    #[serde(default)]
+    disabled_tools: Vec<String>,
     #[serde(default)]
     trusted: bool,
     #[serde(default)]
@@ -232,22 +278,79 @@ struct Entry {
 }
 
 impl HostConfig {
-    /// Reads a configuration from JSON text.
+    /// Reads a configuration from JSON text, expanding variables from the
+    /// process's environment.
     ///
     /// # Errors
     ///
-    /// [`ClientError::Config`] naming the entry at fault: not JSON, no
-    /// `mcpServers`, an entry with both or neither of `command` and `url`,
-    /// or a bad server id.
+    /// [`ClientError::Config`] naming the entry and field at fault: not
+    /// JSON, no `mcpServers` (or `servers`), an entry with both or neither
+    /// of `command` and `url`, a `type` that does not fit, a variable that
+    /// cannot be expanded, or a bad server id.
     pub fn from_json(text: &str) -> Result<Self, ClientError> {
+        Self::from_json_with(text, &Environment)
+    }
+
+    /// As [`HostConfig::from_json`], looking variables up in `lookup`.
+    ///
+    /// # Errors
+    ///
+    /// As [`HostConfig::from_json`].
+    pub fn from_json_with(text: &str, lookup: &dyn Lookup) -> Result<Self, ClientError> {
         let file: File =
             serde_json::from_str(text).map_err(|e| ClientError::Config(e.to_string()))?;
+        let entries = match (file.servers, file.vscode) {
+            (Some(servers), None) | (None, Some(servers)) => servers,
+            (Some(_), Some(_)) => {
+                return Err(ClientError::Config(
+                    "give `mcpServers` or VS Code's `servers`, not both".into(),
+                ))
+            }
+            (None, None) => {
+                return Err(ClientError::Config(
+                    "no `mcpServers` (or VS Code `servers`) object".into(),
+                ))
+            }
+        };
         let mut servers = BTreeMap::new();
-        for (key, value) in file.servers {
+        for (key, value) in entries {
             let bad = |what: String| ClientError::Config(format!("server `{key}`: {what}"));
             let entry: Entry = serde_json::from_value(value).map_err(|e| bad(e.to_string()))?;
             if entry.disabled {
                 continue;
+            }
+            let expanded = |field: &str, text: &str| {
+                expand::expand(text, lookup).map_err(|e| bad(format!("`{field}`: {e}")))
+            };
+            let url = match (entry.url, entry.server_url) {
+                (Some(_), Some(_)) => {
+                    return Err(bad("give `url` or `serverUrl`, not both".into()))
+                }
+                (url, server_url) => url.or(server_url),
+            };
+            match (entry.kind.as_deref(), &entry.command, &url) {
+                (None | Some("stdio"), _, _)
+                | (Some("http" | "streamable-http" | "streamableHttp"), None, _) => {}
+                (Some("sse"), _, _) => {
+                    return Err(bad(
+                        "`type`: the legacy SSE transport is not supported; use the server's \
+                         Streamable HTTP endpoint with `\"type\": \"http\"`"
+                            .into(),
+                    ))
+                }
+                (Some("http" | "streamable-http" | "streamableHttp"), Some(_), _) => {
+                    return Err(bad(
+                        "`type` is `http`, which takes a `url`, not a `command`".into(),
+                    ))
+                }
+                (Some(other), _, _) => {
+                    return Err(bad(format!("`type`: `{other}` is not `stdio` or `http`")))
+                }
+            }
+            if entry.kind.as_deref() == Some("stdio") && url.is_some() {
+                return Err(bad(
+                    "`type` is `stdio`, which takes a `command`, not a `url`".into(),
+                ));
             }
             let oauth = match entry.oauth {
                 None => OAuthConfig::default(),
@@ -257,18 +360,33 @@ impl HostConfig {
                 )),
                 Some(value) => OAuthConfig::from_value(value).map_err(bad)?,
             };
-            let target = match (entry.command, entry.url) {
-                (Some(command), None) => Target::Stdio(StdioCommand {
-                    command,
-                    args: entry.args,
-                    env: entry.env.into_iter().collect(),
-                    cwd: entry.cwd,
-                    inherit_stderr: false,
-                }),
-                (None, Some(url)) => Target::Http {
-                    url,
-                    headers: entry.headers.into_iter().collect(),
-                },
+            let target = match (entry.command, url) {
+                (Some(command), None) => {
+                    let command = expanded("command", &command)?;
+                    let mut args = Vec::new();
+                    for (n, arg) in entry.args.iter().enumerate() {
+                        args.push(expanded(&format!("args[{n}]"), arg)?);
+                    }
+                    let mut env = Vec::new();
+                    for (name, value) in &entry.env {
+                        env.push((name.clone(), expanded(&format!("env.{name}"), value)?));
+                    }
+                    Target::Stdio(StdioCommand {
+                        command,
+                        args,
+                        env,
+                        cwd: entry.cwd,
+                        inherit_stderr: false,
+                    })
+                }
+                (None, Some(url)) => {
+                    let url = expanded("url", &url)?;
+                    let mut headers = Vec::new();
+                    for (name, value) in &entry.headers {
+                        headers.push((name.clone(), expanded(&format!("headers.{name}"), value)?));
+                    }
+                    Target::Http { url, headers }
+                }
                 (Some(_), Some(_)) => return Err(bad("give `command` or `url`, not both".into())),
                 (None, None) => return Err(bad("give `command` (stdio) or `url` (HTTP)".into())),
             };
@@ -285,6 +403,10 @@ impl HostConfig {
                     trust,
                     legacy: entry.legacy,
                     oauth,
+                    tools: ToolFilter {
+                        allowed: entry.allowed_tools,
+                        disabled: entry.disabled_tools,
+                    },
                 },
             );
         }
@@ -409,10 +531,114 @@ mod tests {
                 "not both",
             ),
             (r#"{"mcpServers": {"z": {"command": 3}}}"#, "server `z`"),
-            (r#"{"servers": {}}"#, "mcpServers"),
+            (r#"{"other": {}}"#, "mcpServers"),
+            (r#"{"mcpServers": {}, "servers": {}}"#, "not both"),
             ("not json", "expected"),
         ] {
             let error = HostConfig::from_json(text).expect_err(text).to_string();
+            assert!(error.contains(needle), "{error}");
+        }
+    }
+
+    struct Fixed;
+
+    impl Lookup for Fixed {
+        fn var(&self, name: &str) -> Option<String> {
+            (name == "API_TOKEN").then(|| "t0k".to_owned())
+        }
+
+        fn workspace(&self) -> Option<String> {
+            Some("/work/project".into())
+        }
+    }
+
+    fn read(text: &str) -> Result<HostConfig, String> {
+        HostConfig::from_json_with(text, &Fixed).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn reads_the_shapes_other_hosts_write() {
+        let claude = read(
+            r#"{"mcpServers": {
+                "local": {"type": "stdio", "command": "${workspaceFolder}/bin/srv", "args": ["--token", "${API_TOKEN}"],
+                          "env": {"LEVEL": "${LOG_LEVEL:-info}"}, "disabledTools": ["delete"]},
+                "remote": {"type": "http", "serverUrl": "https://h.example/mcp",
+                           "headers": {"Authorization": "Bearer ${env:API_TOKEN}"}, "allowedTools": ["search"]}
+            }}"#,
+        )
+        .expect("valid");
+        let local = &claude.servers[&ServerId::new("local").expect("id")];
+        let Target::Stdio(command) = &local.target else {
+            panic!("{local:?}")
+        };
+        assert_eq!(command.command, "/work/project/bin/srv");
+        assert_eq!(command.args, ["--token", "t0k"]);
+        assert_eq!(command.env, [("LEVEL".to_owned(), "info".to_owned())]);
+        assert!(local.tools.admits("search") && !local.tools.admits("delete"));
+        let remote = &claude.servers[&ServerId::new("remote").expect("id")];
+        let Target::Http { url, headers } = &remote.target else {
+            panic!("{remote:?}")
+        };
+        assert_eq!(url, "https://h.example/mcp");
+        assert_eq!(
+            headers,
+            &[("Authorization".to_owned(), "Bearer t0k".to_owned())]
+        );
+        assert!(remote.tools.admits("search") && !remote.tools.admits("other"));
+
+        let vscode = read(
+            r#"{"inputs": [{"type": "promptString", "id": "k", "password": true}],
+                "servers": {"notes": {"type": "stdio", "command": "notes", "args": ["--stdio"]}}}"#,
+        )
+        .expect("valid");
+        assert_eq!(vscode.servers.len(), 1);
+    }
+
+    #[test]
+    fn names_the_entry_and_field_that_cannot_be_used() {
+        for (text, needle) in [
+            (
+                r#"{"mcpServers": {"s": {"type": "sse", "url": "https://h/sse"}}}"#,
+                "server `s`: `type`: the legacy SSE transport is not supported",
+            ),
+            (
+                r#"{"mcpServers": {"s": {"type": "websocket", "url": "wss://h"}}}"#,
+                "server `s`: `type`: `websocket` is not `stdio` or `http`",
+            ),
+            (
+                r#"{"mcpServers": {"s": {"type": "http", "command": "x"}}}"#,
+                "takes a `url`",
+            ),
+            (
+                r#"{"mcpServers": {"s": {"type": "stdio", "url": "https://h/mcp"}}}"#,
+                "takes a `command`",
+            ),
+            (
+                r#"{"mcpServers": {"s": {"url": "https://a", "serverUrl": "https://b"}}}"#,
+                "not both",
+            ),
+            (
+                r#"{"mcpServers": {"s": {"command": "x", "args": ["a", "${NOPE}"]}}}"#,
+                "server `s`: `args[1]`: the variable `NOPE` is not set and has no default",
+            ),
+            (
+                r#"{"mcpServers": {"s": {"command": "x", "env": {"K": "${env:NOPE}"}}}}"#,
+                "`env.K`: the variable `NOPE`",
+            ),
+            (
+                r#"{"mcpServers": {"s": {"url": "https://h/${NOPE}"}}}"#,
+                "`url`: the variable `NOPE`",
+            ),
+            (
+                r#"{"mcpServers": {"s": {"url": "https://h", "headers": {"X": "${X"}}}}"#,
+                "`headers.X`: `${` without",
+            ),
+            (
+                r#"{"servers": {"s": {"command": "x", "env": {"K": "${input:k}"}}}}"#,
+                "VS Code inputs are not supported",
+            ),
+        ] {
+            let error = read(text).expect_err(text);
             assert!(error.contains(needle), "{error}");
         }
     }
