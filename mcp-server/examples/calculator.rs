@@ -8,11 +8,14 @@
 //!     --auth-issuer https://auth.example.com --resource http://127.0.0.1:3000/mcp
 //! ```
 //!
+//! Built without the `http` feature (`--no-default-features`), it serves
+//! stdio only.
+//!
 //! With `--auth-issuer` and `--resource`, every request needs an access
 //! token of that issuer for that resource (see the `notes` example for
 //! scopes and a public host name).
 
-use mcp_server::transport::{http, stdio};
+use mcp_server::transport::stdio;
 use mcp_server::{tool, tools, Server};
 
 struct Calculator;
@@ -59,11 +62,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         ["--stdio"] => stdio::serve(server(&[])?).await?,
+        #[cfg(feature = "http")]
         ["--http", addr, ref options @ ..] => {
             let server = server(options)?;
             let addr = addr.parse()?;
             eprintln!("serving MCP at http://{addr}/mcp");
-            http::serve(server, addr, async {
+            mcp_server::transport::http::serve(server, addr, async {
                 let _ = tokio::signal::ctrl_c().await;
             })
             .await?;

@@ -7,6 +7,7 @@ use mcp_types::v2026_07_28::{ClientCapabilities, InputResponses, LoggingLevel, P
 use serde_json::{json, Value};
 
 use crate::notify::{Bus, Change, Notifier};
+#[cfg(feature = "sealed-state")]
 use crate::state::KeyRing;
 
 /// The request a tool, prompt or resource handler is serving: who asks, what
@@ -27,6 +28,7 @@ pub struct Context {
     client_capabilities: Box<ClientCapabilities>,
     input_responses: Option<InputResponses>,
     request_state: Option<String>,
+    #[cfg(feature = "sealed-state")]
     keys: Option<Arc<KeyRing>>,
     notifier: Option<Notifier>,
     progress_token: Option<ProgressToken>,
@@ -86,6 +88,7 @@ impl Context {
     }
 
     /// Sets the keys that seal and open request state.
+    #[cfg(feature = "sealed-state")]
     pub fn with_keys(mut self, keys: Arc<KeyRing>) -> Self {
         self.keys = Some(keys);
         self
@@ -126,6 +129,7 @@ impl Context {
     }
 
     /// The keys for sealing state, if the server configured them.
+    #[cfg(feature = "sealed-state")]
     pub fn keys(&self) -> Option<&KeyRing> {
         self.keys.as_deref()
     }

@@ -62,30 +62,30 @@
 //!   answer carries only what its revision defines.
 //! - [`types`] are the protocol types (`types::v2026_07_28::TextResourceContents`
 //!   and the like) and [`schemars`] the crate the schemas are derived with.
-//! - [`state`] seals what a multi-round request carries between rounds;
-//!   [`handle`] names state that spans calls; [`elicit`] asks the user for
+//! - `state` (with the `sealed-state` feature) seals what a multi-round
+//!   request carries between rounds; [`handle`] names state that spans calls; [`elicit`] asks the user for
 //!   input declaratively.
 //! - A request that carries the modern `_meta` is served statelessly; a
 //!   client that opens with `initialize` gets a legacy session, and the
 //!   `input_required` answers of the handlers become real requests to it.
 //!
-//! # Features
+//! With the `auth` feature, `auth` is the resource-server half of OAuth
+//! 2.1 for Streamable HTTP. A server built with
+//! `ServerBuilder::authorization` publishes its Protected Resource
+//! Metadata, refuses requests without a good bearer token (JWT access
+//! tokens are checked against the authorization server's keys, other
+//! tokens by a verifier of your own), and calls a tool only with the
+//! scopes its `#[tool(scopes = [...])]` declares. Without the feature,
+//! and over stdio in any case, declared scopes are not enforced.
 //!
-//! - `auth` (off by default): `auth`, the resource-server half of OAuth
-//!   2.1 for Streamable HTTP. A server built with
-//!   `ServerBuilder::authorization` publishes its Protected Resource
-//!   Metadata, refuses requests without a good bearer token (JWT access
-//!   tokens are checked against the authorization server's keys, other
-//!   tokens by a verifier of your own), and calls a tool only with the
-//!   scopes its `#[tool(scopes = [...])]` declares. Without the feature,
-//!   and over stdio in any case, declared scopes are not enforced.
-
-//! - `tasks` (off by default): `tasks`, the official tasks extension. A
-//!   tool marked `#[tool(task = "optional")]` (or `"required"`) answers a
-//!   client that declared `io.modelcontextprotocol/tasks` with a task that
-//!   runs in the background, polled with `tasks/get`, fed with
-//!   `tasks/update` and stopped with `tasks/cancel`.
-
+//! With the `tasks` feature (on by default), `tasks` is the official tasks
+//! extension: a tool marked `#[tool(task = "optional")]` (or `"required"`)
+//! answers a client that declared `io.modelcontextprotocol/tasks` with a
+//! task that runs in the background, polled with `tasks/get`, fed with
+//! `tasks/update` and stopped with `tasks/cancel`, its state kept in a
+//! `TaskStore` (in memory by default).
+//!
+#![doc = include_str!("../features.md")]
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -100,6 +100,7 @@ pub mod notify;
 pub mod prompt;
 pub mod resource;
 pub mod server;
+#[cfg(feature = "sealed-state")]
 pub mod state;
 #[cfg(feature = "tasks")]
 pub mod tasks;
@@ -127,9 +128,12 @@ pub use schemars;
 
 pub use context::Context;
 pub use elicit::ElicitForm;
-pub use mcp_derive::{prompt, prompts, resource, resources, tool, tools, ElicitForm, RequestState};
+#[cfg(feature = "sealed-state")]
+pub use mcp_derive::RequestState;
+pub use mcp_derive::{prompt, prompts, resource, resources, tool, tools, ElicitForm};
 pub use mcp_types::jsonrpc::ErrorObject;
 pub use server::{BuildError, Limits, Outcome, Reply, RequestHeaders, Server, ServerBuilder};
+#[cfg(feature = "sealed-state")]
 pub use state::RequestState;
 
 /// A boxed future that handlers return, so sets of handlers can be stored

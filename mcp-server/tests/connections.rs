@@ -3,6 +3,8 @@
 //! buffering off, the cap on open connections, and the idle and header
 //! timeouts, which must close abusive connections and spare busy ones.
 
+#![cfg(feature = "http")]
+
 mod common;
 
 use std::time::{Duration, Instant};

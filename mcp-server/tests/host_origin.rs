@@ -2,6 +2,8 @@
 //! gets the exact status, JSON-RPC code and message, on POST, GET and
 //! DELETE alike, before anything else about the request is looked at.
 
+#![cfg(feature = "http")]
+
 use mcp_server::transport::http;
 use mcp_server::{tool, tools, Server};
 use serde_json::{json, Value};

@@ -1,6 +1,8 @@
 //! Every limit in `Limits`: exceeding it gets an error that names it, and
 //! the server goes on serving.
 
+#![cfg(feature = "http")]
+
 mod common;
 
 use std::time::Duration;
@@ -268,7 +270,8 @@ async fn an_http_body_that_never_arrives_gets_408() {
         .expect("connect");
     let head = format!(
         "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nMCP-Protocol-Version: 2026-07-28\r\n\
-         Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"jsonrpc\""
+         Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Length: 100\r\n\r\n{{\"jsonrpc\""
     );
     stream.write_all(head.as_bytes()).await.expect("send");
     let mut text = String::new();

@@ -3,6 +3,8 @@
 //! client then gets `404` and initializes again, so that no number of
 //! `initialize` requests locks later clients out.
 
+#![cfg(all(feature = "http", feature = "legacy"))]
+
 use std::time::Duration;
 
 use mcp_server::transport::http::{self, HttpConfig};

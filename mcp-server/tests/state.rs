@@ -1,5 +1,7 @@
 //! Sealed request state: round trips, and every way a token is refused.
 
+#![cfg(feature = "sealed-state")]
+
 use std::time::{Duration, SystemTime};
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -712,6 +714,7 @@ mod a_changed_type {
 /// The longest state a server may seal goes to the client and back over
 /// HTTP and opens; one byte more is not sealed, and a presented token one
 /// character over the cap is refused before it is decoded.
+#[cfg(feature = "http")]
 mod the_cap_end_to_end {
     use std::time::SystemTime;
 

@@ -3,7 +3,7 @@
 //! without the extension; the routing header; unknown ids. Every task
 //! answer is also decoded into the generated `mcp_types::ext::tasks` types.
 
-#![cfg(feature = "tasks")]
+#![cfg(all(feature = "tasks", feature = "http"))]
 
 use std::time::Duration;
 

@@ -3,6 +3,8 @@
 //! input, cancellation) and Streamable HTTP (statuses, SSE, DNS-rebinding
 //! protection).
 
+#![cfg(feature = "http")]
+
 use std::time::Duration;
 
 use mcp_server::transport::{http, stdio};
@@ -392,4 +394,189 @@ async fn http_streams_progress_as_sse() {
     assert_eq!(events[0]["method"], "notifications/progress");
     assert_eq!(events[0]["params"]["progressToken"], 42);
     assert_eq!(events[2]["id"], 5);
+}
+
+/// `modern_headers` with `Content-Type` and `Accept` replaced by `media`
+/// (either left out when its value is `None`).
+fn with_media<'a>(
+    content_type: Option<&'a str>,
+    accept: Option<&'a str>,
+) -> Vec<(&'a str, &'a str)> {
+    let mut headers: Vec<_> = modern_headers("server/discover", None)
+        .into_iter()
+        .filter(|(name, _)| !matches!(*name, "Content-Type" | "Accept"))
+        .collect();
+    headers.extend(content_type.map(|v| ("Content-Type", v)));
+    headers.extend(accept.map(|v| ("Accept", v)));
+    headers
+}
+
+fn discover() -> String {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta()}})
+        .to_string()
+}
+
+/// The JSON-RPC refusal in a body, with its `data.expected`.
+fn refusal(body: &str) -> (i64, Vec<String>) {
+    let message: Value = serde_json::from_str(body.trim()).expect("a JSON body");
+    assert_eq!(message["id"], Value::Null, "{body}");
+    let expected = message["error"]["data"]["expected"]
+        .as_array()
+        .expect("the expected media types")
+        .iter()
+        .map(|v| v.as_str().expect("a media type").to_owned())
+        .collect();
+    (message["error"]["code"].as_i64().expect("a code"), expected)
+}
+
+#[tokio::test]
+async fn http_refuses_a_body_that_is_not_json() {
+    let port = http_server().await;
+    let host = format!("127.0.0.1:{port}");
+    let accept = Some("application/json, text/event-stream");
+    for content_type in [
+        Some("text/plain"),
+        Some("text/plain;charset=UTF-8"),
+        Some("application/x-www-form-urlencoded"),
+        Some("multipart/form-data; boundary=x"),
+        Some("application/json-seq"),
+        None,
+    ] {
+        let headers = with_media(content_type, accept);
+        let (status, body) = http_request(port, "POST", &host, &headers, &discover()).await;
+        assert_eq!(status, 415, "{content_type:?}: {body}");
+        assert_eq!(
+            refusal(&body),
+            (-32600, vec!["application/json".to_owned()]),
+            "{content_type:?}"
+        );
+        assert!(body.contains("Content-Type: application/json"), "{body}");
+    }
+    for content_type in ["application/json; charset=utf-8", "Application/JSON"] {
+        let headers = with_media(Some(content_type), accept);
+        let (status, body) = http_request(port, "POST", &host, &headers, &discover()).await;
+        assert_eq!(status, 200, "{content_type:?}: {body}");
+    }
+}
+
+#[tokio::test]
+async fn http_refuses_a_client_that_does_not_accept_both_answers() {
+    let port = http_server().await;
+    let host = format!("127.0.0.1:{port}");
+    let both = vec![
+        "application/json".to_owned(),
+        "text/event-stream".to_owned(),
+    ];
+    for accept in [
+        Some("text/html"),
+        Some("application/json"),
+        Some("text/event-stream"),
+        Some("application/*"),
+        Some("*/*;q=0"),
+        Some("application/json;q=0, */*"),
+        None,
+    ] {
+        let headers = with_media(Some("application/json"), accept);
+        let (status, body) = http_request(port, "POST", &host, &headers, &discover()).await;
+        assert_eq!(status, 406, "{accept:?}: {body}");
+        assert_eq!(refusal(&body), (-32600, both.clone()), "{accept:?}");
+    }
+    for accept in [
+        "*/*",
+        "application/*, text/*",
+        "text/event-stream;q=0.5, application/json",
+        "application/json, */*;q=0.1",
+    ] {
+        let headers = with_media(Some("application/json"), Some(accept));
+        let (status, body) = http_request(port, "POST", &host, &headers, &discover()).await;
+        assert_eq!(status, 200, "{accept:?}: {body}");
+    }
+}
+
+#[cfg(feature = "legacy")]
+/// The handshake era goes through the same door: a legacy `initialize`
+/// sent as `text/plain` opens no session.
+#[tokio::test]
+async fn http_refuses_a_legacy_initialize_that_is_not_json() {
+    let port = http_server().await;
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}})
+    .to_string();
+    let accept = ("Accept", "application/json, text/event-stream");
+    let (status, body) = http_request(
+        port,
+        "POST",
+        &format!("127.0.0.1:{port}"),
+        &[("Content-Type", "text/plain"), accept],
+        &initialize,
+    )
+    .await;
+    assert_eq!(status, 415, "{body}");
+    let (status, body) = http_request(
+        port,
+        "POST",
+        &format!("127.0.0.1:{port}"),
+        &[("Content-Type", "application/json"), accept],
+        &initialize,
+    )
+    .await;
+    assert_eq!(status, 200, "the same initialize as JSON is served: {body}");
+}
+
+/// `Host` and `Origin` are judged first: a foreign page learns nothing of
+/// what the endpoint expects, whatever else is wrong with its request.
+#[tokio::test]
+async fn http_checks_the_origin_before_the_media_types() {
+    let port = http_server().await;
+    let local = format!("127.0.0.1:{port}");
+    let plain = with_media(Some("text/plain"), Some("text/html"));
+    let (status, body) = http_request(port, "POST", "evil.example.com", &plain, &discover()).await;
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("host"), "{body}");
+    let mut from_page = plain.clone();
+    from_page.push(("Origin", "http://evil.example.com"));
+    let (status, body) = http_request(port, "POST", &local, &from_page, &discover()).await;
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("origin"), "{body}");
+
+    // From an allowed origin, the body's type is judged before `Accept`.
+    let mut allowed = plain.clone();
+    allowed.push(("Origin", "http://localhost:3000"));
+    let (status, _) = http_request(port, "POST", &local, &allowed, &discover()).await;
+    assert_eq!(status, 415);
+    let mut allowed = with_media(Some("application/json"), Some("text/html"));
+    allowed.push(("Origin", "http://localhost:3000"));
+    let (status, _) = http_request(port, "POST", &local, &allowed, &discover()).await;
+    assert_eq!(status, 406);
+}
+
+/// The refusal comes from the head alone: a client that announces a body
+/// and never sends it is answered at once, not after the body timeout.
+#[tokio::test]
+async fn http_refuses_media_types_before_reading_the_body() {
+    let port = http_server().await;
+    for (content_type, accept, status) in [
+        ("text/plain", "application/json, text/event-stream", "415"),
+        ("application/json", "text/html", "406"),
+    ] {
+        let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .expect("connect");
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: {content_type}\r\n\
+             Accept: {accept}\r\nMCP-Protocol-Version: 2026-07-28\r\nContent-Length: 1000\r\n\r\n"
+        );
+        stream.write_all(head.as_bytes()).await.expect("send");
+        let mut buffer = [0u8; 512];
+        let read = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buffer))
+            .await
+            .expect("answered without the body")
+            .expect("read");
+        let text = String::from_utf8_lossy(&buffer[..read]);
+        assert!(
+            text.starts_with(&format!("HTTP/1.1 {status} ")),
+            "{content_type} / {accept}: {text}"
+        );
+    }
 }

@@ -4,6 +4,8 @@
 //!
 //! Regenerate the expected output with `TRYBUILD=overwrite`.
 
+#![cfg(feature = "sealed-state")]
+
 #[test]
 fn ui() {
     let t = trybuild::TestCases::new();

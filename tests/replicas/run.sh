@@ -18,7 +18,7 @@ if [ ! -x "$nginx" ]; then
     echo "replicas: nginx not found; install the Debian package nginx" >&2
     exit 1
 fi
-(cd "$root" && cargo build --quiet --locked -p mcp-server --example everything)
+(cd "$root" && cargo build --quiet --locked -p mcp-server --features sealed-state --example everything)
 server="$(cd "$root" && realpath "${CARGO_TARGET_DIR:-target}")/debug/examples/everything"
 
 work="$(mktemp -d)"

@@ -45,7 +45,7 @@ fn everything() -> &'static Path {
         let status = Command::new(cargo)
             .current_dir(root())
             .args(["build", "--quiet", "--locked", "-p", "mcp-server"])
-            .args(["--example", "everything"])
+            .args(["--features", "sealed-state", "--example", "everything"])
             .stdout(Stdio::null())
             .status()
             .expect("cargo runs");

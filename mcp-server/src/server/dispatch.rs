@@ -480,6 +480,7 @@ pub(crate) fn with_grant(cx: Context, grant: Option<&Arc<Grant>>) -> Context {
 }
 
 /// The principal of `grant`, if any.
+#[cfg(feature = "legacy")]
 pub(crate) fn principal_of(grant: Option<&Arc<Grant>>) -> Option<Arc<str>> {
     match grant {
         #[cfg(feature = "auth")]
@@ -755,9 +756,10 @@ impl Server {
             Err(e) => return Step::Done(error_reply(Some(&id), 200, e)),
         };
         let streaming = meta.progress_token.is_some() || meta.log_level.is_some();
-        let cx = Context::boxed(Cow::Borrowed(kind.method()), meta.capabilities)
-            .with_keys(self.inner.keys.clone())
-            .with_bus(self.inner.bus.clone());
+        let cx = self.equip(Context::boxed(
+            Cow::Borrowed(kind.method()),
+            meta.capabilities,
+        ));
         let cx = with_grant(cx, grant);
         #[cfg(feature = "tasks")]
         let cx = if as_task { cx.allow_task() } else { cx };
@@ -954,32 +956,13 @@ impl Server {
                     }
                 };
                 let cx = cx.with_retry(params.input_responses, params.request_state);
-                let mut arguments = Value::Object(arguments);
-                // `is_valid` stops at the first problem and builds no error:
-                // the problems are gathered only for arguments that fail.
-                let validator = self.inner.validators.get(&params.name);
-                if let Some(validator) = validator.filter(|v| !v.is_valid(&arguments)) {
-                    let problems: Vec<String> = validator
-                        .iter_errors(&arguments)
-                        .take(8)
-                        .map(|e| match e.instance_path().to_string() {
-                            path if path.is_empty() => e.to_string(),
-                            path => format!("argument `{}`: {e}", path.trim_start_matches('/')),
-                        })
-                        .collect();
-                    if !problems.is_empty() {
-                        let message = format!(
-                            "invalid arguments for `{}`: {}",
-                            params.name,
-                            problems.join("; ")
-                        );
+                #[cfg(feature = "validation")]
+                let arguments = match self.check_arguments(&params.name, arguments) {
+                    Ok(arguments) => arguments,
+                    Err(message) => {
                         let answer = to_value(ToolOutput::error(message).complete())?;
                         return Ok(Prepared::Done(Answer::Json(answer)));
                     }
-                }
-                let arguments = match arguments.take() {
-                    Value::Object(arguments) => arguments,
-                    _ => Map::new(),
                 };
                 Ok(Prepared::Tool {
                     cx,
@@ -1123,6 +1106,44 @@ impl Server {
         Value::Object(message)
     }
 }
+#[cfg(feature = "validation")]
+impl Server {
+    /// The arguments of a call to `name`, or the message of the `isError`
+    /// result when they break the tool's input schema.
+    fn check_arguments(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<Map<String, Value>, String> {
+        let Some(validator) = self.inner.validators.get(name) else {
+            return Ok(arguments);
+        };
+        let arguments = Value::Object(arguments);
+        // `is_valid` stops at the first problem and builds no error: the
+        // problems are gathered only for arguments that fail.
+        if !validator.is_valid(&arguments) {
+            let problems: Vec<String> = validator
+                .iter_errors(&arguments)
+                .take(8)
+                .map(|e| match e.instance_path().to_string() {
+                    path if path.is_empty() => e.to_string(),
+                    path => format!("argument `{}`: {e}", path.trim_start_matches('/')),
+                })
+                .collect();
+            if !problems.is_empty() {
+                return Err(format!(
+                    "invalid arguments for `{name}`: {}",
+                    problems.join("; ")
+                ));
+            }
+        }
+        match arguments {
+            Value::Object(arguments) => Ok(arguments),
+            _ => Ok(Map::new()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::Server;

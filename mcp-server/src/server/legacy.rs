@@ -8,30 +8,40 @@
 //! again with them, as a modern retry would.
 
 use std::collections::HashMap;
-use std::future::Future;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use mcp_types::jsonrpc::{ErrorObject, Message};
-use mcp_types::v2026_07_28::{ClientCapabilities, LoggingLevel, ProgressToken, RequestId};
-use serde_json::{json, Map, Value};
-use tokio::sync::{mpsc, oneshot};
+use serde_json::Value;
+use tokio::sync::oneshot;
 
-use super::dispatch::{
-    error_message, principal_of, with_grant, AbortOnDrop, Kind, Outcome, Params, Reply,
+use super::dispatch::{error_message, Outcome, Reply};
+use super::{Grant, Server};
+
+// What only the handshake era itself needs.
+#[cfg(feature = "legacy")]
+use {
+    super::capabilities,
+    super::dispatch::{principal_of, with_grant, AbortOnDrop, Kind, Params},
+    crate::context::Context,
+    crate::notify::Notifier,
+    mcp_types::v2026_07_28::{ClientCapabilities, LoggingLevel, ProgressToken, RequestId},
+    serde_json::{json, Map},
+    std::future::Future,
+    std::sync::atomic::AtomicU64,
+    std::sync::atomic::Ordering,
+    std::time::Duration,
+    tokio::sync::mpsc,
 };
-use super::{capabilities, Grant, Server};
-use crate::context::Context;
-use crate::notify::Notifier;
 
 /// The handshake-era versions a server accepts, newest first.
 pub const LEGACY_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 /// How many times a legacy call may ask the client for input.
+#[cfg(feature = "legacy")]
 const MAX_ROUNDS: usize = 8;
 
 /// How long the server waits for the client to answer one of its requests.
+#[cfg(feature = "legacy")]
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// One legacy client's session: what it negotiated in `initialize`, the
@@ -43,13 +53,17 @@ pub struct Session {
     /// use the session.
     principal: Option<Arc<str>>,
     version: String,
+    #[cfg(feature = "legacy")]
     capabilities: ClientCapabilities,
+    #[cfg(feature = "legacy")]
     log_level: Mutex<Option<LoggingLevel>>,
     pending: Mutex<HashMap<String, oneshot::Sender<Value>>>,
+    #[cfg(feature = "legacy")]
     next_request: AtomicU64,
 }
 
 impl Session {
+    #[cfg(feature = "legacy")]
     fn new(
         version: String,
         capabilities: ClientCapabilities,
@@ -84,6 +98,7 @@ impl Session {
 
     /// Whether the session serves a request that came with `grant`: one
     /// of the principal that created it.
+    #[cfg(all(feature = "legacy", feature = "http"))]
     pub(crate) fn serves(&self, grant: Option<&Arc<Grant>>) -> bool {
         self.principal == principal_of(grant)
     }
@@ -106,11 +121,13 @@ impl Session {
         waiter.is_some_and(|tx| tx.send(response).is_ok())
     }
 
+    #[cfg(feature = "legacy")]
     fn log_level(&self) -> Option<LoggingLevel> {
         self.log_level.lock().ok().and_then(|l| *l)
     }
 
     /// Sends `method` to the client on `stream` and waits for its answer.
+    #[cfg(feature = "legacy")]
     async fn ask(
         &self,
         stream: &mpsc::Sender<Value>,
@@ -153,6 +170,7 @@ impl Session {
     }
 }
 
+#[cfg(feature = "legacy")]
 fn ok(id: &RequestId, result: Value) -> Outcome {
     Outcome::Reply {
         status: 200,
@@ -160,6 +178,7 @@ fn ok(id: &RequestId, result: Value) -> Outcome {
     }
 }
 
+#[cfg(feature = "legacy")]
 fn fail(id: Option<&RequestId>, error: ErrorObject) -> Outcome {
     Outcome::Reply {
         status: 200,
@@ -168,6 +187,7 @@ fn fail(id: Option<&RequestId>, error: ErrorObject) -> Outcome {
 }
 
 /// Takes the fields a legacy result must not carry off a modern result.
+#[cfg(feature = "legacy")]
 fn legacy_result(mut result: Value) -> Value {
     if let Value::Object(map) = &mut result {
         for key in ["resultType", "ttlMs", "cacheScope"] {
@@ -189,6 +209,40 @@ impl Server {
         self.handle_legacy_as(value, session, None).await
     }
 
+    /// Without the `legacy` feature: every message of the handshake era is
+    /// refused. A request gets the unsupported-version error listing the
+    /// versions served, which is what a modern-only server owes a legacy
+    /// client's `initialize` (HTTP 400, as for any -32022); so does a
+    /// notification or response, without an id. No session is created.
+    #[cfg(not(feature = "legacy"))]
+    pub(crate) async fn handle_legacy_as(
+        &self,
+        value: Value,
+        _: Option<Arc<Session>>,
+        _: Option<&Arc<Grant>>,
+    ) -> (Outcome, Option<Arc<Session>>) {
+        let id = match Message::from_value(value.clone()) {
+            Ok(Message::Request { id, .. }) => Some(id),
+            _ => None,
+        };
+        let requested = value
+            .pointer("/params/protocolVersion")
+            .and_then(Value::as_str)
+            .unwrap_or(LEGACY_VERSIONS[0]);
+        let error = ErrorObject::unsupported_protocol_version(
+            super::MODERN_VERSIONS.iter().copied(),
+            requested,
+        );
+        let outcome = Outcome::Reply {
+            status: 400,
+            message: Reply::from_value(&error_message(id.as_ref(), &error)),
+        };
+        (outcome, None)
+    }
+}
+
+#[cfg(feature = "legacy")]
+impl Server {
     /// [`Server::handle_legacy`] for a request that came with the verified
     /// access token `grant`; a session it creates belongs to the grant's
     /// principal.
@@ -338,9 +392,8 @@ impl Server {
             .and_then(|m| m.get("progressToken"))
             .cloned()
             .and_then(|t| serde_json::from_value(t).ok());
-        let base = Context::new(method.clone(), session.capabilities.clone())
-            .with_keys(self.inner.keys.clone())
-            .with_bus(self.inner.bus.clone())
+        let base = self
+            .equip(Context::new(method.clone(), session.capabilities.clone()))
             .with_notifier(notifier, progress_token, session.log_level());
         let base = with_grant(base, grant);
         let server = self.clone();

@@ -9,6 +9,7 @@ mod listen;
 mod own;
 mod pages;
 pub(crate) mod parse;
+#[cfg(all(feature = "legacy", feature = "http"))]
 mod sessions;
 pub(crate) mod validate;
 
@@ -27,12 +28,15 @@ pub(crate) use handlers::Handlers;
 pub use legacy::{Session, LEGACY_VERSIONS};
 #[doc(hidden)]
 pub use own::{FoundPrompts, FoundResources, FoundTools, Missing, OwnSets, Probe};
+#[cfg(all(feature = "legacy", feature = "http"))]
 pub(crate) use sessions::Sessions;
 
 use crate::completion::Completer;
+use crate::context::Context;
 use crate::notify::{Bus, Change};
 use crate::prompt::PromptSet;
 use crate::resource::ResourceSet;
+#[cfg(feature = "sealed-state")]
 use crate::state::{KeyRing, KeyRingError};
 use crate::tool::ToolSet;
 
@@ -179,6 +183,7 @@ pub(crate) struct Inner {
     pub(crate) info_meta: Vec<u8>,
     pub(crate) instructions: Option<String>,
     pub(crate) handlers: Handlers,
+    #[cfg(feature = "sealed-state")]
     pub(crate) keys: Arc<KeyRing>,
     pub(crate) bus: Bus,
     pub(crate) ttl_ms: i64,
@@ -188,6 +193,7 @@ pub(crate) struct Inner {
     pub(crate) streams: Arc<tokio::sync::Semaphore>,
     pub(crate) completer: Option<Box<dyn Completer>>,
     /// Compiled input schemas, by tool name, checked before each call.
+    #[cfg(feature = "validation")]
     pub(crate) validators: std::collections::HashMap<String, jsonschema::Validator>,
     #[cfg(feature = "auth")]
     pub(crate) authorization: Option<Arc<crate::auth::ResourceServer>>,
@@ -197,6 +203,14 @@ pub(crate) struct Inner {
 }
 
 impl Server {
+    /// `cx` with what the server gives every handler: its notification
+    /// bus and, with the `sealed-state` feature, its keys.
+    pub(crate) fn equip(&self, cx: Context) -> Context {
+        #[cfg(feature = "sealed-state")]
+        let cx = cx.with_keys(self.inner.keys.clone());
+        cx.with_bus(self.inner.bus.clone())
+    }
+
     /// Starts configuring a server whose handlers are methods of `state`.
     pub fn builder<S: Send + Sync + 'static>(state: S) -> ServerBuilder<S> {
         ServerBuilder::new(state)
@@ -228,6 +242,7 @@ pub enum BuildError {
     /// Two tool sets have a tool of this name.
     DuplicateTool(String),
     /// No key could be generated for sealing state.
+    #[cfg(feature = "sealed-state")]
     Keys(KeyRingError),
 }
 
@@ -237,6 +252,7 @@ impl std::fmt::Display for BuildError {
             BuildError::DuplicateTool(name) => {
                 write!(f, "two tool sets have a tool named `{name}`")
             }
+            #[cfg(feature = "sealed-state")]
             BuildError::Keys(e) => write!(f, "cannot create the state key: {e}"),
         }
     }
@@ -261,6 +277,7 @@ pub struct ServerBuilder<S> {
     info: Implementation,
     instructions: Option<String>,
     handlers: Handlers,
+    #[cfg(feature = "sealed-state")]
     keys: Option<KeyRing>,
     ttl_ms: i64,
     cache_scope: CacheScope,
@@ -303,6 +320,7 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
             },
             instructions: None,
             handlers: Handlers::default(),
+            #[cfg(feature = "sealed-state")]
             keys: None,
             ttl_ms: 0,
             cache_scope: CacheScope::Private,
@@ -459,6 +477,7 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
     /// generated at start: fine for one process, but replicas behind a load
     /// balancer must share keys so that any of them can open the state
     /// another sealed.
+    #[cfg(feature = "sealed-state")]
     pub fn keys(mut self, keys: KeyRing) -> Self {
         self.keys = Some(keys);
         self
@@ -508,10 +527,12 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
         if let Some(name) = self.duplicate {
             return Err(BuildError::DuplicateTool(name));
         }
+        #[cfg(feature = "sealed-state")]
         let keys = match self.keys {
             Some(keys) => keys,
             None => KeyRing::generate(1).map_err(BuildError::Keys)?,
         };
+        #[cfg(feature = "validation")]
         let validators = self
             .handlers
             .tools()
@@ -534,10 +555,12 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
         Ok(Server {
             inner: Arc::new(Inner {
                 info_meta,
+                #[cfg(feature = "validation")]
                 validators,
                 info: self.info,
                 instructions: self.instructions,
                 handlers: self.handlers,
+                #[cfg(feature = "sealed-state")]
                 keys: Arc::new(keys),
                 bus: Bus::new(),
                 ttl_ms: self.ttl_ms,

@@ -9,6 +9,7 @@
 #[cfg(feature = "auth")]
 mod auth;
 mod connections;
+mod media;
 mod sse;
 
 use std::future::Future;
@@ -29,14 +30,15 @@ use std::sync::Arc;
 
 use tokio::net::TcpListener;
 
-use crate::server::{
-    parse, Grant, Outcome, RequestHeaders, Server, Session, Sessions, LEGACY_VERSIONS,
-};
+use crate::server::{parse, Grant, Outcome, RequestHeaders, Server, LEGACY_VERSIONS};
+#[cfg(feature = "legacy")]
+use crate::server::{Session, Sessions};
 
 use connections::{Connections, MakeTracked, Timeouts};
 
 // Header names built once: a lookup by `&str` parses and checks the name
 // on every request.
+#[cfg(feature = "legacy")]
 static SESSION_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
 static PROTOCOL_VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
 static METHOD_HEADER: HeaderName = HeaderName::from_static("mcp-method");
@@ -136,6 +138,7 @@ fn after(from: tokio::time::Instant, duration: Duration) -> tokio::time::Instant
 struct App {
     server: Server,
     config: HttpConfig,
+    #[cfg(feature = "legacy")]
     sessions: Sessions,
     in_flight: InFlight,
 }
@@ -189,6 +192,7 @@ impl Drop for Place<'_> {
 /// routes are where clients look.
 pub fn router(server: Server, path: &str, config: HttpConfig) -> Router {
     let in_flight = server.limits().max_in_flight;
+    #[cfg(feature = "legacy")]
     let sessions = Sessions::new(config.max_sessions, config.session_idle_timeout);
     let router = Router::new().route(
         path,
@@ -204,6 +208,7 @@ pub fn router(server: Server, path: &str, config: HttpConfig) -> Router {
         .with_state(Arc::new(App {
             server,
             config,
+            #[cfg(feature = "legacy")]
             sessions,
             in_flight: InFlight {
                 count: AtomicUsize::new(0),
@@ -348,6 +353,39 @@ fn check_origin(config: &HttpConfig, headers: &HeaderMap) -> Result<(), String> 
     Ok(())
 }
 
+/// The refusal of a POST whose body is not JSON (415) or whose client
+/// does not accept both answers (406), judged from the headers alone.
+///
+/// The order of the checks on a POST: `Host` and `Origin` first (403), so
+/// that a page in a browser learns nothing of the endpoint, not even what
+/// it expects; then the media types, which need no work beyond the
+/// headers and which no token would cure; then the token of a protected
+/// server (401), the place among the requests in flight (503), and only
+/// then the body.
+fn media_refusal(headers: &HeaderMap) -> Option<Response> {
+    let (status, message, expected): (u16, _, &[&str]) = if !media::is_json(headers) {
+        (
+            415,
+            "the body must be a JSON-RPC message sent as Content-Type: application/json",
+            &["application/json"],
+        )
+    } else if !media::accepts_answers(headers) {
+        (
+            406,
+            "the Accept header must allow both application/json and text/event-stream",
+            &["application/json", "text/event-stream"],
+        )
+    } else {
+        return None;
+    };
+    let error = ErrorObject::invalid_request(message)
+        .with_data(serde_json::json!({ "expected": expected }));
+    Some(json_response(
+        status,
+        &crate::server::error_message(None, &error),
+    ))
+}
+
 fn header<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Option<&'a str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
@@ -396,6 +434,9 @@ async fn handle_post(State(app): State<Arc<App>>, request: axum::extract::Reques
     if let Err(reason) = check_origin(&app.config, headers) {
         let error = ErrorObject::invalid_request(reason);
         return json_response(403, &crate::server::error_message(None, &error));
+    }
+    if let Some(refusal) = media_refusal(headers) {
+        return refusal;
     }
     let grant = match authorize(&app, &parts).await {
         Ok(grant) => grant,
@@ -450,6 +491,33 @@ async fn handle_post(State(app): State<Arc<App>>, request: axum::extract::Reques
     )
 }
 
+/// The response refusing a body that could not be read as a message.
+fn refused(refusal: &parse::Refusal) -> Response {
+    json_response(
+        refusal.status,
+        &crate::server::error_message(None, &refusal.error),
+    )
+}
+
+/// Without the `legacy` feature, the server refuses every message of the
+/// handshake era with the versions it serves; no session is looked up.
+#[cfg(not(feature = "legacy"))]
+async fn handle_legacy(
+    app: &App,
+    _: &HeaderMap,
+    body: &Bytes,
+    grant: Option<&Arc<Grant>>,
+) -> Response {
+    match parse::message(body, app.server.limits()) {
+        Ok(value) => respond(
+            app.server.handle_legacy_as(value, None, grant).await.0,
+            &app.config,
+        ),
+        Err(refusal) => refused(&refusal),
+    }
+}
+
+#[cfg(feature = "legacy")]
 async fn handle_legacy(
     app: &App,
     headers: &HeaderMap,
@@ -458,12 +526,7 @@ async fn handle_legacy(
 ) -> Response {
     let value = match parse::message(body, app.server.limits()) {
         Ok(value) => value,
-        Err(refusal) => {
-            return json_response(
-                refusal.status,
-                &crate::server::error_message(None, &refusal.error),
-            )
-        }
+        Err(refusal) => return refused(&refusal),
     };
     let initialize = value.get("method").and_then(Value::as_str) == Some("initialize");
     let session = match header(headers, &SESSION_HEADER) {
@@ -505,6 +568,13 @@ async fn handle_delete(State(app): State<Arc<App>>, request: axum::extract::Requ
         Ok(grant) => grant,
         Err(response) => return response,
     };
+    end_session(&app, headers, grant).await
+}
+
+/// DELETE with a session id: ends the legacy session, if the requester
+/// owns it.
+#[cfg(feature = "legacy")]
+async fn end_session(app: &App, headers: &HeaderMap, grant: Option<Arc<Grant>>) -> Response {
     let owned = |id: &str| {
         app.sessions
             .peek(id)
@@ -515,6 +585,13 @@ async fn handle_delete(State(app): State<Arc<App>>, request: axum::extract::Requ
         Some(_) => StatusCode::NOT_FOUND.into_response(),
         None => not_allowed().await,
     }
+}
+
+/// Without the `legacy` feature there are no sessions to end: DELETE is
+/// not allowed, as on any modern-only server.
+#[cfg(not(feature = "legacy"))]
+async fn end_session(_: &App, _: &HeaderMap, _: Option<Arc<Grant>>) -> Response {
+    not_allowed().await
 }
 
 /// Turns an outcome into a response: JSON, 202, or an SSE stream whose
