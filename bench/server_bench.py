@@ -18,13 +18,16 @@ dependencies would slow every workspace build. They are written here into
 target/server-bench/<name>/, each its own workspace with its own target
 directory, and built there.
 """
+import os
 import pathlib
 import shutil
 import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-OUT = ROOT / "target" / "server-bench"
+# The workspace's target directory, as cargo finds it.
+TARGET = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+OUT = TARGET / "server-bench"
 
 RMCP_DEPS = """\
 rmcp = { version = "=3.11.0", features = ["server", "macros", "transport-io", "transport-streamable-http-server"] }
@@ -152,7 +155,7 @@ def build_calculator(features: list[str], name: str) -> pathlib.Path:
           "--example", "calculator")
     OUT.mkdir(parents=True, exist_ok=True)
     copy = OUT / name
-    shutil.copy2(ROOT / "target" / "release" / "examples" / "calculator", copy)
+    shutil.copy2(TARGET / "release" / "examples" / "calculator", copy)
     return copy
 
 
@@ -160,7 +163,7 @@ def main() -> None:
     auth_only = "--auth-only" in sys.argv[1:]
     ours_auth = build_calculator(["--features", "auth"], "calculator-auth")
     cargo(ROOT, "build", "--release", "--quiet", "-p", "mcp-bench", "--bin", "server")
-    driver = ROOT / "target" / "release" / "server"
+    driver = TARGET / "release" / "server"
     if auth_only:
         subprocess.run([str(driver), "--ours-auth", str(ours_auth), *sys.argv[1:]], check=True)
         return

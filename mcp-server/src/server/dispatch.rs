@@ -480,7 +480,7 @@ pub(crate) fn with_grant(cx: Context, grant: Option<&Arc<Grant>>) -> Context {
 }
 
 /// The principal of `grant`, if any.
-#[cfg(feature = "legacy")]
+#[cfg(any(feature = "legacy", feature = "tasks"))]
 pub(crate) fn principal_of(grant: Option<&Arc<Grant>>) -> Option<Arc<str>> {
     match grant {
         #[cfg(feature = "auth")]
