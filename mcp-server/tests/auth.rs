@@ -487,15 +487,20 @@ async fn tokens_outside_the_authorization_header_are_refused() {
         let challenge = fx.refused(&response, 400, Some("invalid_request"), Some(&token));
         assert!(challenge["error_description"].contains("query string"));
     }
-    // In a form body.
-    let headers = [(
-        "Content-Type",
-        "application/x-www-form-urlencoded".to_owned(),
-    )];
+    // In a form body: not a JSON-RPC message, refused as such before any
+    // token is looked for, and the token is not echoed.
+    let headers = [
+        (
+            "Content-Type",
+            "application/x-www-form-urlencoded".to_owned(),
+        ),
+        ("Accept", "application/json, text/event-stream".to_owned()),
+    ];
     let body = format!("access_token={}", token.0);
     let response = send(fx.port, "POST", "/mcp", &headers, &body).await;
-    let challenge = fx.refused(&response, 400, Some("invalid_request"), Some(&token));
-    assert!(challenge["error_description"].contains("form body"));
+    assert_eq!(response.status, 415, "{}", response.body);
+    assert_eq!(response.json()["error"]["code"], -32600);
+    assert!(!response.shows(&token), "{response:?}");
 }
 
 #[tokio::test]
@@ -591,7 +596,7 @@ async fn refusals_come_before_the_body_and_after_the_host_check() {
     // A body announced and never sent: the refusal does not wait for it
     // (the body timeout is 30 s).
     let request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n",
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n",
         fx.port
     );
     let response = tokio::time::timeout(Duration::from_secs(5), send_raw(fx.port, &request))
