@@ -39,9 +39,33 @@ fn expressions(source: &str) -> Vec<(Option<char>, Vec<&str>)> {
     found
 }
 
+/// Whether only query expressions (`{?...}`, `{&...}`) follow the first
+/// one: a query value runs to the next pair, so literal text after it is
+/// taken into the value, and matching makes no promise there.
+fn queries_last(source: &str) -> bool {
+    let Some(start) = [source.find("{?"), source.find("{&")]
+        .into_iter()
+        .flatten()
+        .min()
+    else {
+        return true;
+    };
+    let mut rest = &source[start..];
+    while !rest.is_empty() {
+        if !(rest.starts_with("{?") || rest.starts_with("{&")) {
+            return false;
+        }
+        match rest.find('}') {
+            Some(end) => rest = &rest[end + 1..],
+            None => return false,
+        }
+    }
+    true
+}
+
 /// Whether matching promises to give back an expansion of `variables`.
 fn promised(source: &str, variables: &BTreeMap<String, String>, expanded: &str) -> bool {
-    if expanded.len() > MAX_URI_LEN {
+    if expanded.len() > MAX_URI_LEN || !queries_last(source) {
         return false;
     }
     expressions(source).into_iter().all(|(operator, names)| {
@@ -77,7 +101,12 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let expanded = template.expand(&variables);
+    // A reserved expansion passes `%XX` in a value through, so a value
+    // with `%` there need not come back as it went in.
+    let reserved_percent = (source.contains("{+") || source.contains("{#"))
+        && variables.values().any(|v| v.contains('%'));
     match template.matches(&expanded) {
+        Some(_) if reserved_percent => {}
         Some(values) => assert_eq!(
             template.expand(&values),
             expanded,
