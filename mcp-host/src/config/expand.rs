@@ -104,13 +104,13 @@ mod tests {
             match name {
                 "TOKEN" => Some("t0k".into()),
                 "EMPTY" => Some(String::new()),
-                "HOME" => Some("/home/ada".into()),
+                "HOME" => Some("/srv/home".into()),
                 _ => None,
             }
         }
 
         fn workspace(&self) -> Option<String> {
-            Some("/work/project".into())
+            Some("/srv/project".into())
         }
     }
 
@@ -124,8 +124,8 @@ mod tests {
             ("${EMPTY:-fallback}", Ok("fallback")),
             ("${TOKEN:-fallback}", Ok("t0k")),
             ("${env:UNSET:-x}", Ok("x")),
-            ("${userHome}/.cache", Ok("/home/ada/.cache")),
-            ("${workspaceFolder}/src", Ok("/work/project/src")),
+            ("${userHome}/.cache", Ok("/srv/home/.cache")),
+            ("${workspaceFolder}/src", Ok("/srv/project/src")),
             ("${UNSET}", Err(ExpandError::Unset("UNSET".into()))),
             ("${env:UNSET}", Err(ExpandError::Unset("UNSET".into()))),
             ("${EMPTY}", Err(ExpandError::Unset("EMPTY".into()))),

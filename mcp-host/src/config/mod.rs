@@ -548,7 +548,7 @@ mod tests {
         }
 
         fn workspace(&self) -> Option<String> {
-            Some("/work/project".into())
+            Some("/srv/project".into())
         }
     }
 
@@ -571,7 +571,7 @@ mod tests {
         let Target::Stdio(command) = &local.target else {
             panic!("{local:?}")
         };
-        assert_eq!(command.command, "/work/project/bin/srv");
+        assert_eq!(command.command, "/srv/project/bin/srv");
         assert_eq!(command.args, ["--token", "t0k"]);
         assert_eq!(command.env, [("LEVEL".to_owned(), "info".to_owned())]);
         assert!(local.tools.admits("search") && !local.tools.admits("delete"));
