@@ -364,9 +364,15 @@ async fn host_namespaces_servers_and_asks_before_writing() {
         .prepare("remote__test_simple_text", Map::new())
         .await
         .expect("prepared");
-    assert!(
-        host.authorize(&call).await.is_err(),
-        "untrusted servers are asked; nobody said yes"
+    // Untrusted servers are asked; nobody is there to say yes.
+    let denied = host.authorize(&call).await.expect_err("denied");
+    assert_eq!(
+        (denied.tool.as_str(), denied.reason.as_str(), denied.by),
+        (
+            "remote__test_simple_text",
+            "no approver is configured",
+            "deny-all"
+        )
     );
     assert!(!host.prompts().is_empty() && !host.resources().is_empty());
     let prompt = host

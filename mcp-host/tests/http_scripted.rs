@@ -15,7 +15,7 @@ use axum::routing::post;
 use axum::Router;
 use common::{answer, discovered, reply, serve};
 use mcp_host::approval::{ApproveAll, Gate, Policy};
-use mcp_host::client::{CallOptions, Client, ClientOptions, NoInput, Target};
+use mcp_host::client::{CallOptions, Client, ClientError, ClientOptions, NoInput, Target};
 use mcp_host::ServerId;
 use mcp_types::version::Era;
 use serde_json::{json, Map, Value};
@@ -157,9 +157,14 @@ async fn header_rules_drop_tools_and_a_mismatch_refreshes() {
     assert_eq!(names, ["locate"]);
     assert_eq!(list.excluded.len(), 1);
     assert_eq!(list.excluded[0].name.accept_ref(), "broken");
+    // A dropped tool cannot be called: it is unknown, as if never listed.
+    let refused = client
+        .prepare_call("broken", Map::new())
+        .await
+        .expect_err("dropped tools cannot be called");
     assert!(
-        client.prepare_call("broken", Map::new()).await.is_err(),
-        "dropped tools cannot be called"
+        matches!(&refused, ClientError::Unknown { name, .. } if name == "broken"),
+        "{refused:?}"
     );
 
     let mut arguments = Map::new();

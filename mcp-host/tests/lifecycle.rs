@@ -113,13 +113,21 @@ async fn only_trusted_servers_relax_the_policy() {
         .prepare("untrusted__echo", Map::new())
         .await
         .expect("prepared");
-    assert!(host.authorize(&call).await.is_err());
+    let denied = host.authorize(&call).await.expect_err("asked, and denied");
+    assert_eq!(
+        (denied.tool.as_str(), denied.reason.as_str(), denied.by),
+        ("untrusted__echo", "no approver is configured", "deny-all")
+    );
     // A tool that may write is asked about even on a trusted server.
     let call = host
         .prepare("trusted__flaky", Map::new())
         .await
         .expect("prepared");
-    assert!(host.authorize(&call).await.is_err());
+    let denied = host.authorize(&call).await.expect_err("asked, and denied");
+    assert_eq!(
+        (denied.tool.as_str(), denied.reason.as_str(), denied.by),
+        ("trusted__flaky", "no approver is configured", "deny-all")
+    );
     host.shutdown().await;
 }
 

@@ -427,10 +427,15 @@ async fn the_library_quarantines_a_changed_tool_whatever_the_approver() {
     assert!(
         matches!(&host.quarantined_tools()[0].quarantine, Some(Quarantine::Unpinned(r)) if r.contains("not a pin file"))
     );
-    assert!(host
+    let refused = host
         .call("weather__forecast", args(), &CallOptions::default())
         .await
-        .is_err());
+        .expect_err("a corrupt pin file refuses every call");
+    assert!(
+        matches!(&refused, ClientError::Quarantined { name, reason, .. }
+            if name == "weather__forecast" && matches!(**reason, Quarantine::Unpinned(_))),
+        "{refused:?}"
+    );
     assert!(host.trust(&id, None).await.is_ok_and(|c| c.is_empty()));
     host.shutdown().await;
     assert_eq!(log.calls().len(), 2);

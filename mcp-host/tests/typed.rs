@@ -182,9 +182,11 @@ async fn a_typed_call_still_needs_the_gate() {
         .create_note(notes::create_note::Arguments::new("a", "b"))
         .await
         .expect("no drift");
-    assert!(
-        deny.authorize(write.call()).await.is_err(),
-        "a write is asked"
+    // A write is asked, and the approver says no.
+    let denied = deny.authorize(write.call()).await.expect_err("denied");
+    assert_eq!(
+        (denied.reason.as_str(), denied.by),
+        ("no approver is configured", "deny-all")
     );
     // Read-only, but the server is not trusted: asked too.
     let read = tools
@@ -194,7 +196,11 @@ async fn a_typed_call_still_needs_the_gate() {
         )))
         .await
         .expect("no drift");
-    assert!(deny.authorize(read.call()).await.is_err());
+    let denied = deny.authorize(read.call()).await.expect_err("denied");
+    assert_eq!(
+        (denied.reason.as_str(), denied.by),
+        ("no approver is configured", "deny-all")
+    );
 
     // A trusted server's read-only tool passes the policy unasked.
     let trusted = connect("notes", common::notes_stdio(), Trust::Trusted).await;
