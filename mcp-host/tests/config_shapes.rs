@@ -1,11 +1,11 @@
 //! The configuration files other hosts write, end to end against the
-//! `notes` example: a Claude Code `.mcp.json` (`type`, `${VAR:-default}`,
-//! `disabledTools`) and a VS Code `mcp.json` (`servers`, `inputs`,
-//! `${env:VAR}`, `allowedTools`).
+//! `notes` and `everything` examples: a Claude Code `.mcp.json` (`type`,
+//! `${VAR:-default}`, `disabledTools`) and a VS Code `mcp.json`
+//! (`servers`, `inputs`, `${env:VAR}`, `allowedTools`, `envFile`).
 
 mod common;
 
-use common::{host_command, notes, printed};
+use common::{everything, host_command, notes, printed};
 use serde_json::{json, Value};
 
 /// Writes `contents` as `name` in a directory of this test; its path.
@@ -91,6 +91,68 @@ fn a_vs_code_mcp_json_runs_as_it_is() {
         names.contains(&"notes__create_note".to_owned()),
         "{names:?}"
     );
+}
+
+/// The `everything` example refuses to start when `MCP_STATE_KEYS` is
+/// not a key: with a bad key in an `envFile`, the server's own complaint
+/// proves the file's variable reached it, and with a good key in `env`
+/// beside the file, it starts, as `env` wins.
+#[test]
+fn a_vs_code_env_file_reaches_the_server_under_env() {
+    let dir = std::env::temp_dir().join(format!("mcp-host-env-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a directory");
+    std::fs::write(
+        dir.join("keys.env"),
+        "# sealing keys for the server\nexport MCP_STATE_KEYS=\"1:not-hex\"\n",
+    )
+    .expect("written");
+    let entry = |env: Value| {
+        json!({"servers": {"local": {
+            "type": "stdio",
+            "command": everything().display().to_string(),
+            "args": ["--stdio"],
+            "cwd": dir.display().to_string(),
+            "envFile": "keys.env",
+            "env": env
+        }}})
+    };
+
+    let config = file("env-file.json", &entry(json!({})));
+    let output = host_command(&config, &["tools"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("MCP_STATE_KEYS: key 1 is not 64 hex digits"),
+        "{stderr}"
+    );
+
+    let key = format!("2:{}", "0f".repeat(32));
+    let config = file(
+        "env-file-overridden.json",
+        &entry(json!({"MCP_STATE_KEYS": key})),
+    );
+    let output = host_command(&config, &["tools"]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(tool_names(&printed(&output)).contains(&"local__test_simple_text".to_owned()));
+
+    // A line that cannot be read is named by its number, not its text.
+    std::fs::write(dir.join("keys.env"), "MCP_STATE_KEYS='1:unclosed\n").expect("written");
+    let output = host_command(&config, &["tools"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "server `local`: `envFile`: {}: line 1: a quoted value without its closing quote",
+            dir.join("keys.env").display()
+        )),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("unclosed"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

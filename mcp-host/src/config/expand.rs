@@ -1,9 +1,18 @@
 //! Variable expansion in configuration values, sans-IO: `${VAR}`,
 //! `${VAR:-default}` (the default when `VAR` is unset or empty),
-//! `${env:VAR}` (VS Code's spelling), and `${userHome}` and
-//! `${workspaceFolder}` (the home and the current directory). A variable
-//! that is unset with no default is an error, never left as text, and so
-//! is `${input:ID}`, which this host does not prompt for.
+//! `${env:VAR}` (VS Code's spelling), `${userHome}` and
+//! `${workspaceFolder}` (the home and the current directory), and
+//! `${input:ID}`, the answer to one of VS Code's [`inputs`](super::inputs).
+//! A variable that is unset with no default is an error, never left as
+//! text, and so is an input that is not declared or gets no answer.
+//!
+//! What comes from outside goes through two seams: a [`Lookup`] for
+//! variables (and the `envFile` the configuration names), and the
+//! [`Prompter`](super::inputs::Prompter) behind [`Inputs`] for answers.
+
+use std::path::Path;
+
+use super::inputs::{Inputs, Unanswered};
 
 /// Why a value cannot be expanded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -16,11 +25,28 @@ pub enum ExpandError {
     /// A `${` without its `}`.
     #[error("`${{` without a closing `}}`")]
     Unclosed,
-    /// A VS Code input variable, which needs a prompt this host lacks.
+    /// `${input:ID}` with no such input in `inputs`.
+    #[error("`${{input:{0}}}`: `inputs` declares no input `{0}`")]
+    Undeclared(String),
+    /// An input of type `command`.
     #[error(
-        "`${{input:{0}}}`: VS Code inputs are not supported; set the value, or use `${{env:NAME}}`"
+        "`${{input:{id}}}` runs the VS Code command `{command}`, which this host cannot run; \
+         write the value, or `${{env:NAME}}` and set NAME"
     )]
-    Input(String),
+    Command {
+        /// The input.
+        id: String,
+        /// The command it names.
+        command: String,
+    },
+    /// Nobody answered the input.
+    #[error("`${{input:{id}}}`: {why}")]
+    Unanswered {
+        /// The input.
+        id: String,
+        /// Why there is no answer.
+        why: Unanswered,
+    },
 }
 
 /// What the expansion looks up: environment variables, and the two
@@ -34,6 +60,12 @@ pub trait Lookup {
     }
     /// The folder the configuration is for.
     fn workspace(&self) -> Option<String>;
+    /// The text of the file at `path`: an `envFile`.
+    ///
+    /// # Errors
+    ///
+    /// When it cannot be read.
+    fn read_file(&self, path: &Path) -> std::io::Result<String>;
 }
 
 /// The process's environment and current directory.
@@ -50,22 +82,31 @@ impl Lookup for Environment {
             .ok()
             .map(|d| d.display().to_string())
     }
+
+    fn read_file(&self, path: &Path) -> std::io::Result<String> {
+        std::fs::read_to_string(path)
+    }
 }
 
-/// `text` with every `${...}` replaced.
+/// `text` with every `${...}` replaced, variables from `lookup` and
+/// input answers from `inputs`.
 ///
 /// # Errors
 ///
 /// [`ExpandError`] for an unset variable without a default, an unclosed
-/// `${`, or an input variable.
-pub fn expand(text: &str, lookup: &dyn Lookup) -> Result<String, ExpandError> {
+/// `${`, or an input that is not declared or not answered.
+pub fn expand(text: &str, lookup: &dyn Lookup, inputs: &mut Inputs) -> Result<String, ExpandError> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find("${") {
         out.push_str(&rest[..at]);
         let inner = &rest[at + 2..];
         let end = inner.find('}').ok_or(ExpandError::Unclosed)?;
-        out.push_str(&variable(&inner[..end], lookup)?);
+        let body = &inner[..end];
+        match body.strip_prefix("input:") {
+            Some(id) => out.push_str(inputs.answer(id)?),
+            None => out.push_str(&variable(body, lookup)?),
+        }
         rest = &inner[end + 1..];
     }
     out.push_str(rest);
@@ -73,9 +114,6 @@ pub fn expand(text: &str, lookup: &dyn Lookup) -> Result<String, ExpandError> {
 }
 
 fn variable(body: &str, lookup: &dyn Lookup) -> Result<String, ExpandError> {
-    if let Some(id) = body.strip_prefix("input:") {
-        return Err(ExpandError::Input(id.to_owned()));
-    }
     let (name, default) = match body.split_once(":-") {
         Some((name, default)) => (name, Some(default)),
         None => (body, None),
@@ -96,6 +134,7 @@ fn variable(body: &str, lookup: &dyn Lookup) -> Result<String, ExpandError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::inputs;
 
     struct Fixed;
 
@@ -111,6 +150,13 @@ mod tests {
 
         fn workspace(&self) -> Option<String> {
             Some("/srv/project".into())
+        }
+
+        fn read_file(&self, path: &Path) -> std::io::Result<String> {
+            Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                path.display().to_string(),
+            ))
         }
     }
 
@@ -130,16 +176,65 @@ mod tests {
             ("${env:UNSET}", Err(ExpandError::Unset("UNSET".into()))),
             ("${EMPTY}", Err(ExpandError::Unset("EMPTY".into()))),
             ("${TOKEN", Err(ExpandError::Unclosed)),
-            ("${input:apiKey}", Err(ExpandError::Input("apiKey".into()))),
             ("$TOKEN and $", Ok("$TOKEN and $")),
+            ("key=${input:key}", Ok("key=s3cret")),
+            ("${input:region}-${input:key}", Ok("us-s3cret")),
+            (
+                "${input:mode:-x}",
+                Err(ExpandError::Undeclared("mode:-x".into())),
+            ),
+            ("${input:nope}", Err(ExpandError::Undeclared("nope".into()))),
+            (
+                "${input:gone}",
+                Err(ExpandError::Unanswered {
+                    id: "gone".into(),
+                    why: Unanswered::Ended,
+                }),
+            ),
         ];
+        let prompter = inputs::tests::Fixed::new(&[("key", "s3cret"), ("region", "us")]);
+        let declared = serde_json::json!([
+            {"type": "promptString", "id": "key", "password": true},
+            {"type": "pickString", "id": "region", "options": ["eu", "us"]},
+            {"type": "promptString", "id": "gone"}
+        ]);
+        let mut inputs = Inputs::parse(Some(declared), &prompter).expect("valid");
         for (text, expected) in table {
-            let got = expand(text, &Fixed);
+            let got = expand(text, &Fixed, &mut inputs);
             assert_eq!(
                 got.as_deref().map_err(Clone::clone),
                 expected.clone(),
                 "{text}"
             );
+        }
+        assert_eq!(*prompter.asked.borrow(), ["key", "region", "gone"]);
+    }
+
+    #[test]
+    fn an_input_error_names_the_input_and_never_the_answer() {
+        for (error, expected) in [
+            (
+                ExpandError::Undeclared("key".into()),
+                "`${input:key}`: `inputs` declares no input `key`",
+            ),
+            (
+                ExpandError::Unanswered {
+                    id: "key".into(),
+                    why: Unanswered::NoTerminal,
+                },
+                "`${input:key}`: it needs an answer typed at a terminal, and there is none to \
+                 ask at; run at a terminal, or write `${env:NAME}` instead and set NAME",
+            ),
+            (
+                ExpandError::Command {
+                    id: "k".into(),
+                    command: "ext.pick".into(),
+                },
+                "`${input:k}` runs the VS Code command `ext.pick`, which this host cannot run; \
+                 write the value, or `${env:NAME}` and set NAME",
+            ),
+        ] {
+            assert_eq!(error.to_string(), expected);
         }
     }
 }

@@ -14,10 +14,22 @@
 //! Streamable HTTP; `sse`, the legacy SSE transport, is refused with a
 //! message saying so. `serverUrl` is taken for `url`. `allowedTools`
 //! keeps only the tools named, `disabledTools` leaves the named ones
-//! out. In `command`, `args`, `env`, `url` and `headers`, `${VAR}`,
-//! `${VAR:-default}`, `${env:VAR}`, `${userHome}` and `${workspaceFolder}`
-//! are expanded (see [`expand`]); an unset variable without a default is
-//! an error naming the server and the field.
+//! out. In `command`, `args`, `env`, `envFile`, `url` and `headers`,
+//! `${VAR}`, `${VAR:-default}`, `${env:VAR}`, `${userHome}`,
+//! `${workspaceFolder}` and `${input:ID}` are expanded (see [`expand`]);
+//! an unset variable without a default is an error naming the server and
+//! the field.
+//!
+//! `${input:ID}` is the answer to the input `ID` of the top-level
+//! `inputs` (see [`inputs`]): a `promptString` (with `password` for a
+//! secret) or a `pickString`, asked of a [`Prompter`] the first time a
+//! value uses it. [`HostConfig::from_json`] and [`HostConfig::load`] ask
+//! nobody, so an input in use is an error there; the `mcp-host` command
+//! asks at the terminal.
+//!
+//! `envFile` on a stdio entry names a dotenv file (`KEY=VALUE` lines;
+//! relative to the entry's `cwd`, else to the current directory) whose
+//! variables the server gets, under those of `env`.
 //!
 //! The key of each entry is the server's [`ServerId`]. Three keys of our
 //! own may appear in an entry: `"trusted": true` lets the server's tool
@@ -45,9 +57,12 @@ use crate::approval::Trust;
 use crate::client::{ClientError, StdioCommand, Target};
 use crate::names::ServerId;
 
+mod dotenv;
 pub mod expand;
+pub mod inputs;
 
 use expand::{Environment, Lookup};
+use inputs::{Inputs, Prompter, Unattended};
 
 /// One configured server.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -248,6 +263,8 @@ struct File {
     /// VS Code's name for the same.
     #[serde(rename = "servers")]
     vscode: Option<BTreeMap<String, Value>>,
+    /// VS Code's inputs, for `${input:ID}`.
+    inputs: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -261,6 +278,7 @@ struct Entry {
     #[serde(default)]
     env: BTreeMap<String, String>,
     cwd: Option<PathBuf>,
+    env_file: Option<String>,
     url: Option<String>,
     server_url: Option<String>,
     #[serde(default)]
@@ -286,19 +304,26 @@ impl HostConfig {
     /// [`ClientError::Config`] naming the entry and field at fault: not
     /// JSON, no `mcpServers` (or `servers`), an entry with both or neither
     /// of `command` and `url`, a `type` that does not fit, a variable that
-    /// cannot be expanded, or a bad server id.
+    /// cannot be expanded, an input that is malformed or used (nobody is
+    /// asked), an `envFile` that cannot be read, or a bad server id.
     pub fn from_json(text: &str) -> Result<Self, ClientError> {
-        Self::from_json_with(text, &Environment)
+        Self::from_json_with(text, &Environment, &Unattended)
     }
 
-    /// As [`HostConfig::from_json`], looking variables up in `lookup`.
+    /// As [`HostConfig::from_json`], looking variables and files up in
+    /// `lookup` and asking `prompter` for the inputs used.
     ///
     /// # Errors
     ///
-    /// As [`HostConfig::from_json`].
-    pub fn from_json_with(text: &str, lookup: &dyn Lookup) -> Result<Self, ClientError> {
+    /// As [`HostConfig::from_json`], and when an input gets no answer.
+    pub fn from_json_with(
+        text: &str,
+        lookup: &dyn Lookup,
+        prompter: &dyn Prompter,
+    ) -> Result<Self, ClientError> {
         let file: File =
             serde_json::from_str(text).map_err(|e| ClientError::Config(e.to_string()))?;
+        let mut inputs = Inputs::parse(file.inputs, prompter).map_err(ClientError::Config)?;
         let entries = match (file.servers, file.vscode) {
             (Some(servers), None) | (None, Some(servers)) => servers,
             (Some(_), Some(_)) => {
@@ -319,8 +344,9 @@ impl HostConfig {
             if entry.disabled {
                 continue;
             }
-            let expanded = |field: &str, text: &str| {
-                expand::expand(text, lookup).map_err(|e| bad(format!("`{field}`: {e}")))
+            let mut expanded = |field: &str, text: &str| {
+                expand::expand(text, lookup, &mut inputs)
+                    .map_err(|e| bad(format!("`{field}`: {e}")))
             };
             let url = match (entry.url, entry.server_url) {
                 (Some(_), Some(_)) => {
@@ -367,17 +393,33 @@ impl HostConfig {
                     for (n, arg) in entry.args.iter().enumerate() {
                         args.push(expanded(&format!("args[{n}]"), arg)?);
                     }
-                    let mut env = Vec::new();
+                    let mut env = BTreeMap::new();
+                    if let Some(file) = &entry.env_file {
+                        let path = expanded("envFile", file)?;
+                        let path = match &entry.cwd {
+                            Some(cwd) => cwd.join(path),
+                            None => PathBuf::from(path),
+                        };
+                        env.extend(
+                            env_file(&path, lookup)
+                                .map_err(|e| bad(format!("`envFile`: {}: {e}", path.display())))?,
+                        );
+                    }
                     for (name, value) in &entry.env {
-                        env.push((name.clone(), expanded(&format!("env.{name}"), value)?));
+                        env.insert(name.clone(), expanded(&format!("env.{name}"), value)?);
                     }
                     Target::Stdio(StdioCommand {
                         command,
                         args,
-                        env,
+                        env: env.into_iter().collect(),
                         cwd: entry.cwd,
                         inherit_stderr: false,
                     })
+                }
+                (None, Some(_)) if entry.env_file.is_some() => {
+                    return Err(bad(
+                        "`envFile` is for stdio servers; an HTTP server takes `headers`".into(),
+                    ))
                 }
                 (None, Some(url)) => {
                     let url = expanded("url", &url)?;
@@ -413,16 +455,33 @@ impl HostConfig {
         Ok(Self { servers })
     }
 
-    /// Reads a configuration file.
+    /// Reads a configuration file; an input in use is an error, as
+    /// nobody is asked.
     ///
     /// # Errors
     ///
     /// When the file cannot be read, and as [`HostConfig::from_json`].
     pub fn load(path: &Path) -> Result<Self, ClientError> {
+        Self::load_with(path, &Unattended)
+    }
+
+    /// Reads a configuration file, asking `prompter` for the inputs used.
+    ///
+    /// # Errors
+    ///
+    /// As [`HostConfig::load`], and when an input gets no answer.
+    pub fn load_with(path: &Path, prompter: &dyn Prompter) -> Result<Self, ClientError> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| ClientError::Config(format!("{}: {e}", path.display())))?;
-        Self::from_json(&text)
+        Self::from_json_with(&text, &Environment, prompter)
     }
+}
+
+/// The variables of the `envFile` at `path`, read through `lookup`; what
+/// is wrong, never a value.
+fn env_file(path: &Path, lookup: &dyn Lookup) -> Result<Vec<(String, String)>, String> {
+    let text = lookup.read_file(path).map_err(|e| e.to_string())?;
+    dotenv::parse(&text).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
@@ -550,10 +609,169 @@ mod tests {
         fn workspace(&self) -> Option<String> {
             Some("/srv/project".into())
         }
+
+        fn read_file(&self, path: &Path) -> std::io::Result<String> {
+            match path.to_str() {
+                Some("/srv/project/.env") => {
+                    Ok("# for the server\nA=from-file\nexport B='kept'\n".into())
+                }
+                Some("/srv/cwd/rel.env") => Ok("R=relative".into()),
+                Some("rel.env") => Ok("R=current".into()),
+                Some("/srv/bad.env") => Ok("A=1\n\nTOKEN \"s3cret\"\n".into()),
+                _ => Err(std::io::ErrorKind::NotFound.into()),
+            }
+        }
     }
 
     fn read(text: &str) -> Result<HostConfig, String> {
-        HostConfig::from_json_with(text, &Fixed).map_err(|e| e.to_string())
+        HostConfig::from_json_with(text, &Fixed, &Unattended).map_err(|e| e.to_string())
+    }
+
+    /// The stdio command of server `id`.
+    fn command(config: &HostConfig, id: &str) -> StdioCommand {
+        match &config.servers[&ServerId::new(id).expect("id")].target {
+            Target::Stdio(command) => command.clone(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// `(name, value)` pairs, owned.
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter()
+            .map(|&(k, v)| (k.to_owned(), v.to_owned()))
+            .collect()
+    }
+
+    const INPUTS: &str = r#""inputs": [
+        {"type": "promptString", "id": "key", "description": "API key", "password": true},
+        {"type": "pickString", "id": "mode", "options": ["--stdio", "--verbose"], "default": "--stdio"},
+        {"type": "promptString", "id": "never"},
+        {"type": "command", "id": "picked", "command": "extension.pick"}
+    ]"#;
+
+    #[test]
+    fn each_input_is_asked_once_and_fills_every_field_that_uses_it() {
+        let prompter = inputs::tests::Fixed::new(&[("key", "s3cret"), ("mode", "2")]);
+        let text = format!(
+            r#"{{{INPUTS}, "servers": {{
+                "a": {{"command": "srv", "args": ["${{input:mode}}"], "env": {{"KEY": "${{input:key}}"}}}},
+                "b": {{"url": "https://h.example/${{input:mode}}", "headers": {{"Authorization": "Bearer ${{input:key}}"}}}},
+                "c": {{"command": "${{input:never}}", "disabled": true}}
+            }}}}"#
+        );
+        let config = HostConfig::from_json_with(&text, &Fixed, &prompter).expect("valid");
+        assert_eq!(*prompter.asked.borrow(), ["mode", "key"]);
+        let a = command(&config, "a");
+        assert_eq!(a.args, ["--verbose"]);
+        assert_eq!(a.env, pairs(&[("KEY", "s3cret")]));
+        let b = &config.servers[&ServerId::new("b").expect("id")].target;
+        assert_eq!(
+            b,
+            &Target::Http {
+                url: "https://h.example/--verbose".into(),
+                headers: pairs(&[("Authorization", "Bearer s3cret")]),
+            }
+        );
+    }
+
+    #[test]
+    fn an_input_that_cannot_be_answered_names_the_server_field_and_input() {
+        let answer = |text: &str| {
+            let prompter = inputs::tests::Fixed::new(&[("key", "s3cret")]);
+            let text = format!(r#"{{{INPUTS}, "servers": {{"s": {text}}}}}"#);
+            HostConfig::from_json_with(&text, &Fixed, &prompter)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        };
+        for (entry, expected) in [
+            (
+                r#"{"command": "x", "args": ["${input:nope}"]}"#,
+                "server `s`: `args[0]`: `${input:nope}`: `inputs` declares no input `nope`",
+            ),
+            (
+                r#"{"command": "x", "env": {"K": "${input:never}"}}"#,
+                "server `s`: `env.K`: `${input:never}`: the terminal's input ended before an answer",
+            ),
+            (
+                r#"{"url": "https://h/${input:picked}"}"#,
+                "server `s`: `url`: `${input:picked}` runs the VS Code command `extension.pick`",
+            ),
+            (
+                r#"{"command": "x", "args": ["${input:key}"], "envFile": "/srv/${input:nope}"}"#,
+                "server `s`: `envFile`: `${input:nope}`",
+            ),
+        ] {
+            let error = answer(entry).expect_err(entry);
+            assert!(error.contains(expected), "{error}");
+            assert!(!error.contains("s3cret"), "{error}");
+        }
+        // Asking nobody, the error says an input needs a terminal.
+        let text = format!(
+            r#"{{{INPUTS}, "servers": {{"s": {{"command": "x", "env": {{"K": "${{input:key}}"}}}}}}}}"#
+        );
+        let error = HostConfig::from_json(&text)
+            .expect_err("unattended")
+            .to_string();
+        assert!(
+            error.contains(
+                "server `s`: `env.K`: `${input:key}`: it needs an answer typed at a terminal"
+            ),
+            "{error}"
+        );
+        assert!(error.contains("`${env:NAME}`"), "{error}");
+        // A malformed input is an error even when nothing uses it.
+        let error =
+            read(r#"{"inputs": [{"type": "promptString"}], "servers": {}}"#).expect_err("no id");
+        assert!(error.ends_with(": `inputs[0]`: no `id`"), "{error}");
+    }
+
+    #[test]
+    fn an_env_file_gives_the_server_variables_under_those_of_env() {
+        let config = read(
+            r#"{"servers": {
+                "both": {"command": "x", "envFile": "${workspaceFolder}/.env", "env": {"A": "from-env", "C": "c"}},
+                "in-cwd": {"command": "x", "cwd": "/srv/cwd", "envFile": "rel.env"},
+                "here": {"command": "x", "envFile": "rel.env"},
+                "absolute": {"command": "x", "cwd": "/srv/cwd", "envFile": "/srv/project/.env"}
+            }}"#,
+        )
+        .expect("valid");
+        assert_eq!(
+            command(&config, "both").env,
+            pairs(&[("A", "from-env"), ("B", "kept"), ("C", "c")])
+        );
+        assert_eq!(command(&config, "in-cwd").env, pairs(&[("R", "relative")]));
+        assert_eq!(command(&config, "here").env, pairs(&[("R", "current")]));
+        assert_eq!(
+            command(&config, "absolute").env,
+            pairs(&[("A", "from-file"), ("B", "kept")])
+        );
+    }
+
+    #[test]
+    fn an_env_file_that_cannot_be_used_names_the_server_path_and_line() {
+        for (entry, expected) in [
+            (
+                r#"{"command": "x", "envFile": "/srv/missing.env"}"#,
+                "server `s`: `envFile`: /srv/missing.env: entity not found",
+            ),
+            (
+                r#"{"command": "x", "envFile": "/srv/bad.env"}"#,
+                "server `s`: `envFile`: /srv/bad.env: line 3: expected `KEY=VALUE`",
+            ),
+            (
+                r#"{"command": "x", "envFile": "${NOPE}/.env"}"#,
+                "server `s`: `envFile`: the variable `NOPE` is not set",
+            ),
+            (
+                r#"{"url": "https://h/mcp", "envFile": "/srv/project/.env"}"#,
+                "server `s`: `envFile` is for stdio servers; an HTTP server takes `headers`",
+            ),
+        ] {
+            let error = read(&format!(r#"{{"servers": {{"s": {entry}}}}}"#)).expect_err(entry);
+            assert!(error.contains(expected), "{error}");
+            assert!(!error.contains("s3cret"), "{error}");
+        }
     }
 
     #[test]
@@ -635,7 +853,7 @@ mod tests {
             ),
             (
                 r#"{"servers": {"s": {"command": "x", "env": {"K": "${input:k}"}}}}"#,
-                "VS Code inputs are not supported",
+                "server `s`: `env.K`: `${input:k}`: `inputs` declares no input `k`",
             ),
         ] {
             let error = read(text).expect_err(text);
