@@ -87,7 +87,7 @@ use crate::audit::{Arguments, AuditLog};
 use crate::client::{CallOptions, ClientOptions, Progress};
 use crate::trust::PinFile;
 use crate::untrusted::Untrusted;
-use crate::{Host, HostConfig};
+use crate::Host;
 
 mod catalogue;
 mod content;
@@ -305,7 +305,7 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
         (None, Some(from)) => from.path()?,
         (None, None) => return Err(String::from("give --config FILE or --from HOST")),
     };
-    let mut config = HostConfig::load(&source).map_err(|e| e.to_string())?;
+    let mut config = terminal::load_config(source.clone()).await?;
     #[cfg(feature = "oauth")]
     let store = credential_store();
     #[cfg(feature = "oauth")]

@@ -1,7 +1,7 @@
 //! The `mcp-host` command at a terminal, driven through a pseudo-terminal
-//! the way a person drives it: the approval prompt, elicitation forms and
-//! the progress bar, and the refusal to approve anything when stdin is not
-//! a terminal.
+//! the way a person drives it: the approval prompt, elicitation forms,
+//! the progress bar and the configuration's VS Code inputs, and the
+//! refusal to approve or answer anything when stdin is not a terminal.
 //!
 //! Each command runs in a session of its own whose controlling terminal is
 //! the pseudo-terminal, as a shell would start it (see `common::pty`).
@@ -295,4 +295,116 @@ fn progress_is_drawn_in_place_before_the_result() {
     assert!(screen[done..].starts_with(&format!("{full}\n")), "{screen}");
     assert!(screen[done..].contains("\n{\n"), "{screen}");
     assert_eq!(result_text(&screen), "Progress complete");
+}
+
+/// A VS Code configuration whose `everything` server takes its transport
+/// flag from a `pickString` input and its sealing keys, which it refuses
+/// to start without when they are set but not keys, from a password.
+fn inputs_config(name: &str) -> Scratch {
+    let path = std::env::temp_dir().join(format!(
+        "mcp-host-config-{}-terminal-{name}.json",
+        std::process::id()
+    ));
+    let config = json!({
+        "inputs": [
+            {"type": "pickString", "id": "transport", "description": "How to reach the server",
+             "options": ["--http", "--stdio"]},
+            {"type": "promptString", "id": "keys", "description": "Sealing keys.", "password": true}
+        ],
+        "servers": {"local": {
+            "command": everything().display().to_string(),
+            "args": ["${input:transport}"],
+            "env": {"MCP_STATE_KEYS": "${input:keys}"}
+        }}
+    });
+    std::fs::write(&path, config.to_string()).expect("config written");
+    Scratch(path)
+}
+
+const TRANSPORT: &str =
+    "Input `transport` – How to reach the server:\n  1) --http\n  2) --stdio\nNumber or text: ";
+const KEYS: &str = "Input `keys` – Sealing keys (hidden): ";
+
+/// Starts a call of the server of [`inputs_config`] and answers the
+/// `pickString` (a wrong answer first, which is asked again), up to the
+/// password's question.
+fn at_the_password(name: &str) -> (Scratch, Pty) {
+    let config = inputs_config(name);
+    let mut pty = Pty::spawn(&config.0, &["call", "local__test_simple_text"], None);
+    pty.expect(TRANSPORT);
+    pty.type_keys(&format!("3{ENTER}"));
+    pty.expect("that is not one of the options; type its number or its text.\n");
+    pty.expect(TRANSPORT);
+    pty.type_keys(&format!("2{ENTER}"));
+    pty.expect(KEYS);
+    (config, pty)
+}
+
+/// The password is typed without being shown and reaches the server: a
+/// key lets the call run, and the terminal shows what is typed again.
+#[test]
+fn a_password_input_is_asked_without_echo_and_used() {
+    let key = format!("7:{}", "c0ffee".repeat(10) + "c0ff");
+    let (_config, mut pty) = at_the_password("key");
+    pty.type_keys(&format!("{key}{ENTER}"));
+    pty.expect("Run it? [y/N] ");
+    pty.type_keys(&format!("y{ENTER}"));
+    let (status, screen) = pty.finish();
+    assert!(status.success(), "{screen}");
+    assert!(!screen.contains("c0ffee"), "echoed:\n{screen}");
+    assert!(screen.contains("Run it? [y/N] y\n"), "no echo:\n{screen}");
+    assert_eq!(
+        result_text(&screen),
+        "This is a simple text response for testing."
+    );
+}
+
+/// A value the server refuses as a key stops it: the value reached it.
+/// Ctrl-C at the question stops the command, as at any other.
+#[test]
+fn a_password_input_the_server_refuses_or_ctrl_c_stops_the_command() {
+    let (_config, mut pty) = at_the_password("bad-key");
+    pty.type_keys(&format!("not-a-key{ENTER}"));
+    let (status, screen) = pty.finish();
+    assert!(!status.success(), "{screen}");
+    assert!(!screen.contains("not-a-key"), "echoed:\n{screen}");
+    assert!(
+        screen.contains("MCP_STATE_KEYS: key 1 is not 64 hex digits"),
+        "{screen}"
+    );
+
+    let (_config, mut pty) = at_the_password("interrupt");
+    pty.type_keys("half");
+    pty.type_keys(CTRL_C);
+    let (status, screen) = pty.finish();
+    assert!(
+        status.signal() == Some(nix::libc::SIGINT) || status.code() == Some(130),
+        "{status}: {screen}"
+    );
+    assert!(!screen.contains("half"), "echoed:\n{screen}");
+}
+
+/// With stdin a pipe that holds answers and the output at a terminal,
+/// nothing is asked or read: the error names the input.
+#[test]
+fn without_a_terminal_an_input_is_an_error_naming_it() {
+    let config = inputs_config("piped");
+    let mut pty = Pty::spawn(
+        &config.0,
+        &["call", "local__test_simple_text", "--yes"],
+        Some(Stdio::piped()),
+    );
+    let mut stdin = pty.child.stdin.take().expect("a pipe to stdin");
+    stdin.write_all(b"2\nsecret\n").expect("written");
+    let (status, screen) = pty.finish();
+    drop(stdin);
+    assert!(!status.success(), "{screen}");
+    assert!(
+        screen.contains(
+            "server `local`: `args[0]`: `${input:transport}`: it needs an answer typed at a \
+             terminal, and there is none to ask at"
+        ),
+        "{screen}"
+    );
+    assert!(!screen.contains("Input `"), "{screen}");
 }
