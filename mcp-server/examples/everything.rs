@@ -10,6 +10,11 @@
 //! is set (see [`state_keys`]), so that replicas behind a load balancer can
 //! each finish a flow another one started. Without it every process makes
 //! up a key of its own.
+//!
+//! Built with the `redis` feature, `--redis redis://HOST:PORT/` after the
+//! transport keeps the tasks in that Redis, so that any replica serves any
+//! task (`MCP_TASK_LEASE_MS` sets the lease after which a dead replica's
+//! tasks fail).
 
 use std::time::{Duration, SystemTime};
 
@@ -18,6 +23,7 @@ use mcp_server::elicit::Elicit;
 use mcp_server::notify::Change;
 use mcp_server::prompt::PromptOutput;
 use mcp_server::state::{Binding, KeyRing, StateError, KEY_LEN};
+use mcp_server::tasks::TaskSettings;
 use mcp_server::tool::{ToolError, ToolOutput, ToolSet};
 use mcp_server::transport::{http, stdio};
 use mcp_server::types::v2026_07_28::{
@@ -912,8 +918,9 @@ fn key_bytes(hex: &str) -> Option<[u8; KEY_LEN]> {
     Some(key)
 }
 
-/// The server, sealing state with `keys` or, without them, a random key.
-fn server(keys: Option<KeyRing>) -> Result<Server, mcp_server::BuildError> {
+/// The server, sealing state with `keys` or, without them, a random key,
+/// and keeping its tasks in `tasks` (in memory by default).
+fn server(keys: Option<KeyRing>, tasks: TaskSettings) -> Result<Server, mcp_server::BuildError> {
     let builder = match keys {
         Some(keys) => Server::builder(Everything).keys(keys),
         None => Server::builder(Everything),
@@ -928,19 +935,36 @@ fn server(keys: Option<KeyRing>) -> Result<Server, mcp_server::BuildError> {
         .prompts()
         .resources()
         .completion(complete)
+        .tasks(tasks)
         .build()
+}
+
+/// Tasks in the Redis at `url`, shared with every replica that names it;
+/// `MCP_TASK_LEASE_MS` sets the lease.
+#[cfg(feature = "redis")]
+async fn redis_tasks(url: &str) -> Result<TaskSettings, Box<dyn std::error::Error>> {
+    let mut store = mcp_server::tasks::RedisTaskStore::connect(url).await?;
+    if let Ok(ms) = std::env::var("MCP_TASK_LEASE_MS") {
+        store = store.with_lease(Duration::from_millis(ms.parse()?));
+    }
+    Ok(TaskSettings::default().store(store))
+}
+
+#[cfg(not(feature = "redis"))]
+async fn redis_tasks(_url: &str) -> Result<TaskSettings, Box<dyn std::error::Error>> {
+    Err("this build has no Redis: build the example with `--features redis`".into())
 }
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let server = server(state_keys()?)?;
-    match args
-        .iter()
-        .map(String::as_str)
-        .collect::<Vec<_>>()
-        .as_slice()
-    {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (transport, tasks) = match args.as_slice() {
+        [transport @ .., "--redis", url] => (transport, redis_tasks(url).await?),
+        transport => (transport, TaskSettings::default()),
+    };
+    let server = server(state_keys()?, tasks)?;
+    match transport {
         ["--stdio"] => stdio::serve(server).await?,
         ["--http", addr] => {
             let addr = addr.parse()?;
@@ -951,7 +975,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .await?;
         }
         _ => {
-            eprintln!("usage: everything --stdio | --http ADDR:PORT");
+            eprintln!("usage: everything (--stdio | --http ADDR:PORT) [--redis URL]");
             std::process::exit(2);
         }
     }

@@ -83,7 +83,8 @@
 //! answers a client that declared `io.modelcontextprotocol/tasks` with a
 //! task that runs in the background, polled with `tasks/get`, fed with
 //! `tasks/update` and stopped with `tasks/cancel`, its state kept in a
-//! `TaskStore` (in memory by default).
+//! `TaskStore` (in memory by default; in Redis, shared by every replica,
+//! with the `redis` feature).
 //!
 #![doc = include_str!("../features.md")]
 #![deny(missing_docs)]

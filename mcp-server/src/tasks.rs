@@ -72,10 +72,15 @@
 //!   shapes.
 //! - [`store`]: the [`TaskStore`] trait and the bounded
 //!   [`MemoryTaskStore`].
+//! - `redis` (feature `redis`): `RedisTaskStore`, records shared by every
+//!   replica through Redis, with signals between replicas and a lease
+//!   that fails the tasks of a replica that stopped.
 //! - `runtime`: the part that drives handlers and answers the `tasks/*`
 //!   methods (used by the server's dispatcher).
 
 pub mod record;
+#[cfg(feature = "redis")]
+pub mod redis;
 pub(crate) mod runtime;
 pub mod store;
 
@@ -86,7 +91,9 @@ use mcp_types::jsonrpc::ErrorObject;
 use mcp_types::v2026_07_28::{ClientCapabilities, Tool};
 
 pub use record::{Status, TaskRecord};
-pub use store::{MemoryTaskStore, StoreError, TaskStore};
+#[cfg(feature = "redis")]
+pub use redis::RedisTaskStore;
+pub use store::{MemoryTaskStore, Signal, StoreError, TaskStore};
 
 /// The extension's identifier.
 pub const EXTENSION: &str = mcp_types::meta::TASKS_EXTENSION;

@@ -87,6 +87,13 @@ pub struct TaskRecord {
     pub result: Option<Value>,
     /// The JSON-RPC error of a failed task.
     pub error: Option<Value>,
+    /// With a store that several replicas share: until when (milliseconds
+    /// since the Unix epoch) the replica running the handler vouches for
+    /// it. It renews the lease while the handler runs or waits; a
+    /// non-terminal task whose lease has run out lost its handler, and
+    /// [`TaskRecord::lapse`] fails it. `None`: no lease (one process).
+    #[serde(default)]
+    pub lease_until_ms: Option<u64>,
 }
 
 impl TaskRecord {
@@ -115,7 +122,34 @@ impl TaskRecord {
             cancel_requested: false,
             result: None,
             error: None,
+            lease_until_ms: None,
         }
+    }
+
+    /// The replica running the handler vouches for it until `until_ms`.
+    /// Changes nothing on a terminal task, and never the time of the last
+    /// change: a lease is bookkeeping, not news for the client.
+    pub fn renew(&mut self, until_ms: u64) {
+        if !self.status.is_terminal() {
+            self.lease_until_ms = Some(until_ms);
+        }
+    }
+
+    /// Whether the task is unfinished and its lease ran out before
+    /// `now_ms`: no replica runs its handler any more.
+    pub fn lapsed(&self, now_ms: u64) -> bool {
+        !self.status.is_terminal() && self.lease_until_ms.is_some_and(|until| until < now_ms)
+    }
+
+    /// Fails a task whose lease ran out (see [`TaskRecord::lapsed`]) with
+    /// an internal error saying so. Returns whether it changed.
+    pub fn lapse(&mut self, now_ms: u64) -> bool {
+        if !self.lapsed(now_ms) {
+            return false;
+        }
+        let error =
+            ErrorObject::internal_error("the server running the task stopped before it finished");
+        self.fail(&error, now_ms)
     }
 
     /// Whether `principal` may see this task.
@@ -449,5 +483,31 @@ mod tests {
         for absent in ["task", "result", "error", "inputRequests", "requestState"] {
             assert!(created.get(absent).is_none(), "{absent}");
         }
+    }
+
+    #[test]
+    fn a_lapsed_lease_fails_an_unfinished_task_and_nothing_else() {
+        let mut task = record();
+        assert!(!task.lapsed(u64::MAX), "no lease, no lapse");
+        task.renew(5_000);
+        assert!(!task.lapsed(5_000));
+        assert!(task.lapsed(5_001));
+        let updated = task.updated_ms;
+        task.renew(9_000);
+        assert_eq!(task.updated_ms, updated, "a renewal is not a change");
+        assert!(!task.lapse(9_000));
+        assert!(task.lapse(9_001));
+        assert_eq!(task.status, Status::Failed);
+        assert_eq!(task.detailed()["error"]["code"], json!(-32603));
+        // Finished: neither renewed nor lapsed again.
+        task.renew(100);
+        assert_eq!(task.lease_until_ms, Some(9_000));
+        assert!(!task.lapse(u64::MAX));
+
+        let mut done = record();
+        done.renew(2_000);
+        done.complete(json!({"content": []}), 1_500);
+        assert!(!done.lapse(3_000));
+        assert_eq!(done.status, Status::Completed);
     }
 }

@@ -17,6 +17,7 @@ use serde_json::{json, Map, Value};
 use tokio::sync::{broadcast, watch, Notify};
 
 use super::record::{Accepted, TaskRecord};
+use super::store::Signal;
 use super::{TaskSettings, TaskStore, TaskSupport};
 use crate::BoxFuture;
 
@@ -50,6 +51,13 @@ pub(crate) struct Runtime {
     live: Mutex<HashMap<String, Live>>,
     /// Every change to a task of this process, for `notifications/tasks`.
     changes: broadcast::Sender<Arc<TaskRecord>>,
+    /// Whether the signals of other replicas are listened to yet.
+    listening: std::sync::atomic::AtomicBool,
+}
+
+/// `duration` in whole milliseconds, saturating.
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// Milliseconds since the Unix epoch.
@@ -101,6 +109,7 @@ impl Runtime {
             support,
             live: Mutex::new(HashMap::new()),
             changes: broadcast::channel(256).0,
+            listening: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -144,7 +153,10 @@ impl Runtime {
             .ttl
             .map(|ttl| u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX));
         let poll = u64::try_from(self.settings.poll_interval.as_millis()).unwrap_or(u64::MAX);
-        let record = TaskRecord::new(new_id()?, owner.map(str::to_owned), now, ttl, poll);
+        let mut record = TaskRecord::new(new_id()?, owner.map(str::to_owned), now, ttl, poll);
+        if let Some(lease) = self.store().lease() {
+            record.renew(now.saturating_add(millis(lease)));
+        }
         let created = record.created();
         let id = record.id.clone();
         self.store()
@@ -160,12 +172,79 @@ impl Runtime {
                 wake: wake.clone(),
             },
         );
+        self.listen();
         let runtime = self.clone();
         tokio::spawn(async move {
-            runtime.drive(&id, first, rerun, cancelled, wake).await;
+            // The lease keeper ends first when the task was settled
+            // elsewhere (cancelled through another replica, or failed for
+            // a lapsed lease): the handler is dropped with it.
+            tokio::select! {
+                () = runtime.drive(&id, first, rerun, cancelled, wake) => {}
+                () = runtime.keep_lease(&id) => {}
+            }
             runtime.live().remove(&id);
         });
         Ok(created)
+    }
+
+    /// Listens, once, to the signals other replicas send about the tasks
+    /// this one runs.
+    fn listen(self: &Arc<Self>) {
+        use std::sync::atomic::Ordering;
+        let Some(mut signals) = self.store().signals() else {
+            return;
+        };
+        if self.listening.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let runtime = Arc::downgrade(self);
+        tokio::spawn(async move {
+            loop {
+                match signals.recv().await {
+                    Ok((id, signal)) => match runtime.upgrade() {
+                        Some(runtime) => runtime.signal_here(&id, signal),
+                        None => return,
+                    },
+                    // Lost signals are made up for: the handler's replica
+                    // looks at the record at every poll interval and every
+                    // lease renewal.
+                    Err(broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(broadcast::error::RecvError::Closed) => return,
+                }
+            }
+        });
+    }
+
+    /// Passes `signal` to the handler of task `id`, if this replica runs it.
+    fn signal_here(&self, id: &str, signal: Signal) {
+        if let Some(live) = self.live().get(id) {
+            match signal {
+                Signal::Wake => live.wake.notify_one(),
+                Signal::Cancel => {
+                    let _ = live.cancel.send(true);
+                }
+            }
+        }
+    }
+
+    /// Renews the lease of task `id` at a third of its length while the
+    /// handler runs; returns when the task is settled or gone. Never
+    /// returns for a store without leases.
+    async fn keep_lease(&self, id: &str) {
+        let Some(lease) = self.store().lease() else {
+            return std::future::pending().await;
+        };
+        loop {
+            tokio::time::sleep(lease / 3).await;
+            let until = now_ms().saturating_add(millis(lease));
+            let mut renew = |r: &mut TaskRecord| r.renew(until);
+            match self.store().update(id, now_ms(), &mut renew).await {
+                Ok(Some(record)) if !record.status.is_terminal() => {}
+                Ok(_) => return,
+                // The backend may come back before the lease runs out.
+                Err(_) => {}
+            }
+        }
     }
 
     /// Runs the handler until the task settles, parking it while it waits
@@ -268,16 +347,37 @@ impl Runtime {
         }
     }
 
-    /// The record `id` if `principal` owns it.
+    /// The record `id` if `principal` owns it. An unfinished task whose
+    /// lease ran out (its replica stopped) is failed first.
     async fn owned(
         &self,
         params: &Map<String, Value>,
         principal: Option<&str>,
     ) -> Result<TaskRecord, ErrorObject> {
         let id = task_id(params)?;
-        match self.store().get(id, now_ms()).await.map_err(store_error)? {
-            Some(record) if record.owned_by(principal) => Ok(record),
-            _ => Err(not_found()),
+        let now = now_ms();
+        let record = match self.store().get(id, now).await.map_err(store_error)? {
+            Some(record) if record.owned_by(principal) => record,
+            _ => return Err(not_found()),
+        };
+        if !record.lapsed(now) {
+            return Ok(record);
+        }
+        let mut lapsed = false;
+        let mut apply = |r: &mut TaskRecord| lapsed = r.lapse(now);
+        match self
+            .store()
+            .update(id, now, &mut apply)
+            .await
+            .map_err(store_error)?
+        {
+            Some(after) => {
+                if lapsed {
+                    self.announce(after.clone());
+                }
+                Ok(after)
+            }
+            None => Err(not_found()),
         }
     }
 
@@ -324,7 +424,7 @@ impl Runtime {
         if !kept.is_empty() {
             let now = now_ms();
             let mut apply = |r: &mut TaskRecord| {
-                accepted = r.accept(std::mem::take(&mut kept), now);
+                accepted = r.accept(kept.clone(), now);
             };
             let after = self
                 .store()
@@ -336,9 +436,10 @@ impl Runtime {
             }
         }
         if accepted == Accepted::Resume {
-            if let Some(live) = self.live().get(&record.id) {
-                live.wake.notify_one();
-            }
+            self.signal_here(&record.id, Signal::Wake);
+            // The handler may run on another replica; it also looks for
+            // itself at every poll interval, so a lost signal only delays.
+            let _ = self.store().notify(&record.id, Signal::Wake).await;
         }
         Ok(json!({}))
     }
@@ -364,9 +465,10 @@ impl Runtime {
         if let (Some(after), true) = (after, changed) {
             self.announce(after);
         }
-        if let Some(live) = self.live().get(&record.id) {
-            let _ = live.cancel.send(true);
-        }
+        self.signal_here(&record.id, Signal::Cancel);
+        // The handler may run on another replica; its lease keeper also
+        // sees the cancelled record, so a lost signal only delays.
+        let _ = self.store().notify(&record.id, Signal::Cancel).await;
         Ok(json!({}))
     }
 }

@@ -33,14 +33,54 @@ impl std::error::Error for StoreError {}
 /// A change applied to one record by [`TaskStore::update`].
 pub type Change<'a> = &'a mut (dyn FnMut(&mut TaskRecord) + Send);
 
+/// News for the replica that runs a task's handler, from a replica that
+/// answered a request about it (see [`TaskStore::notify`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Signal {
+    /// Every input request is answered: run the handler again.
+    Wake,
+    /// `tasks/cancel`: stop the handler.
+    Cancel,
+}
+
+impl Signal {
+    /// The word for it on the wire between replicas.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Signal::Wake => "wake",
+            Signal::Cancel => "cancel",
+        }
+    }
+
+    /// The signal a word names.
+    pub fn parse(word: &str) -> Option<Self> {
+        match word {
+            "wake" => Some(Signal::Wake),
+            "cancel" => Some(Signal::Cancel),
+            _ => None,
+        }
+    }
+}
+
+/// Signals from other replicas, as task id and signal.
+pub type Signals = tokio::sync::broadcast::Receiver<(String, Signal)>;
+
 /// Storage for task records, shared by every request of a server (and,
 /// with a shared backend, by every replica).
 ///
 /// `create` must not return before a `get` of the same id would find the
 /// record: a server answers `CreateTaskResult` right after it. `update`
 /// applies its change atomically with respect to other updates of the same
-/// record. Expired records (see [`TaskRecord::expired`]) are never
+/// record; a store may call the change more than once (an optimistic
+/// retry), so the runtime's changes set what they report afresh on each
+/// call. Expired records (see [`TaskRecord::expired`]) are never
 /// returned; a store may drop them at any time.
+///
+/// A store that several replicas share also carries [`Signal`]s between
+/// them ([`TaskStore::notify`], [`TaskStore::signals`]) and asks for a
+/// lease ([`TaskStore::lease`]): the replica that runs a task renews it,
+/// and a task whose replica stopped renewing is failed instead of staying
+/// `working` for ever.
 pub trait TaskStore: Send + Sync + 'static {
     /// Stores a new record.
     fn create(&self, record: TaskRecord, now_ms: u64) -> BoxFuture<'_, Result<(), StoreError>>;
@@ -60,6 +100,27 @@ pub trait TaskStore: Send + Sync + 'static {
         now_ms: u64,
         change: Change<'a>,
     ) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>>;
+
+    /// Tells whichever replica runs the task `id` about `signal`. A store
+    /// that one process keeps needs nothing: the runtime tells its own
+    /// handlers directly.
+    fn notify<'a>(&'a self, id: &'a str, signal: Signal) -> BoxFuture<'a, Result<(), StoreError>> {
+        let _ = (id, signal);
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    /// The signals other replicas send; `None` for a store no other
+    /// replica shares.
+    fn signals(&self) -> Option<Signals> {
+        None
+    }
+
+    /// How long the replica running a task vouches for it each time it
+    /// renews its lease (it renews at a third of that); `None` for a store
+    /// no other replica shares, where no lease is needed.
+    fn lease(&self) -> Option<std::time::Duration> {
+        None
+    }
 }
 
 /// Task records in this process's memory: the default store. At most

@@ -1,0 +1,293 @@
+//! [`RedisTaskStore`]: task records in Redis, shared by every replica of a
+//! server, so that any replica answers `tasks/get`, `tasks/update` and
+//! `tasks/cancel` for a task another one runs.
+//!
+//! Each record is one JSON string under `{prefix}{task id}`, expiring with
+//! the task's TTL. An update reads the record, applies the change and
+//! writes it back only if nobody wrote in between (a compare-and-set in a
+//! Lua script), retrying a bounded number of times. Signals travel on one
+//! pub/sub channel, `{prefix}signals`, as `wake ID` or `cancel ID`. The
+//! lease (10 s by default) is renewed by the replica that runs the
+//! handler; a replica that dies stops renewing, and the next request about
+//! its task, on any replica, fails the task.
+
+use std::time::Duration;
+
+use futures_util::StreamExt as _;
+use redis::aio::ConnectionManager;
+use redis::AsyncCommands as _;
+use tokio::sync::broadcast;
+
+use super::record::TaskRecord;
+use super::store::{Change, Signal, Signals, StoreError, TaskStore};
+use crate::BoxFuture;
+
+/// How many times an update is retried when another writer got there
+/// first.
+const MAX_ATTEMPTS: usize = 32;
+/// The largest record read back from Redis, in bytes: a record is what
+/// this server wrote, but the database is shared.
+const MAX_RECORD_BYTES: usize = 16 * 1024 * 1024;
+/// Writes `ARGV[2]` under `KEYS[1]` if it still holds `ARGV[1]`, keeping
+/// its expiry; 1 if written, 0 if not.
+const COMPARE_AND_SET: &str = r"
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+  return 1
+end
+return 0
+";
+
+/// Task records in Redis; see the [module docs](self).
+#[derive(Clone)]
+pub struct RedisTaskStore {
+    connection: ConnectionManager,
+    prefix: String,
+    lease: Duration,
+    signals: broadcast::Sender<(String, Signal)>,
+    script: redis::Script,
+    /// Held by every clone of the store; the relay stops once the last is
+    /// gone.
+    _alive: std::sync::Arc<()>,
+}
+
+impl std::fmt::Debug for RedisTaskStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The URL may carry a password: it is not kept, so not shown.
+        f.debug_struct("RedisTaskStore")
+            .field("prefix", &self.prefix)
+            .field("lease", &self.lease)
+            .finish_non_exhaustive()
+    }
+}
+
+fn backend(error: impl std::fmt::Display) -> StoreError {
+    StoreError::Backend(error.to_string())
+}
+
+impl RedisTaskStore {
+    /// Connects to the Redis at `url` (`redis://[:password@]host:port/db`)
+    /// with the key prefix `mcp:tasks:` and a lease of 10 s, and starts
+    /// listening to the other replicas' signals. Call it inside a Tokio
+    /// runtime.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Backend`] when the URL is not one, or Redis cannot be
+    /// reached.
+    pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        Self::connect_with(url, "mcp:tasks:").await
+    }
+
+    /// As [`RedisTaskStore::connect`], with keys and the signal channel
+    /// under `prefix`, so that several servers can share one database.
+    ///
+    /// # Errors
+    ///
+    /// As [`RedisTaskStore::connect`].
+    pub async fn connect_with(url: &str, prefix: &str) -> Result<Self, StoreError> {
+        let client = redis::Client::open(url).map_err(backend)?;
+        let connection = ConnectionManager::new(client.clone())
+            .await
+            .map_err(backend)?;
+        let (signals, _) = broadcast::channel(1024);
+        let channel = format!("{prefix}signals");
+        // Subscribed before `connect` returns, so that no signal sent
+        // after it is missed.
+        let subscription = subscribe(&client, &channel).await?;
+        let alive = std::sync::Arc::new(());
+        let relayed = Relay {
+            client,
+            channel,
+            signals: signals.clone(),
+            alive: std::sync::Arc::downgrade(&alive),
+        };
+        tokio::spawn(relayed.run(subscription));
+        Ok(RedisTaskStore {
+            connection,
+            prefix: prefix.to_owned(),
+            lease: Duration::from_secs(10),
+            signals,
+            script: redis::Script::new(COMPARE_AND_SET),
+            _alive: alive,
+        })
+    }
+
+    /// How long the replica running a task vouches for it at each renewal
+    /// (at least 300 ms); a task whose replica stopped is failed this long
+    /// after the last renewal at the latest.
+    #[must_use]
+    pub fn with_lease(mut self, lease: Duration) -> Self {
+        self.lease = lease.max(Duration::from_millis(300));
+        self
+    }
+
+    fn key(&self, id: &str) -> String {
+        format!("{}{id}", self.prefix)
+    }
+
+    /// The record under `key` and its text as stored, if any.
+    async fn read(&self, key: &str) -> Result<Option<(String, TaskRecord)>, StoreError> {
+        let mut connection = self.connection.clone();
+        let text: Option<String> = connection.get(key).await.map_err(backend)?;
+        let Some(text) = text else {
+            return Ok(None);
+        };
+        if text.len() > MAX_RECORD_BYTES {
+            return Err(backend(format!("the record under `{key}` is too large")));
+        }
+        let record = serde_json::from_str(&text).map_err(|e| backend(format!("`{key}`: {e}")))?;
+        Ok(Some((text, record)))
+    }
+}
+
+async fn subscribe(
+    client: &redis::Client,
+    channel: &str,
+) -> Result<redis::aio::PubSub, StoreError> {
+    let mut pubsub = client.get_async_pubsub().await.map_err(backend)?;
+    pubsub.subscribe(channel).await.map_err(backend)?;
+    Ok(pubsub)
+}
+
+/// What passes the channel's messages on as signals.
+struct Relay {
+    client: redis::Client,
+    channel: String,
+    signals: broadcast::Sender<(String, Signal)>,
+    alive: std::sync::Weak<()>,
+}
+
+impl Relay {
+    /// Relays until the store is gone, subscribing again when the
+    /// connection drops.
+    async fn run(self, mut pubsub: redis::aio::PubSub) {
+        loop {
+            {
+                let mut messages = pubsub.on_message();
+                while let Some(message) = messages.next().await {
+                    let Ok(text) = message.get_payload::<String>() else {
+                        continue;
+                    };
+                    let Some((word, id)) = text.split_once(' ') else {
+                        continue;
+                    };
+                    if let Some(signal) = Signal::parse(word) {
+                        // No receiver yet: nothing runs here to tell.
+                        let _ = self.signals.send((id.to_owned(), signal));
+                    }
+                }
+            }
+            // The connection dropped: try again, now and then. Signals
+            // sent meanwhile are lost; the runtime makes up for them by
+            // looking at the records.
+            loop {
+                if self.alive.strong_count() == 0 {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                if let Ok(again) = subscribe(&self.client, &self.channel).await {
+                    pubsub = again;
+                    break;
+                }
+            }
+        }
+    }
+}
+
+impl TaskStore for RedisTaskStore {
+    fn create(&self, record: TaskRecord, _now_ms: u64) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(async move {
+            let key = self.key(&record.id);
+            let text = serde_json::to_string(&record).map_err(backend)?;
+            let mut command = redis::cmd("SET");
+            command.arg(&key).arg(text).arg("NX");
+            if let Some(ttl) = record.ttl_ms {
+                // Counted from creation, as the record counts it.
+                command.arg("PX").arg(ttl.max(1));
+            }
+            let mut connection = self.connection.clone();
+            let written: Option<String> = command
+                .query_async(&mut connection)
+                .await
+                .map_err(backend)?;
+            match written {
+                Some(_) => Ok(()),
+                None => Err(backend(format!("a task `{}` exists already", record.id))),
+            }
+        })
+    }
+
+    fn get<'a>(
+        &'a self,
+        id: &'a str,
+        now_ms: u64,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+        Box::pin(async move {
+            Ok(self
+                .read(&self.key(id))
+                .await?
+                .map(|(_, record)| record)
+                .filter(|record| !record.expired(now_ms)))
+        })
+    }
+
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        now_ms: u64,
+        change: Change<'a>,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+        Box::pin(async move {
+            let key = self.key(id);
+            for _ in 0..MAX_ATTEMPTS {
+                let Some((before, mut record)) = self.read(&key).await? else {
+                    return Ok(None);
+                };
+                if record.expired(now_ms) {
+                    return Ok(None);
+                }
+                change(&mut record);
+                let after = serde_json::to_string(&record).map_err(backend)?;
+                if after == before {
+                    return Ok(Some(record));
+                }
+                let mut connection = self.connection.clone();
+                let written: i64 = self
+                    .script
+                    .key(&key)
+                    .arg(&before)
+                    .arg(&after)
+                    .invoke_async(&mut connection)
+                    .await
+                    .map_err(backend)?;
+                if written == 1 {
+                    return Ok(Some(record));
+                }
+            }
+            Err(backend(format!(
+                "task `{id}` changed under {MAX_ATTEMPTS} attempts to update it"
+            )))
+        })
+    }
+
+    fn notify<'a>(&'a self, id: &'a str, signal: Signal) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let mut connection = self.connection.clone();
+            let channel = format!("{}signals", self.prefix);
+            let _: i64 = connection
+                .publish(channel, format!("{} {id}", signal.as_str()))
+                .await
+                .map_err(backend)?;
+            Ok(())
+        })
+    }
+
+    fn signals(&self) -> Option<Signals> {
+        Some(self.signals.subscribe())
+    }
+
+    fn lease(&self) -> Option<Duration> {
+        Some(self.lease)
+    }
+}

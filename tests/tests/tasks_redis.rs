@@ -1,0 +1,345 @@
+//! Tasks shared through a real Redis (the Debian `redis-server` package):
+//! two replicas of the `everything` example keep their tasks in one Redis,
+//! and `mcp-host` clients move between them. A task created on one replica
+//! is followed, answered and cancelled through the other; a replica killed
+//! while it runs a task leaves it `failed` once its lease runs out; and the
+//! store itself keeps concurrent updates and carries signals between
+//! processes.
+
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mcp_host::approval::{ApproveAll, Gate, Policy};
+use mcp_host::client::{
+    CallOptions, Client, ClientError, ClientOptions, InputHandler, Target, ToolStart,
+};
+use mcp_host::untrusted::Untrusted;
+use mcp_host::{BoxFuture, ServerId};
+use mcp_server::tasks::{RedisTaskStore, Signal, TaskRecord, TaskStore};
+use mcp_types::ext::tasks::GetTaskResult;
+use mcp_types::v2026_07_28::{ClientCapabilities, ElicitRequestParams, ElicitResult};
+use serde_json::{json, Value};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the tests crate sits in the workspace root")
+}
+
+fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from) {
+        Some(dir) if dir.is_absolute() => dir,
+        Some(dir) => root().join(dir),
+        None => root().join("target"),
+    }
+}
+
+fn free_addr() -> SocketAddr {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+}
+
+/// Waits up to 30 s until something accepts connections at `addr`.
+fn wait_listening(addr: SocketAddr, child: &mut Child, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while TcpStream::connect(addr).is_err() {
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("{what} exited with {status} before it listened on {addr}");
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what} does not listen on {addr}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A child process killed (by its own pid) when dropped.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A Redis of this test's own on a free loopback port, nothing saved.
+fn redis() -> (Running, String) {
+    let addr = free_addr();
+    let child = Command::new("redis-server")
+        .args(["--bind", "127.0.0.1", "--port", &addr.port().to_string()])
+        .args(["--save", "", "--appendonly", "no"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn();
+    let Ok(mut child) = child else {
+        panic!(
+            "redis-server is not installed: install the Debian package `redis-server` \
+             (.ci/run does, pinned)"
+        )
+    };
+    wait_listening(addr, &mut child, "redis-server");
+    (Running(child), format!("redis://{addr}/"))
+}
+
+/// The `everything` example with Redis, built once.
+fn everything() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+            let status = Command::new(cargo)
+                .current_dir(root())
+                .args(["build", "--quiet", "--locked", "-p", "mcp-server"])
+                .args([
+                    "--features",
+                    "sealed-state,redis",
+                    "--example",
+                    "everything",
+                ])
+                .stdout(Stdio::null())
+                .status()
+                .expect("cargo runs");
+            assert!(status.success(), "building the everything example failed");
+            target_dir().join("debug/examples/everything")
+        })
+        .clone()
+}
+
+/// A replica over HTTP keeping its tasks in `redis`, with a short lease.
+fn replica(redis: &str) -> (Running, String) {
+    let addr = free_addr();
+    let mut child = Command::new(everything())
+        .args(["--http", &addr.to_string(), "--redis", redis])
+        .env("MCP_TASK_LEASE_MS", "600")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the example starts");
+    wait_listening(addr, &mut child, "the everything replica");
+    (Running(child), format!("http://{addr}/mcp"))
+}
+
+/// Accepts every elicitation with `confirm: true`.
+struct Confirm;
+
+impl InputHandler for Confirm {
+    fn capabilities(&self) -> ClientCapabilities {
+        serde_json::from_value(json!({"elicitation": {"form": {}}})).expect("capabilities")
+    }
+
+    fn elicit<'a>(&'a self, _: Untrusted<ElicitRequestParams>) -> BoxFuture<'a, ElicitResult> {
+        Box::pin(async {
+            serde_json::from_value(json!({"action": "accept", "content": {"confirm": true}}))
+                .expect("an elicit result")
+        })
+    }
+}
+
+async fn client(url: &str) -> Client {
+    let options = ClientOptions {
+        probe_timeout: Duration::from_secs(20),
+        request_timeout: Duration::from_secs(20),
+        ..ClientOptions::default()
+    };
+    let target = Target::Http {
+        url: url.to_owned(),
+        headers: Vec::new(),
+    };
+    Client::connect(
+        ServerId::new("ev").expect("id"),
+        target,
+        Arc::new(Confirm),
+        options,
+        None,
+    )
+    .await
+    .expect("connects")
+}
+
+/// Starts `tool` on `client` and returns the task it became.
+async fn start(client: &Client, tool: &str, args: Value) -> String {
+    let Value::Object(args) = args else {
+        panic!("arguments are an object")
+    };
+    let call = client.prepare_call(tool, args).await.expect("prepared");
+    let approval = Gate::new(Policy::default(), Arc::new(ApproveAll))
+        .authorize(&call)
+        .await
+        .expect("approved");
+    match client
+        .start_tool(call, approval, &CallOptions::default())
+        .await
+        .expect("started")
+    {
+        ToolStart::Task(task) => task.accept().task_id,
+        ToolStart::Complete(result) => panic!("not a task: {result:?}"),
+    }
+}
+
+fn text(result: &mcp_types::v2026_07_28::CallToolResult) -> String {
+    serde_json::to_value(result).expect("encodes")["content"][0]["text"]
+        .as_str()
+        .expect("a text block")
+        .to_owned()
+}
+
+/// Polls `task_id` through `client` until its status is `want`, for up to
+/// `within`; the task as last seen.
+async fn until(client: &Client, task_id: &str, want: &str, within: Duration) -> GetTaskResult {
+    let deadline = Instant::now() + within;
+    loop {
+        let got = client.get_task(task_id).await.expect("tasks/get").accept();
+        let status = match &got {
+            GetTaskResult::Working(_) => "working",
+            GetTaskResult::InputRequired(_) => "input_required",
+            GetTaskResult::Completed(_) => "completed",
+            GetTaskResult::Failed(_) => "failed",
+            GetTaskResult::Cancelled(_) => "cancelled",
+        };
+        if status == want {
+            return got;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "task {task_id} is still {status}, not {want}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn any_replica_serves_any_task_and_a_dead_replica_fails_its_tasks() {
+    let (_redis, url) = redis();
+    let (mut first, first_url) = replica(&url);
+    let (_second, second_url) = replica(&url);
+    let a = client(&first_url).await;
+    let b = client(&second_url).await;
+
+    // Made on A, followed to its end on B.
+    let task = start(&a, "slow_compute", json!({"seconds": 1, "label": "shared"})).await;
+    let result = b
+        .wait_task(&task, &CallOptions::default())
+        .await
+        .expect("completed");
+    assert_eq!(text(&result.accept()), "computed `shared` in 1 s");
+
+    // Made on A, which runs the handler; its question answered on B: the
+    // answer reaches A's handler, and the result is read on B.
+    let task = start(&a, "confirm_delete", json!({"filename": "b.txt"})).await;
+    let result = b
+        .wait_task(&task, &CallOptions::default())
+        .await
+        .expect("completed");
+    assert_eq!(text(&result.accept()), "deleted b.txt");
+
+    // Made on A, cancelled on B, seen cancelled on A.
+    let task = start(&a, "slow_compute", json!({"seconds": 600})).await;
+    until(&b, &task, "working", Duration::from_secs(5)).await;
+    b.cancel_task(&task).await.expect("tasks/cancel");
+    until(&a, &task, "cancelled", Duration::from_secs(10)).await;
+
+    // A dies while it runs a task: once the lease (600 ms) runs out, B
+    // answers the task as failed, saying why.
+    let task = start(&a, "slow_compute", json!({"seconds": 600})).await;
+    until(&b, &task, "working", Duration::from_secs(5)).await;
+    let _ = first.0.kill();
+    let _ = first.0.wait();
+    let killed = Instant::now();
+    let GetTaskResult::Failed(failed) = until(&b, &task, "failed", Duration::from_secs(15)).await
+    else {
+        unreachable!()
+    };
+    assert!(
+        killed.elapsed() >= Duration::from_millis(300),
+        "failed before the lease ran out"
+    );
+    assert_eq!(failed.error.code, -32603);
+    assert_eq!(
+        failed.error.message,
+        "the server running the task stopped before it finished"
+    );
+    // And a call whose task was lost that way ends with that error.
+    let outcome = b.wait_task(&task, &CallOptions::default()).await;
+    assert!(
+        matches!(&outcome, Err(ClientError::Rpc(e)) if e.accept_ref().code == -32603),
+        "{outcome:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_store_keeps_every_concurrent_update_and_carries_signals() {
+    let (_redis, url) = redis();
+    let a = RedisTaskStore::connect_with(&url, "t:")
+        .await
+        .expect("connects");
+    let b = RedisTaskStore::connect_with(&url, "t:")
+        .await
+        .expect("connects");
+    let now = 1_000;
+    a.create(TaskRecord::new("one".into(), None, now, None, 100), now)
+        .await
+        .expect("created");
+    assert!(
+        a.create(TaskRecord::new("one".into(), None, now, None, 100), now)
+            .await
+            .is_err(),
+        "an id is created once"
+    );
+    assert_eq!(
+        b.get("one", now).await.expect("get").map(|r| r.id),
+        Some("one".to_owned())
+    );
+
+    // Forty writers on two connections: every one of their keys lands.
+    let stores = [Arc::new(a.clone()), Arc::new(b.clone())];
+    let mut writers = Vec::new();
+    for n in 0..40 {
+        let store = stores[n % 2].clone();
+        writers.push(tokio::spawn(async move {
+            let key = format!("k{n}");
+            let mut add = |r: &mut TaskRecord| {
+                if !r.issued.contains(&key) {
+                    r.issued.push(key.clone());
+                }
+            };
+            store.update("one", now, &mut add).await.expect("updated")
+        }));
+    }
+    for writer in writers {
+        writer.await.expect("joined").expect("the record exists");
+    }
+    let record = b.get("one", now).await.expect("get").expect("exists");
+    assert_eq!(record.issued.len(), 40, "{:?}", record.issued);
+
+    // A record past its TTL is gone for both.
+    a.create(
+        TaskRecord::new("brief".into(), None, now, Some(50), 100),
+        now,
+    )
+    .await
+    .expect("created");
+    assert!(b.get("brief", now + 50).await.expect("get").is_none());
+    let mut touch = |r: &mut TaskRecord| r.renew(0);
+    assert!(b
+        .update("brief", now + 50, &mut touch)
+        .await
+        .expect("update")
+        .is_none());
+
+    // A signal sent through A reaches B's listeners.
+    let mut signals = b.signals().expect("a shared store has signals");
+    a.notify("one", Signal::Cancel).await.expect("published");
+    let heard = tokio::time::timeout(Duration::from_secs(10), signals.recv())
+        .await
+        .expect("heard within 10 s")
+        .expect("a signal");
+    assert_eq!(heard, ("one".to_owned(), Signal::Cancel));
+    assert_eq!(TaskStore::lease(&b), Some(Duration::from_secs(10)));
+}
