@@ -91,6 +91,8 @@ use crate::Host;
 
 mod catalogue;
 mod content;
+#[cfg(feature = "tasks")]
+mod task;
 mod terminal;
 mod trust;
 mod verbose;
@@ -126,6 +128,10 @@ pub struct Args {
     /// How long to wait for the answer to any other request.
     #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = seconds, global = true)]
     pub timeout: Duration,
+    /// How long a tool call the server runs as a task may take in all,
+    /// before it is cancelled.
+    #[arg(long, value_name = "SECONDS", default_value = "3600", value_parser = seconds, global = true)]
+    pub task_timeout: Duration,
     /// Print the login URL without opening a browser.
     #[arg(long, global = true)]
     pub no_browser: bool,
@@ -254,6 +260,13 @@ pub enum Command {
         #[arg(long)]
         yes: bool,
     },
+    /// Looks at, follows or cancels a task that a tool call became.
+    #[cfg(feature = "tasks")]
+    Task {
+        /// What to do with it.
+        #[command(subcommand)]
+        command: task::TaskCommand,
+    },
     /// Writes a server's tool list as `mcp-gen client --tools` reads it.
     Snapshot {
         /// The server's id, as configured.
@@ -355,6 +368,7 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
     let options = ClientOptions {
         probe_timeout: args.probe_timeout,
         request_timeout: args.timeout,
+        task_timeout: args.task_timeout,
         ..ClientOptions::default()
     };
     let mut builder = Host::builder(config)
@@ -403,6 +417,8 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
         Command::Login { server } => login(&host, &server).await,
         Command::Logout { .. } => Ok(ExitCode::SUCCESS),
         Command::Snapshot { server, out } => snapshot(&host, &server, out.as_deref()).await,
+        #[cfg(feature = "tasks")]
+        Command::Task { command } => task::run(&host, command).await,
         Command::Trust { server, name, yes } => {
             trust::trust(&host, &server, name.as_deref(), yes).await
         }
@@ -517,11 +533,27 @@ fn object(args: &str) -> Result<Map<String, Value>, String> {
 }
 
 async fn call(host: &Host, name: &str, args: &str) -> Result<ExitCode, String> {
+    #[cfg(feature = "tasks")]
+    let running = task::Running::default();
+    #[cfg(feature = "tasks")]
+    let progress = running.watch();
+    #[cfg(not(feature = "tasks"))]
+    let progress: crate::client::ProgressFn = Arc::new(progress_bar);
     let options = CallOptions {
-        timeout: None,
-        progress: Some(Arc::new(progress_bar)),
+        progress: Some(progress),
+        ..CallOptions::default()
     };
-    let result = match host.call(name, object(args)?, &options).await {
+    let called = tokio::select! {
+        called = host.call(name, object(args)?, &options) => called,
+        // Interrupted: a task the call became is cancelled, not left to
+        // run for nobody; then the command ends as SIGINT would end it.
+        _ = tokio::signal::ctrl_c() => {
+            #[cfg(feature = "tasks")]
+            running.cancel(host).await;
+            std::process::exit(130);
+        }
+    };
+    let result = match called {
         Ok(result) => result,
         Err(e) => {
             if let crate::ClientError::Quarantined { reason, .. } = &e {
@@ -577,6 +609,21 @@ async fn snapshot(
 
 fn progress_bar(report: Progress) {
     const WIDTH: usize = 30;
+    #[cfg(feature = "tasks")]
+    if let Some(task) = &report.task {
+        // One status line per poll; the id is the server's text.
+        let shown = task.as_ref().map(|t| t.task_id.clone()).render();
+        let status = task.accept_ref().status;
+        let message = report
+            .message
+            .map(|m| format!(" {}", m.render()))
+            .unwrap_or_default();
+        // Padded, so that a shorter line covers the one before it.
+        let line = format!("task {} {status}{message}", shown.text());
+        eprint!("\r{line:<60}");
+        let _ = std::io::stderr().flush();
+        return;
+    }
     let line = match report.total.filter(|t| *t > 0.0) {
         Some(total) => {
             let share = (report.progress / total).clamp(0.0, 1.0);

@@ -229,6 +229,8 @@ pub fn request_headers(
     let key = match method {
         "tools/call" | "prompts/get" => Some("name"),
         "resources/read" => Some("uri"),
+        // The tasks extension routes a task's requests by its id.
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
         _ => None,
     };
     if let Some(name) = key.and_then(|k| params?.get(k)?.as_str()) {
@@ -349,5 +351,11 @@ mod tests {
         let headers = request_headers("2026-07-28", "resources/read", Some(&read));
         assert_eq!(headers[2], ("Mcp-Name".into(), "test://x".into()));
         assert_eq!(request_headers("2026-07-28", "tools/list", None).len(), 2);
+        // A task's requests are routed by its id.
+        let task = object(json!({"taskId": "task_abc"}));
+        for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
+            let headers = request_headers("2026-07-28", method, Some(&task));
+            assert_eq!(headers[2], ("Mcp-Name".into(), "task_abc".into()), "{method}");
+        }
     }
 }

@@ -101,6 +101,8 @@
 //!   file. [`audit`]: one JSON line per tool call decision. [`state`]:
 //!   the state directory and the private, atomic writes both use.
 //! - [`client`]: one server over stdio or Streamable HTTP, in either era.
+//! - [`tasks`] (with the `tasks` feature): tool calls that the server runs
+//!   as tasks; the books of a task sans-IO, followed by the client.
 //! - [`typed`]: the runtime of typed clients that `mcp-gen client`
 //!   generates from a tool list: a drift check against the live
 //!   definition, the same approval gate, and output validated against the
@@ -136,6 +138,8 @@ pub mod probe;
 pub mod schema;
 pub mod sse;
 pub mod state;
+#[cfg(feature = "tasks")]
+pub mod tasks;
 pub mod trust;
 pub mod typed;
 pub mod untrusted;

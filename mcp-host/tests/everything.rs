@@ -53,6 +53,7 @@ fn counting() -> (CallOptions, Arc<AtomicUsize>) {
             assert!(p.progress >= 0.0);
             seen.fetch_add(1, Ordering::SeqCst);
         })),
+        ..CallOptions::default()
     };
     (options, count)
 }
@@ -263,6 +264,7 @@ async fn timeouts_cancel_and_the_client_goes_on() {
     let hurried = CallOptions {
         timeout: Some(Duration::from_millis(20)),
         progress: None,
+        ..CallOptions::default()
     };
     let outcome = run(&client, "test_tool_with_progress", json!({}), &hurried).await;
     assert!(

@@ -40,6 +40,7 @@ fn within(timeout: Duration) -> CallOptions {
     CallOptions {
         timeout: Some(timeout),
         progress: None,
+        ..CallOptions::default()
     }
 }
 

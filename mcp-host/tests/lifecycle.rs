@@ -158,6 +158,7 @@ async fn a_timed_out_call_is_cancelled_on_stdio() {
     let hurried = CallOptions {
         timeout: Some(Duration::from_millis(200)),
         progress: None,
+        ..CallOptions::default()
     };
     let outcome = client.call_tool(call, approval, &hurried).await;
     assert!(

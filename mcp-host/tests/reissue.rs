@@ -258,6 +258,7 @@ fn within(timeout: Duration) -> CallOptions {
     CallOptions {
         timeout: Some(timeout),
         progress: None,
+        ..CallOptions::default()
     }
 }
 
@@ -315,6 +316,7 @@ async fn progress_reports_of_every_send_reach_the_callback() {
                 seen.push(report.progress);
             }
         })),
+        ..CallOptions::default()
     };
     let outcome = call_text(&client, "flaky", json!({}), &options).await;
     assert_eq!(outcome.expect("answered"), "flaky done");
@@ -470,6 +472,7 @@ async fn a_call_the_caller_drops_is_not_reissued() {
                 let _ = tx.send(());
             }
         })),
+        ..CallOptions::default()
     };
     // The caller gives up once the call is under way.
     tokio::select! {

@@ -183,6 +183,7 @@ async fn a_broken_legacy_stream_is_resumed_and_a_modern_one_is_reissued() {
         progress: Some(Arc::new(move |_| {
             seen.fetch_add(1, Ordering::SeqCst);
         })),
+        ..CallOptions::default()
     };
     assert_eq!(
         call_slow(&client, &options).await.expect("resumed"),

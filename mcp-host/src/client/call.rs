@@ -39,6 +39,11 @@ pub struct Progress {
     pub total: Option<f64>,
     /// What the server says it is doing.
     pub message: Option<Untrusted<String>>,
+    /// For a call the server runs as a task: what the last poll showed
+    /// (then `progress` counts the polls and `message` is the task's
+    /// status message).
+    #[cfg(feature = "tasks")]
+    pub task: Option<Untrusted<crate::tasks::TaskReport>>,
 }
 
 /// A callback for progress reports.
@@ -51,8 +56,13 @@ pub struct CallOptions {
     pub timeout: Option<Duration>,
     /// Where progress reports go; setting it asks the server for them.
     /// Each send of the request uses its own id as the progress token, and
-    /// the reports of every send, reissues included, come here.
+    /// the reports of every send, reissues included, come here. A tool
+    /// call the server runs as a task reports each poll here too.
     pub progress: Option<ProgressFn>,
+    /// For a tool call the server runs as a task, how long the whole task
+    /// may take, instead of
+    /// [`ClientOptions::task_timeout`](super::ClientOptions::task_timeout).
+    pub task_timeout: Option<Duration>,
 }
 
 impl std::fmt::Debug for CallOptions {
@@ -60,6 +70,7 @@ impl std::fmt::Debug for CallOptions {
         f.debug_struct("CallOptions")
             .field("timeout", &self.timeout)
             .field("progress", &self.progress.is_some())
+            .field("task_timeout", &self.task_timeout)
             .finish()
     }
 }
@@ -208,14 +219,14 @@ impl Answer {
     }
 }
 
-fn object(value: Value) -> Result<Map<String, Value>, ClientError> {
+pub(super) fn object(value: Value) -> Result<Map<String, Value>, ClientError> {
     match value {
         Value::Object(map) => Ok(map),
         _ => Err(ClientError::protocol("params must encode as an object")),
     }
 }
 
-fn decode<T: DeserializeOwned>(value: Value) -> Result<T, ClientError> {
+pub(super) fn decode<T: DeserializeOwned>(value: Value) -> Result<T, ClientError> {
     serde_json::from_value(value).map_err(ClientError::protocol)
 }
 
@@ -225,6 +236,8 @@ fn progress_of(params: Option<Map<String, Value>>, origin: &ServerId) -> Option<
         progress: params.progress.as_f64()?,
         total: params.total.and_then(|t| t.as_f64()),
         message: params.message.map(|m| Untrusted::new(origin.clone(), m)),
+        #[cfg(feature = "tasks")]
+        task: None,
     })
 }
 
@@ -272,10 +285,11 @@ impl Client {
         match stamp {
             Stamp::Modern(version) => {
                 meta_map.insert(meta::PROTOCOL_VERSION.into(), json!(version));
-                meta_map.insert(
-                    meta::CLIENT_CAPABILITIES.into(),
-                    json!(self.input.capabilities()),
-                );
+                #[cfg_attr(not(feature = "tasks"), allow(unused_mut))]
+                let mut capabilities = json!(self.input.capabilities());
+                #[cfg(feature = "tasks")]
+                crate::tasks::declare(&mut capabilities);
+                meta_map.insert(meta::CLIENT_CAPABILITIES.into(), capabilities);
                 meta_map.insert(meta::CLIENT_INFO.into(), json!(self.options.client_info));
             }
             Stamp::Legacy(_) | Stamp::Initialize => {
@@ -505,7 +519,7 @@ impl Client {
     }
 
     /// One request in the current era, with a fresh id.
-    async fn request(
+    pub(super) async fn request(
         &self,
         method: &str,
         params: Map<String, Value>,
@@ -555,6 +569,13 @@ impl Client {
             match ResultType::of(&value) {
                 Some(ResultType::InputRequired) => {}
                 Some(ResultType::Complete) => return Ok(value),
+                // The caller decides what a task means: only `tools/call`
+                // may become one, and only where the extension is built.
+                Some(ResultType::Task)
+                    if cfg!(feature = "tasks") && method == v::CallToolRequest::METHOD =>
+                {
+                    return Ok(value)
+                }
                 Some(other) => {
                     return Err(ClientError::Protocol(format!(
                         "unrecognised resultType `{other}`"
@@ -883,12 +904,28 @@ impl Client {
         self.run_tool(&call, options).await
     }
 
-    /// Runs a tool call whose approval the caller has checked.
+    /// Runs a tool call whose approval the caller has checked; a call the
+    /// server runs as a task is followed to its end.
     pub(crate) async fn run_tool(
         &self,
         call: &ToolCall,
         options: &CallOptions,
     ) -> Result<Untrusted<CallToolResult>, ClientError> {
+        let value = self.send_tool(call, options).await?;
+        #[cfg(feature = "tasks")]
+        if ResultType::of(&value) == Some(ResultType::Task) {
+            return self.follow_task(value, options).await;
+        }
+        Ok(Untrusted::new(self.id.clone(), decode(value)?))
+    }
+
+    /// Sends a tool call, answering its rounds of input, and returns the
+    /// result as it came: complete, or (with the tasks extension) a task.
+    pub(super) async fn send_tool(
+        &self,
+        call: &ToolCall,
+        options: &CallOptions,
+    ) -> Result<Value, ClientError> {
         let mut params = Map::new();
         params.insert("name".into(), json!(call.tool()));
         params.insert("arguments".into(), Value::Object(call.arguments().clone()));
@@ -907,8 +944,7 @@ impl Client {
                     refreshed = true;
                     self.list_tools().await?;
                 }
-                Ok(value) => return Ok(Untrusted::new(self.id.clone(), decode(value)?)),
-                Err(e) => return Err(e),
+                outcome => return outcome,
             }
         }
     }

@@ -191,6 +191,26 @@ pub enum ClientError {
     /// The method does not exist in the era the server speaks.
     #[error("`{0}` is not available in the era this server speaks")]
     WrongEra(&'static str),
+    /// The server answered a task's poll in a way the client will not
+    /// follow (see [`TaskError`](crate::tasks::TaskError)).
+    #[cfg(feature = "tasks")]
+    #[error("task `{}`: {error}", .task_id.render().text())]
+    Task {
+        /// The task, as the server named it.
+        task_id: Untrusted<String>,
+        /// What was wrong.
+        error: crate::tasks::TaskError,
+    },
+    /// The task running the call was cancelled before it finished: by the
+    /// server, or by a `tasks/cancel` from elsewhere.
+    #[cfg(feature = "tasks")]
+    #[error("task `{}` was cancelled{}", .task_id.render().text(), .message.as_ref().map(|m| format!(": {}", m.render())).unwrap_or_default())]
+    TaskCancelled {
+        /// The task, as the server named it.
+        task_id: Untrusted<String>,
+        /// The server's status message, if it gave one.
+        message: Option<Untrusted<String>>,
+    },
 }
 
 /// A stdio server that did not get as far as answering: what was run,

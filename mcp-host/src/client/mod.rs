@@ -51,6 +51,8 @@ pub mod input;
 mod listen;
 mod log;
 mod stdio;
+#[cfg(feature = "tasks")]
+mod task;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -70,6 +72,8 @@ pub use error::{ClientError, NameKind, StartFailure, StartReason};
 pub use input::{ElicitWith, InputHandler, NoInput};
 pub use listen::Subscription;
 pub use stdio::{Shutdown, StdioCommand, STDERR_LINES, STDERR_LINE_BYTES};
+#[cfg(feature = "tasks")]
+pub use task::ToolStart;
 
 use crate::approval::Trust;
 use crate::headers::HeaderParam;
@@ -97,6 +101,9 @@ pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 16 * 1024 * 1024;
 
 /// The default of [`ClientOptions::max_reissues`].
 pub const DEFAULT_MAX_REISSUES: usize = 2;
+
+/// The default of [`ClientOptions::task_timeout`]: one hour.
+pub const DEFAULT_TASK_TIMEOUT: Duration = Duration::from_secs(3600);
 
 /// How a client behaves.
 #[derive(Debug, Clone)]
@@ -167,6 +174,14 @@ pub struct ClientOptions {
     /// assert_ne!(options.max_reissues, mcp_host::client::DEFAULT_MAX_REISSUES);
     /// ```
     pub max_reissues: usize,
+    /// How long a tool call that the server runs as a task (the tasks
+    /// extension) may take in all, polls and input included, before the
+    /// client cancels the task with `tasks/cancel` and gives up with
+    /// [`ClientError::Timeout`]. Each poll is a request of its own, under
+    /// [`ClientOptions::request_timeout`]. Defaults to
+    /// [`DEFAULT_TASK_TIMEOUT`]; [`CallOptions::task_timeout`] overrides it
+    /// for one call.
+    pub task_timeout: Duration,
     /// The OAuth client of an HTTP server that asks for authorization:
     /// its token goes on every request, and a refusal (`401`, `403
     /// insufficient_scope`) has it authorize before the request is sent
@@ -203,6 +218,7 @@ impl Default for ClientOptions {
             shutdown_grace: Duration::from_secs(2),
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
             max_reissues: DEFAULT_MAX_REISSUES,
+            task_timeout: DEFAULT_TASK_TIMEOUT,
             #[cfg(feature = "oauth")]
             oauth: None,
         }
@@ -542,6 +558,7 @@ impl Client {
         let options = CallOptions {
             timeout: Some(timeout),
             progress: None,
+            ..CallOptions::default()
         };
         let request = Outgoing {
             method: "server/discover",

@@ -1,0 +1,446 @@
+//! Tool calls that the server runs as tasks (`io.modelcontextprotocol/tasks`),
+//! against the `everything` example over stdio and HTTP: a task that
+//! completes, one that fails as a tool, one that fails with a JSON-RPC
+//! error, one that needs input, one the caller cancels (by timing out, by
+//! dropping the call, and by hand), and one followed from a second client.
+
+mod common;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::{everything_http, everything_stdio, first_text, host_command, options};
+use mcp_host::approval::{ApproveAll, Gate, Policy};
+use mcp_host::client::{
+    CallOptions, Client, ClientError, InputHandler, Progress, Target, ToolStart,
+};
+use mcp_host::tasks::TaskStatus;
+use mcp_host::untrusted::Untrusted;
+use mcp_host::{BoxFuture, ServerId};
+use mcp_types::ext::tasks::GetTaskResult;
+use mcp_types::v2026_07_28::{
+    CallToolResult, ClientCapabilities, ElicitRequestParams, ElicitResult,
+};
+use serde_json::{json, Map, Value};
+
+/// Accepts every elicitation with `confirm: true` and a name, and counts
+/// the questions.
+#[derive(Default)]
+struct Confirm {
+    asked: AtomicUsize,
+}
+
+impl InputHandler for Confirm {
+    fn capabilities(&self) -> ClientCapabilities {
+        serde_json::from_value(json!({"elicitation": {"form": {}}})).expect("capabilities")
+    }
+
+    fn elicit<'a>(
+        &'a self,
+        request: Untrusted<ElicitRequestParams>,
+    ) -> BoxFuture<'a, ElicitResult> {
+        assert_eq!(request.origin().as_str(), "ev");
+        self.asked.fetch_add(1, Ordering::SeqCst);
+        Box::pin(async {
+            serde_json::from_value(
+                json!({"action": "accept", "content": {"confirm": true, "name": "Ada"}}),
+            )
+            .expect("an elicit result")
+        })
+    }
+}
+
+async fn connect(target: Target, input: Arc<dyn InputHandler>) -> Client {
+    Client::connect(
+        ServerId::new("ev").expect("id"),
+        target,
+        input,
+        options(false),
+        None,
+    )
+    .await
+    .expect("connects")
+}
+
+fn object(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        other => panic!("not an object: {other}"),
+    }
+}
+
+async fn approved(
+    client: &Client,
+    tool: &str,
+    args: Value,
+) -> (mcp_host::approval::ToolCall, mcp_host::approval::Approval) {
+    let call = client
+        .prepare_call(tool, object(args))
+        .await
+        .expect("prepared");
+    let approval = Gate::new(Policy::default(), Arc::new(ApproveAll))
+        .authorize(&call)
+        .await
+        .expect("approved");
+    (call, approval)
+}
+
+async fn run(
+    client: &Client,
+    tool: &str,
+    args: Value,
+    options: &CallOptions,
+) -> Result<CallToolResult, ClientError> {
+    let (call, approval) = approved(client, tool, args).await;
+    Ok(client.call_tool(call, approval, options).await?.accept())
+}
+
+/// Progress options that keep every report.
+fn recording() -> (CallOptions, Arc<Mutex<Vec<Progress>>>) {
+    let reports = Arc::new(Mutex::new(Vec::new()));
+    let kept = reports.clone();
+    let options = CallOptions {
+        progress: Some(Arc::new(move |p| kept.lock().expect("lock").push(p))),
+        ..CallOptions::default()
+    };
+    (options, reports)
+}
+
+/// The task id the reports name; every report of a call names the same.
+fn task_of(reports: &Mutex<Vec<Progress>>) -> Option<String> {
+    let reports = reports.lock().expect("lock");
+    let ids: Vec<String> = reports
+        .iter()
+        .filter_map(|p| p.task.as_ref().map(|t| t.accept_ref().task_id.clone()))
+        .collect();
+    assert!(ids.windows(2).all(|w| w[0] == w[1]), "{ids:?}");
+    ids.first().cloned()
+}
+
+fn status(got: &GetTaskResult) -> &'static str {
+    match got {
+        GetTaskResult::Working(_) => "working",
+        GetTaskResult::InputRequired(_) => "input_required",
+        GetTaskResult::Completed(_) => "completed",
+        GetTaskResult::Failed(_) => "failed",
+        GetTaskResult::Cancelled(_) => "cancelled",
+    }
+}
+
+/// Polls the task until it is `want`, for up to 30 s.
+async fn until_status(client: &Client, task_id: &str, want: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let got = client.get_task(task_id).await.expect("tasks/get").accept();
+        if status(&got) == want {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "task {task_id} is {} and not {want}",
+            status(&got)
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Waits until the reports name a task, for up to 30 s.
+async fn until_task(reports: &Mutex<Vec<Progress>>) -> String {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(id) = task_of(reports) {
+            return id;
+        }
+        assert!(Instant::now() < deadline, "the call never became a task");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+async fn the_whole_story(client: &Client) {
+    // Completes: the result comes back as if the call had answered it,
+    // and every poll was reported with the task's status.
+    let (with_progress, reports) = recording();
+    let result = run(
+        client,
+        "slow_compute",
+        json!({"seconds": 1, "label": "x"}),
+        &with_progress,
+    )
+    .await
+    .expect("completed");
+    assert_eq!(first_text(&result), "computed `x` in 1 s");
+    let task_id = task_of(&reports).expect("the call became a task");
+    let statuses: Vec<TaskStatus> = reports
+        .lock()
+        .expect("lock")
+        .iter()
+        .filter_map(|p| p.task.as_ref().map(|t| t.accept_ref().status))
+        .collect();
+    assert_eq!(statuses.first(), Some(&TaskStatus::Working), "{statuses:?}");
+    assert_eq!(
+        statuses.last(),
+        Some(&TaskStatus::Completed),
+        "{statuses:?}"
+    );
+    // The finished task is still there to look at.
+    let got = client.get_task(&task_id).await.expect("tasks/get").accept();
+    assert_eq!(status(&got), "completed");
+
+    // A tool error is a completed task whose result says so.
+    let result = run(client, "failing_job", json!({}), &CallOptions::default())
+        .await
+        .expect("completed with isError");
+    assert_eq!(result.is_error, Some(true));
+    assert_eq!(first_text(&result), "the job failed");
+
+    // A JSON-RPC error fails the task, and the call with that error.
+    let outcome = run(
+        client,
+        "protocol_error_job",
+        json!({}),
+        &CallOptions::default(),
+    )
+    .await;
+    let Err(ClientError::Rpc(error)) = outcome else {
+        panic!("{outcome:?}")
+    };
+    assert_eq!(error.accept_ref().code, -32603);
+    assert_eq!(
+        error.accept_ref().message,
+        "the job's backend is unreachable"
+    );
+}
+
+async fn input_inside_a_task(target: Target) {
+    let input = Arc::new(Confirm::default());
+    let client = connect(target, input.clone()).await;
+    let (with_progress, reports) = recording();
+    let result = run(
+        &client,
+        "confirm_delete",
+        json!({"filename": "a.txt"}),
+        &with_progress,
+    )
+    .await
+    .expect("completed");
+    assert_eq!(first_text(&result), "deleted a.txt");
+    assert!(
+        task_of(&reports).is_some(),
+        "the question came inside a task"
+    );
+    // However many polls listed the question, it was put once.
+    assert_eq!(input.asked.load(Ordering::SeqCst), 1);
+
+    // Two questions at once: each asked once, both answered.
+    let result = run(&client, "multi_input", json!({}), &CallOptions::default())
+        .await
+        .expect("completed");
+    assert_eq!(first_text(&result), r#"first: "accept", second: "accept""#);
+    assert_eq!(input.asked.load(Ordering::SeqCst), 3);
+    client.shutdown().await;
+}
+
+async fn cancelled_by_the_caller(client: &Client) {
+    // Timed out: the task is cancelled before the call returns.
+    let (mut hurried, reports) = recording();
+    hurried.task_timeout = Some(Duration::from_millis(1500));
+    let outcome = run(client, "slow_compute", json!({"seconds": 600}), &hurried).await;
+    assert!(
+        matches!(outcome, Err(ClientError::Timeout(_))),
+        "{outcome:?}"
+    );
+    let task_id = task_of(&reports).expect("the call became a task");
+    let got = client.get_task(&task_id).await.expect("tasks/get").accept();
+    assert_eq!(status(&got), "cancelled");
+
+    // Dropped by its caller once it is a task: cancelled in the background.
+    let (with_progress, reports) = recording();
+    let call = run(
+        client,
+        "slow_compute",
+        json!({"seconds": 600}),
+        &with_progress,
+    );
+    let task_id = tokio::select! {
+        outcome = call => panic!("a ten-minute task ended: {outcome:?}"),
+        task_id = until_task(&reports) => task_id,
+    };
+    until_status(client, &task_id, "cancelled").await;
+
+    // By hand, through the lower-level API.
+    let (call, approval) = approved(client, "slow_compute", json!({"seconds": 600})).await;
+    let started = client
+        .start_tool(call, approval, &CallOptions::default())
+        .await
+        .expect("started");
+    let ToolStart::Task(task) = started else {
+        panic!("{started:?}")
+    };
+    let task_id = task.accept().task_id;
+    let got = client.get_task(&task_id).await.expect("tasks/get").accept();
+    assert_eq!(status(&got), "working");
+    client.cancel_task(&task_id).await.expect("tasks/cancel");
+    until_status(client, &task_id, "cancelled").await;
+    let outcome = client.wait_task(&task_id, &CallOptions::default()).await;
+    assert!(
+        matches!(&outcome, Err(ClientError::TaskCancelled { task_id: t, .. }) if t.accept_ref() == &task_id),
+        "{outcome:?}"
+    );
+    // Cancelling a finished task is acknowledged all the same.
+    client
+        .cancel_task(&task_id)
+        .await
+        .expect("tasks/cancel again");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_over_stdio() {
+    let client = connect(everything_stdio(), Arc::new(Confirm::default())).await;
+    the_whole_story(&client).await;
+    cancelled_by_the_caller(&client).await;
+    client.shutdown().await;
+    input_inside_a_task(everything_stdio()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_over_http() {
+    let (_server, url) = everything_http();
+    let target = Target::Http {
+        url: url.clone(),
+        headers: Vec::new(),
+    };
+    let client = connect(target.clone(), Arc::new(Confirm::default())).await;
+    the_whole_story(&client).await;
+    cancelled_by_the_caller(&client).await;
+    input_inside_a_task(target.clone()).await;
+
+    // Started by one client, followed to its end by another, as a host
+    // that kept the task id across a restart would.
+    let (call, approval) = approved(
+        &client,
+        "slow_compute",
+        json!({"seconds": 1, "label": "kept"}),
+    )
+    .await;
+    let ToolStart::Task(task) = client
+        .start_tool(call, approval, &CallOptions::default())
+        .await
+        .expect("started")
+    else {
+        panic!("not a task")
+    };
+    let task_id = task.accept().task_id;
+    let later = connect(target, Arc::new(Confirm::default())).await;
+    let result = later
+        .wait_task(&task_id, &CallOptions::default())
+        .await
+        .expect("followed to the end");
+    assert_eq!(first_text(&result.accept()), "computed `kept` in 1 s");
+
+    // An id the server never gave answers as a JSON-RPC error.
+    let outcome = later.get_task("no-such-task").await;
+    assert!(matches!(outcome, Err(ClientError::Rpc(_))), "{outcome:?}");
+}
+
+#[test]
+fn the_command_shows_a_task_and_gets_waits_and_cancels_by_id() {
+    let (_server, url) = everything_http();
+    let config = common::config_file("tasks", json!({ "ev": { "url": url } }));
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+
+    // A call that becomes a task shows its status line and prints the result.
+    let output = host_command(
+        &config,
+        &[
+            "call",
+            "ev__slow_compute",
+            "--args",
+            r#"{"seconds": 1, "label": "cli"}"#,
+            "--yes",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("task ") && stderr.contains("working"),
+        "{stderr}"
+    );
+    let printed = common::printed(&output);
+    assert_eq!(printed["content"][0]["text"], "computed `cli` in 1 s");
+
+    // A task started elsewhere: looked at, then cancelled, by id.
+    let task_id = runtime.block_on(async {
+        let client = connect(
+            Target::Http {
+                url: url.clone(),
+                headers: Vec::new(),
+            },
+            Arc::new(Confirm::default()),
+        )
+        .await;
+        let (call, approval) = approved(&client, "slow_compute", json!({"seconds": 600})).await;
+        match client
+            .start_tool(call, approval, &CallOptions::default())
+            .await
+            .expect("started")
+        {
+            ToolStart::Task(task) => task.accept().task_id,
+            other => panic!("{other:?}"),
+        }
+    });
+    let got = host_command(&config, &["task", "get", "ev", &task_id]);
+    assert!(
+        got.status.success(),
+        "{}",
+        String::from_utf8_lossy(&got.stderr)
+    );
+    let got = common::printed(&got);
+    assert_eq!(got["taskId"], task_id.as_str());
+    assert_eq!(got["status"], "working");
+    let cancelled = host_command(&config, &["task", "cancel", "ev", &task_id]);
+    assert!(
+        cancelled.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cancelled.stderr)
+    );
+    assert_eq!(common::printed(&cancelled)["cancelRequested"], true);
+    let got = common::printed(&host_command(&config, &["task", "get", "ev", &task_id]));
+    assert_eq!(got["status"], "cancelled");
+
+    // `task wait` follows a task to its result.
+    let task_id = runtime.block_on(async {
+        let client = connect(
+            Target::Http {
+                url: url.clone(),
+                headers: Vec::new(),
+            },
+            Arc::new(Confirm::default()),
+        )
+        .await;
+        let (call, approval) = approved(
+            &client,
+            "slow_compute",
+            json!({"seconds": 1, "label": "waited"}),
+        )
+        .await;
+        match client
+            .start_tool(call, approval, &CallOptions::default())
+            .await
+            .expect("started")
+        {
+            ToolStart::Task(task) => task.accept().task_id,
+            other => panic!("{other:?}"),
+        }
+    });
+    let waited = host_command(&config, &["task", "wait", "ev", &task_id]);
+    assert!(
+        waited.status.success(),
+        "{}",
+        String::from_utf8_lossy(&waited.stderr)
+    );
+    assert_eq!(
+        common::printed(&waited)["content"][0]["text"],
+        "computed `waited` in 1 s"
+    );
+}
