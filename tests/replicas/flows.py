@@ -29,26 +29,26 @@ OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 class Replicas:
     """Sends requests and remembers which replica answered each."""
 
-    def __init__(self, url):
+    def __init__(self, url, capabilities=CAPABILITIES):
         self.url = url
+        self.capabilities = capabilities
         self.next_id = 1
         self.seen = set()
 
-    def call_tool(self, name, extra):
-        """One `tools/call` round; returns (replica, JSON-RPC message)."""
+    def send(self, method, name, params):
+        """One request with its routing headers (`Mcp-Name: name`); returns
+        (replica, JSON-RPC message)."""
         params = {
-            "name": name,
-            "arguments": {},
+            **params,
             "_meta": {
                 "io.modelcontextprotocol/protocolVersion": VERSION,
-                "io.modelcontextprotocol/clientCapabilities": CAPABILITIES,
+                "io.modelcontextprotocol/clientCapabilities": self.capabilities,
                 "io.modelcontextprotocol/clientInfo": {"name": "replicas-test", "version": "0"},
             },
-            **extra,
         }
         request_id = self.next_id
         self.next_id += 1
-        body = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+        body = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
         request = urllib.request.Request(
             self.url,
             data=json.dumps(body).encode(),
@@ -57,7 +57,7 @@ class Replicas:
                 "Content-Type": "application/json",
                 "Accept": "application/json, text/event-stream",
                 "MCP-Protocol-Version": VERSION,
-                "Mcp-Method": "tools/call",
+                "Mcp-Method": method,
                 "Mcp-Name": name,
             },
         )
@@ -66,9 +66,15 @@ class Replicas:
         except urllib.error.HTTPError as error:
             # Protocol errors come back with a 4xx status and a JSON-RPC body.
             response = error
-        replica = response.headers.get("X-Mcp-Replica", "?")
+        # When the balancer had to try another replica it lists them all;
+        # the last one answered.
+        replica = response.headers.get("X-Mcp-Replica", "?").split(",")[-1].strip()
         self.seen.add(replica)
         return replica, reply(response, request_id)
+
+    def call_tool(self, name, extra):
+        """One `tools/call` round; returns (replica, JSON-RPC message)."""
+        return self.send("tools/call", name, {"name": name, "arguments": {}, **extra})
 
 
 def reply(response, request_id):

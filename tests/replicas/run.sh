@@ -5,9 +5,16 @@
 # the state of a flow travels in the sealed requestState. Then the same
 # flows against replicas holding different keys must be refused.
 #
-# usage: tests/replicas/run.sh [FLOWS]   (default: 30)
-# Needs nginx (Debian package `nginx`; .ci/run installs it), python3 and the
-# Rust toolchain. Everything listens on 127.0.0.1 and lives in a temp dir.
+# Last, tasks (io.modelcontextprotocol/tasks): three replicas keeping their
+# tasks in one Redis (--redis) run task flows whose tools/call, tasks/get,
+# tasks/update and tasks/cancel land on different replicas (tasks.py); then
+# one replica is killed under running tasks, which must fail once their
+# lease (MCP_TASK_LEASE_MS) has run out while the others keep working.
+#
+# usage: tests/replicas/run.sh [FLOWS]   (default: 30 MRTR flows, then as many task flows)
+# Needs nginx and redis-server (Debian packages `nginx` and `redis-server`;
+# .ci/run installs them), python3 and the Rust toolchain. Everything listens
+# on 127.0.0.1 and lives in a temp dir.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -18,8 +25,13 @@ if [ ! -x "$nginx" ]; then
     echo "replicas: nginx not found; install the Debian package nginx" >&2
     exit 1
 fi
-(cd "$root" && cargo build --quiet --locked -p mcp-server --features sealed-state --example everything)
-server="$(cd "$root" && realpath "${CARGO_TARGET_DIR:-target}")/debug/examples/everything"
+redis="$(command -v redis-server || echo /usr/bin/redis-server)"
+if [ ! -x "$redis" ]; then
+    echo "replicas: redis-server not found; install the Debian package redis-server" >&2
+    exit 1
+fi
+lease_ms=1500
+(cd "$root" && cargo build --quiet --locked -p mcp-server --features sealed-state,redis --example everything)
 
 work="$(mktemp -d)"
 # nginx workers run as an unprivileged user when started by root; they
@@ -33,6 +45,10 @@ stop() {
 }
 trap 'stop; rm -rf "$work"' EXIT
 trap 'exit 1' INT TERM HUP PIPE
+# A copy: a build of the example with other features, say by a developer
+# at the same time, replaces the one in the target directory.
+server="$work/everything"
+cp "$(cd "$root" && realpath "${CARGO_TARGET_DIR:-target}")/debug/examples/everything" "$server"
 
 free_ports() {
     python3 -c '
@@ -51,17 +67,20 @@ wait_port() {
     return 1
 }
 
-# deploy NAME KEY KEY KEY: three replicas, one key each, behind a fresh
-# nginx; sets $url to the balanced endpoint.
+# deploy NAME KEY KEY KEY [ARG...]: three replicas, one key each, every one
+# started with the ARGs, behind a fresh nginx; sets $url to the balanced
+# endpoint and $replicas to each replica's ADDR=PID.
 deploy() {
-    local name="$1" ports port i prefix="$work/$1"
-    shift
+    local name="$1" ports port i keys prefix="$work/$1"
+    keys=("$2" "$3" "$4")
+    shift 4
     mkdir -p "$prefix"
     read -r -a ports < <(free_ports 4)
+    replicas=()
     for i in 0 1 2; do
-        MCP_STATE_KEYS="$1" "$server" --http "127.0.0.1:${ports[$i]}" 2>"$prefix/replica-$i.log" &
+        MCP_STATE_KEYS="${keys[$i]}" "$server" --http "127.0.0.1:${ports[$i]}" "$@" 2>"$prefix/replica-$i.log" &
         pids+=($!)
-        shift
+        replicas+=("127.0.0.1:${ports[$i]}=$!")
     done
     cat >"$prefix/nginx.conf" <<EOF
 worker_processes 1;
@@ -94,6 +113,10 @@ http {
             # Answers may be SSE streams: forward each event at once.
             proxy_buffering off;
             proxy_read_timeout 60s;
+            # A replica that is down refused the connection, so the
+            # request never reached it: try the next one, POST included
+            # (the tasks deployment kills a replica).
+            proxy_next_upstream error timeout non_idempotent;
             # Names the replica that answered, for the test only.
             add_header X-Mcp-Replica \$upstream_addr always;
         }
@@ -113,35 +136,58 @@ key() { python3 -c 'import secrets; print(secrets.token_hex(32))'; }
 
 total_passed=0
 total_failed=0
-# run_flows NAME COUNT MODE: drives the flows and adds up their counts.
+# run_flows NAME DRIVER ARG...: runs `DRIVER URL ARG...` against the
+# deployment and adds up the flows it counts.
 run_flows() {
-    local out rc=0 passed failed
-    out="$(python3 "$here/flows.py" "$url" "$2" "$3")" || rc=$?
-    printf '%s\n' "$out" | sed '$d'
+    local name="$1" driver="$2" out rc=0 passed failed pid
+    shift 2
+    # The driver's stderr joins its report. A replica that exited meanwhile
+    # (tasks.py kills one) is waited for inside the redirection, so that
+    # bash's notice of the kill, which is no fault, goes nowhere.
+    {
+        out="$(python3 "$here/$driver" "$url" "$@" 2>&1)" || rc=$?
+        for pid in "${pids[@]}"; do kill -0 "$pid" || wait "$pid" || true; done
+    } 2>/dev/null
     read -r passed failed < <(printf '%s\n' "$out" | sed -n '$s/^flows: passed \([0-9]*\) failed \([0-9]*\)$/\1 \2/p')
     if [ -z "${passed:-}" ]; then
-        echo "$1: the flow driver printed no counts (exit $rc)"
+        printf '%s\n' "$out"
+        echo "$name: $driver printed no counts (exit $rc)"
         passed=0 failed=1
-    elif [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
+    else
+        printf '%s\n' "$out" | sed '$d'
+    fi
+    if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
         failed=1
     fi
-    echo "$1: $passed of $2 flows as expected ($3)"
+    echo "$name: $passed of $((passed + failed)) flows as expected ($driver)"
     total_passed=$((total_passed + passed))
     total_failed=$((total_failed + failed))
     if [ "$failed" -ne 0 ]; then
-        tail -n 5 "$work/$1"/*.log >&2 || true
+        tail -n 5 "$work/$name"/*.log >&2 || true
     fi
 }
 
 shared="1:$(key)"
 deploy shared-key "$shared" "$shared" "$shared"
-run_flows shared-key "$flows" complete
+run_flows shared-key flows.py "$flows" complete
 stop
 
 # The same flows where each replica made up its own key: every retry that
 # reaches another replica carries state it cannot open.
 deploy own-keys "1:$(key)" "1:$(key)" "1:$(key)"
-run_flows own-keys 6 refused
+run_flows own-keys flows.py 6 refused
+stop
+
+# Tasks in one Redis, which keeps nothing on disk; tasks.py kills one replica.
+mkdir -p "$work/tasks"
+read -r redis_port < <(free_ports 1)
+"$redis" --save '' --appendonly no --daemonize no --bind 127.0.0.1 --port "$redis_port" \
+    --dir "$work/tasks" >"$work/tasks/redis.log" 2>&1 &
+pids+=($!)
+wait_port "$redis_port" || { tail -n 20 "$work/tasks/redis.log" >&2; exit 1; }
+shared="1:$(key)"
+MCP_TASK_LEASE_MS="$lease_ms" deploy tasks "$shared" "$shared" "$shared" --redis "redis://127.0.0.1:$redis_port/"
+run_flows tasks tasks.py "$flows" "$lease_ms" "${replicas[@]}"
 stop
 
 echo "replicas: $total_passed passed, $total_failed failed"

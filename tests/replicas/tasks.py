@@ -1,0 +1,388 @@
+"""Drives tasks-extension flows (io.modelcontextprotocol/tasks) through a load
+balancer in front of replicas of the `everything` example that keep their
+tasks in one Redis, and checks which replica served each request (the
+balancer names it in the `X-Mcp-Replica` response header).
+
+usage: tasks.py URL FLOWS LEASE_MS ADDR=PID ADDR=PID ...
+
+URL       the balancer's endpoint
+FLOWS     how many task flows to run, one after another, mixing every kind
+          below
+LEASE_MS  the replicas' task lease (MCP_TASK_LEASE_MS)
+ADDR=PID  each replica's address as the balancer names it, and its pid
+
+Flows: slow_compute that completes; confirm_delete and multi_input that ask
+for input, answered by tasks/update; failing_job (completed, isError);
+protocol_error_job (failed); slow_compute cancelled by tasks/cancel. Each
+must end exactly as the tool says, and is served by at least two replicas:
+the task made on one replica is read, answered and cancelled through others.
+
+Then the kill phase: six long tasks, one replica that made some of them
+killed; its tasks must fail once their lease has run out, the others must
+keep working until cancelled. Each of the six counts as a flow.
+
+Prints one line per failing flow, a summary of where the requests went and,
+last, `flows: passed N failed M`; exits non-zero if any failed.
+"""
+
+import os
+import signal
+import sys
+import time
+
+from flows import Replicas
+
+TASKS = "io.modelcontextprotocol/tasks"
+CAPABILITIES = {"elicitation": {}, "extensions": {TASKS: {}}}
+STATUSES = {"working", "input_required", "completed", "failed", "cancelled"}
+# How long one flow may take, from its tools/call to its last answer.
+FLOW_DEADLINE_S = 30
+# How long after the kill the dead replica's tasks may still be `working`.
+KILL_DEADLINE_S = 15
+KILL_TASKS = 6
+
+
+class Failure(Exception):
+    """A flow went wrong; the message says how."""
+
+
+def expect(condition, problem):
+    if not condition:
+        raise Failure(problem)
+
+
+class Flow:
+    """One task: its requests, each with the replica that answered it."""
+
+    def __init__(self, replicas, label):
+        self.replicas = replicas
+        self.label = label
+        self.rounds = []  # (method, replica, status or ack)
+        self.task_id = None
+        self.creator = None
+        self.poll_s = 0.5
+        self.deadline = time.monotonic() + FLOW_DEADLINE_S
+
+    def send(self, method, name, params):
+        replica, message = self.replicas.send(method, name, params)
+        if "result" not in message:
+            self.rounds.append((method, replica, "error"))
+            raise Failure(f"{method} on {replica} answered {message.get('error', message)}")
+        result = message["result"]
+        self.rounds.append((method, replica, result.get("status", result.get("resultType"))))
+        return replica, result
+
+    def served_by(self):
+        return {replica for _, replica, _ in self.rounds}
+
+    def create(self, tool, arguments):
+        """`tools/call`, which must answer with a working task."""
+        replica, task = self.send("tools/call", tool, {"name": tool, "arguments": arguments})
+        expect(
+            task.get("resultType") == "task" and task.get("status") == "working"
+            and isinstance(task.get("taskId"), str),
+            f"tools/call {tool} answered {task}, not a working task",
+        )
+        self.task_id, self.creator = task["taskId"], replica
+        self.honour(task)
+
+    def honour(self, task):
+        interval = task.get("pollIntervalMs")
+        if isinstance(interval, int) and interval > 0:
+            self.poll_s = interval / 1000
+
+    def get(self):
+        """One `tasks/get`; returns the task after checking its shape."""
+        replica, task = self.send("tasks/get", self.task_id, {"taskId": self.task_id})
+        where = f"tasks/get on {replica}"
+        expect(task.get("resultType") == "complete", f"{where}: resultType {task.get('resultType')!r}")
+        expect(task.get("taskId") == self.task_id, f"{where} answered task {task.get('taskId')!r}")
+        expect(task.get("status") in STATUSES, f"{where}: status {task.get('status')!r}")
+        self.honour(task)
+        return task
+
+    def ack(self, method, params):
+        replica, result = self.send(method, self.task_id, {"taskId": self.task_id, **params})
+        expect(result.get("resultType") == "complete", f"{method} on {replica} answered {result}")
+
+    def update(self, responses):
+        self.ack("tasks/update", {"inputResponses": responses})
+
+    def cancel(self):
+        self.ack("tasks/cancel", {})
+
+    def poll(self, passing, answer=None):
+        """Polls every pollIntervalMs while the status is in `passing`,
+        answering input requests with `answer` (a function from the fresh
+        requests to the list of `inputResponses` to send, one update each);
+        returns the first task in another status."""
+        answered = set()
+        while True:
+            last = self.rounds[-1][2]
+            expect(time.monotonic() < self.deadline, f"still {last} after {FLOW_DEADLINE_S} s")
+            time.sleep(self.poll_s)
+            task = self.get()
+            if task["status"] == "input_required" and answer is not None:
+                requests = task.get("inputRequests")
+                expect(isinstance(requests, dict) and requests, f"input_required, no inputRequests: {task}")
+                fresh = {key: request for key, request in requests.items() if key not in answered}
+                for responses in answer(fresh):
+                    self.update(responses)
+                    answered.update(responses)
+            elif task["status"] not in passing:
+                return task
+
+    def settled(self, task):
+        """Reads a settled task once more, through the next replica: it must
+        say the same."""
+        again = self.get()
+        for field in ("status", "result", "error"):
+            now, then = again.get(field), task.get(field)
+            expect(now == then, f"read again, {field} is {now!r}, was {then!r}")
+
+
+def accept(request, field, value):
+    """The answer to an elicitation asking for `field`."""
+    expect(request.get("method") == "elicitation/create", f"input request {request} is not an elicitation")
+    properties = request.get("params", {}).get("requestedSchema", {}).get("properties", {})
+    expect(field in properties, f"the elicitation {request} asks for no `{field}`")
+    return {"action": "accept", "content": {field: value}}
+
+
+def answers(fields, one_at_a_time):
+    """An `answer` for Flow.poll: each key's field and value, all fresh
+    keys in one update or one key per poll."""
+
+    def answer(fresh):
+        unknown = set(fresh) - set(fields)
+        expect(not unknown, f"unexpected input requests {sorted(unknown)}")
+        responses = {key: accept(request, *fields[key]) for key, request in sorted(fresh.items())}
+        if one_at_a_time:
+            responses = dict(list(responses.items())[:1])
+        return [responses] if responses else []
+
+    return answer
+
+
+def completed(task, text, is_error):
+    expect(task["status"] == "completed", f"ended {task['status']}: {task}")
+    result = task.get("result")
+    expect(isinstance(result, dict), f"completed without a result: {task}")
+    content, flag = result.get("content"), result.get("isError", False)
+    expect(content == [{"type": "text", "text": text}], f"result content {content!r}, expected {text!r}")
+    expect(flag is is_error, f"result isError {flag!r}, expected {is_error}")
+    return task
+
+
+def slow_compute(flow, n):
+    label = f"flow {n}"
+    flow.create("slow_compute", {"seconds": 1, "label": label})
+    return completed(flow.poll({"working"}), f"computed `{label}` in 1 s", False)
+
+
+def confirm_delete(flow, n):
+    filename = f"report-{n}.txt"
+    flow.create("confirm_delete", {"filename": filename})
+    task = flow.poll({"working"}, answers({"confirm": ("confirm", True)}, False))
+    return completed(task, f"deleted {filename}", False)
+
+
+def multi_input(flow, n):
+    """Both answers in one update, or (every other such flow) one per poll,
+    the task staying input_required until the second arrives."""
+    flow.create("multi_input", {})
+    fields = {"first": ("name", "Ada"), "second": ("confirm", True)}
+    task = flow.poll({"working"}, answers(fields, n // len(KINDS) % 2 == 1))
+    return completed(task, 'first: "accept", second: "accept"', False)
+
+
+def failing_job(flow, _n):
+    flow.create("failing_job", {})
+    return completed(flow.poll({"working"}), "the job failed", True)
+
+
+def protocol_error_job(flow, _n):
+    flow.create("protocol_error_job", {})
+    task = flow.poll({"working"})
+    expect(task["status"] == "failed", f"ended {task['status']}: {task}")
+    error = task.get("error")
+    expect(
+        error == {"code": -32603, "message": "the job's backend is unreachable"},
+        f"error {error!r}, expected -32603 \"the job's backend is unreachable\"",
+    )
+    return task
+
+
+def cancelled(flow, n):
+    flow.create("slow_compute", {"seconds": 600, "label": f"flow {n}"})
+    flow.cancel()
+    task = flow.poll({"working"})
+    expect(task["status"] == "cancelled", f"ended {task['status']} after tasks/cancel: {task}")
+    return task
+
+
+KINDS = [slow_compute, confirm_delete, multi_input, failing_job, protocol_error_job, cancelled]
+
+
+def attempt(body):
+    """Runs `body`; returns what went wrong, or None."""
+    try:
+        body()
+    except Failure as failure:
+        return str(failure)
+    except Exception as error:  # a transport failure fails the flow, not the run
+        return f"{type(error).__name__}: {error}"
+    return None
+
+
+def verdict(flow, problem):
+    """The flow's problem, if any; a flow that one replica served alone
+    proves nothing."""
+    if problem is None and len(flow.served_by()) < 2:
+        return "every request landed on one replica"
+    return problem
+
+
+def flow_phase(replicas, count):
+    """Runs `count` flows of every kind in turn; returns (flows, problems)."""
+    flows, problems = [], {}
+    for n in range(count):
+        kind = KINDS[n % len(KINDS)]
+        flow = Flow(replicas, f"flow {n} ({kind.__name__})")
+        flows.append(flow)
+        problems[flow] = verdict(flow, attempt(lambda: flow.settled(kind(flow, n))))
+    return flows, problems
+
+
+def kill_phase(replicas, pids, lease_s):
+    """Kills a replica under running tasks; returns (flows, problems, summary)."""
+    flows = [Flow(replicas, f"kill {i}") for i in range(KILL_TASKS)]
+    problems = {}
+    for flow in flows:
+        problems[flow] = attempt(lambda: flow.create("slow_compute", {"seconds": 600, "label": flow.label}))
+    made = [flow for flow in flows if flow.creator is not None]
+    if not made:
+        return flows, problems, "no task to kill a replica under"
+    victim = made[0].creator
+    if victim not in pids:
+        return flows, problems, f"no pid for {victim} among {sorted(pids)}"
+    os.kill(pids[victim], signal.SIGKILL)
+    killed = time.monotonic()
+    doomed = {flow for flow in made if flow.creator == victim}
+    waiting = set(made)
+    failed_after = []
+    rounds = 0
+    # Every task through the balancer, each poll interval, until the dead
+    # replica's tasks have failed and two leases have passed since the
+    # kill: the others must be working all along.
+    while waiting and (waiting & doomed or time.monotonic() < killed + 2 * lease_s):
+        if time.monotonic() > killed + KILL_DEADLINE_S:
+            for flow in waiting & doomed:
+                problems[flow] = f"still {flow.rounds[-1][2]} {KILL_DEADLINE_S} s after its replica died"
+                waiting.discard(flow)
+            break
+        time.sleep(max(flow.poll_s for flow in made))
+        # Round robin over two or three replicas would send each task to
+        # the same one every round if the order stayed the same.
+        order = sorted(waiting, key=flows.index)
+        rounds += 1
+        for flow in order[rounds % len(order):] + order[: rounds % len(order)]:
+            problems[flow] = attempt(lambda: watch(flow, flow in doomed, killed, failed_after))
+            if problems[flow] is not None or flow.rounds[-1][2] != "working":
+                waiting.discard(flow)
+    for flow in sorted(waiting - doomed, key=flows.index):
+        problems[flow] = attempt(lambda: cancelled_survivor(flow))
+    for flow in flows:
+        problems[flow] = verdict(flow, problems[flow])
+    summary = (
+        f"killed {victim} (pid {pids[victim]}), which had made {len(doomed)} of {len(made)} tasks; "
+        + (f"they failed {', '.join(failed_after)} after the kill" if failed_after else "none failed")
+        + f" (lease {lease_s:g} s)"
+    )
+    return flows, problems, summary
+
+
+def watch(flow, doomed, killed, failed_after):
+    """One poll of a task during the kill phase: `working`, or `failed`
+    with a JSON-RPC error if its replica was killed."""
+    task = flow.get()
+    if task["status"] == "working":
+        return
+    expect(doomed, f"its replica lives, yet it ended {task['status']}: {task}")
+    expect(task["status"] == "failed", f"its replica was killed, and it ended {task['status']}: {task}")
+    error = task.get("error")
+    expect(
+        isinstance(error, dict) and isinstance(error.get("code"), int) and error.get("message"),
+        f"failed without a JSON-RPC error: {task}",
+    )
+    failed_after.append(f"{time.monotonic() - killed:.1f} s ({error['code']} {error['message']!r})")
+
+
+def cancelled_survivor(flow):
+    flow.deadline = time.monotonic() + FLOW_DEADLINE_S
+    flow.cancel()
+    task = flow.poll({"working"})
+    expect(task["status"] == "cancelled", f"ended {task['status']} after tasks/cancel: {task}")
+
+
+def away_from_creator(flows, method):
+    """How many `method` requests reached a replica other than the task's
+    creator, out of how many."""
+    landed = [replica != flow.creator for flow in flows for m, replica, _ in flow.rounds if m == method]
+    return sum(landed), len(landed)
+
+
+def shorten(rounds):
+    """The rounds of a flow for a report: a long poll keeps its ends."""
+    if len(rounds) <= 12:
+        return str(rounds)
+    return f"{rounds[:4]} and {len(rounds) - 10} more, then {rounds[-6:]}"
+
+
+def main():
+    if len(sys.argv) < 5:
+        sys.exit(__doc__)
+    url, count, lease_s = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]) / 1000
+    pids = {}
+    for entry in sys.argv[4:]:
+        addr, _, pid = entry.partition("=")
+        pids[addr] = int(pid)
+    replicas = Replicas(url, CAPABILITIES)
+
+    flows, problems = flow_phase(replicas, count)
+    spread = {}
+    for n, flow in enumerate(flows):
+        spread.setdefault(KINDS[n % len(KINDS)].__name__, []).append(str(len(flow.served_by())))
+    for kind, counts in spread.items():
+        print(f"tasks: {kind}: replicas serving each flow {' '.join(counts)}")
+    run_wide = []
+    for method in ("tasks/get", "tasks/update", "tasks/cancel"):
+        away, total = away_from_creator(flows, method)
+        print(f"tasks: {away} of {total} {method} reached a replica other than the task's creator")
+        if away == 0:
+            run_wide.append(f"no {method} reached a replica other than the task's creator")
+    if len(replicas.seen) != len(pids):
+        run_wide.append(f"expected {len(pids)} replicas to serve, saw {sorted(replicas.seen)}")
+
+    kill_flows, kill_problems, summary = kill_phase(replicas, pids, lease_s)
+    print(f"tasks: {summary}")
+    counts = " ".join(str(len(flow.served_by())) for flow in kill_flows)
+    print(f"tasks: kill phase: replicas serving each task {counts}")
+    problems.update(kill_problems)
+
+    passed = failed = 0
+    for flow in flows + kill_flows:
+        if problems[flow] is None:
+            passed += 1
+        else:
+            failed += 1
+            print(f"{flow.label} {problems[flow]}; rounds: {shorten(flow.rounds)}")
+    for problem in run_wide:
+        failed += 1
+        print(problem)
+    print(f"flows: passed {passed} failed {failed}")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
