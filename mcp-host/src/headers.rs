@@ -355,7 +355,11 @@ mod tests {
         let task = object(json!({"taskId": "task_abc"}));
         for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
             let headers = request_headers("2026-07-28", method, Some(&task));
-            assert_eq!(headers[2], ("Mcp-Name".into(), "task_abc".into()), "{method}");
+            assert_eq!(
+                headers[2],
+                ("Mcp-Name".into(), "task_abc".into()),
+                "{method}"
+            );
         }
     }
 }

@@ -16,12 +16,15 @@
 //! task (`MCP_TASK_LEASE_MS` sets the lease after which a dead replica's
 //! tasks fail).
 
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use mcp_server::completion::{CompletionRequest, Reference};
 use mcp_server::elicit::Elicit;
+use mcp_server::handle::{Handle, SharedHandleStore};
 use mcp_server::notify::Change;
 use mcp_server::prompt::PromptOutput;
+use mcp_server::shared::{MemoryShared, SharedStore};
 use mcp_server::state::{Binding, KeyRing, StateError, KEY_LEN};
 use mcp_server::tasks::TaskSettings;
 use mcp_server::tool::{ToolError, ToolOutput, ToolSet};
@@ -527,6 +530,44 @@ impl TaskTools {
     }
 }
 
+/// What a memo handle names.
+enum Memo {}
+mcp_server::handle_kind!(Memo, prefix = "memo", ttl_secs = 3600);
+
+/// Memos named by handles that every replica sharing the store resolves
+/// (in memory, or in Redis with `--redis`).
+struct Memos(SharedHandleStore<Memo, String>);
+
+/// What `remember` returns.
+#[derive(Serialize, schemars::JsonSchema)]
+struct Remembered {
+    /// Pass this to `recall`.
+    handle: Handle<Memo>,
+}
+
+#[tools]
+impl Memos {
+    /// Keeps `text` for an hour under a new handle.
+    #[tool]
+    async fn remember(&self, cx: &Context, text: String) -> Result<Remembered, ToolError> {
+        let handle = self
+            .0
+            .insert(cx.principal(), &text)
+            .await
+            .map_err(|e| ToolError::execution(e.to_string()))?;
+        Ok(Remembered { handle })
+    }
+
+    /// The text a `remember` handle names.
+    #[tool(read_only)]
+    async fn recall(&self, cx: &Context, handle: Handle<Memo>) -> Result<String, ToolError> {
+        self.0
+            .get(&handle, cx.principal())
+            .await
+            .map_err(|e| ToolError::execution(e.to_string()))
+    }
+}
+
 #[tools]
 impl Legacy {
     /// Logs three messages at the level the session asked for.
@@ -918,9 +959,25 @@ fn key_bytes(hex: &str) -> Option<[u8; KEY_LEN]> {
     Some(key)
 }
 
+/// What the replicas of this server share: its tasks and its memos.
+struct Sharing {
+    tasks: TaskSettings,
+    memos: Arc<dyn SharedStore>,
+}
+
+impl Default for Sharing {
+    /// Both in this process's memory.
+    fn default() -> Self {
+        Sharing {
+            tasks: TaskSettings::default(),
+            memos: Arc::new(MemoryShared::default()),
+        }
+    }
+}
+
 /// The server, sealing state with `keys` or, without them, a random key,
-/// and keeping its tasks in `tasks` (in memory by default).
-fn server(keys: Option<KeyRing>, tasks: TaskSettings) -> Result<Server, mcp_server::BuildError> {
+/// and keeping its tasks and memos where `sharing` says.
+fn server(keys: Option<KeyRing>, sharing: Sharing) -> Result<Server, mcp_server::BuildError> {
     let builder = match keys {
         Some(keys) => Server::builder(Everything).keys(keys),
         None => Server::builder(Everything),
@@ -932,26 +989,31 @@ fn server(keys: Option<KeyRing>, tasks: TaskSettings) -> Result<Server, mcp_serv
         .tool_set(Legacy)
         .tool_set(SchemaTool)
         .tool_set(TaskTools)
+        .tool_set(Memos(SharedHandleStore::new(sharing.memos)))
         .prompts()
         .resources()
         .completion(complete)
-        .tasks(tasks)
+        .tasks(sharing.tasks)
         .build()
 }
 
-/// Tasks in the Redis at `url`, shared with every replica that names it;
-/// `MCP_TASK_LEASE_MS` sets the lease.
+/// Tasks and memos in the Redis at `url`, shared with every replica that
+/// names it; `MCP_TASK_LEASE_MS` sets the tasks' lease.
 #[cfg(feature = "redis")]
-async fn redis_tasks(url: &str) -> Result<TaskSettings, Box<dyn std::error::Error>> {
+async fn redis(url: &str) -> Result<Sharing, Box<dyn std::error::Error>> {
     let mut store = mcp_server::tasks::RedisTaskStore::connect(url).await?;
     if let Ok(ms) = std::env::var("MCP_TASK_LEASE_MS") {
         store = store.with_lease(Duration::from_millis(ms.parse()?));
     }
-    Ok(TaskSettings::default().store(store))
+    let memos = mcp_server::shared::RedisShared::connect(url, "everything:").await?;
+    Ok(Sharing {
+        tasks: TaskSettings::default().store(store),
+        memos: Arc::new(memos),
+    })
 }
 
 #[cfg(not(feature = "redis"))]
-async fn redis_tasks(_url: &str) -> Result<TaskSettings, Box<dyn std::error::Error>> {
+async fn redis(_url: &str) -> Result<Sharing, Box<dyn std::error::Error>> {
     Err("this build has no Redis: build the example with `--features redis`".into())
 }
 
@@ -959,11 +1021,11 @@ async fn redis_tasks(_url: &str) -> Result<TaskSettings, Box<dyn std::error::Err
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let (transport, tasks) = match args.as_slice() {
-        [transport @ .., "--redis", url] => (transport, redis_tasks(url).await?),
-        transport => (transport, TaskSettings::default()),
+    let (transport, sharing) = match args.as_slice() {
+        [transport @ .., "--redis", url] => (transport, redis(url).await?),
+        transport => (transport, Sharing::default()),
     };
-    let server = server(state_keys()?, tasks)?;
+    let server = server(state_keys()?, sharing)?;
     match transport {
         ["--stdio"] => stdio::serve(server).await?,
         ["--http", addr] => {

@@ -34,7 +34,14 @@
 //! as a bearer token. On a server with authentication it names the state
 //! but grants nothing: [`HandleStore`] records the principal that created
 //! each entry and answers only that principal.
+//!
+//! [`HandleStore`] keeps its values in this process. Behind a load
+//! balancer, where the call that uses a handle may reach another replica
+//! than the one that minted it, [`SharedHandleStore`] keeps them in a
+//! [`SharedStore`](crate::shared::SharedStore) every replica reaches
+//! (Redis, with the `redis` feature).
 
+mod shared;
 mod store;
 
 use std::borrow::Cow;
@@ -47,6 +54,7 @@ use std::time::Duration;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 
+pub use shared::SharedHandleStore;
 pub use store::{HandleError, HandleStore};
 
 /// The number of random bytes in a handle (192 bits).

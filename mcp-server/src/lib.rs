@@ -65,6 +65,9 @@
 //! - `state` (with the `sealed-state` feature) seals what a multi-round
 //!   request carries between rounds; [`handle`] names state that spans calls; [`elicit`] asks the user for
 //!   input declaratively.
+//! - [`shared`] is storage every replica of a server reaches (in memory,
+//!   or Redis with the `redis` feature), behind handles that resolve on
+//!   any replica and single-use state refused on all of them.
 //! - A request that carries the modern `_meta` is served statelessly; a
 //!   client that opens with `initialize` gets a legacy session, and the
 //!   `input_required` answers of the handlers become real requests to it.
@@ -101,6 +104,7 @@ pub mod notify;
 pub mod prompt;
 pub mod resource;
 pub mod server;
+pub mod shared;
 #[cfg(feature = "sealed-state")]
 pub mod state;
 #[cfg(feature = "tasks")]

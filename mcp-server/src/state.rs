@@ -53,7 +53,8 @@
 //! A sealed token can be presented again as long as it has not expired: the
 //! seal proves the server made it, for this principal and request, not that
 //! it is fresh. State that must be consumed at most once needs a
-//! server-side record; see [`ReplayGuard`] and [`RequestState::open_once`].
+//! server-side record; see [`ReplayGuard`] and [`RequestState::open_once`],
+//! and [`SharedReplayGuard`] for a record every replica shares.
 //!
 //! The token format is described in the source of the `token` module; it is
 //! not a stable interface, only this module's functions are.
@@ -72,7 +73,7 @@ use serde::Serialize;
 pub use binding::{Binding, BoundValues};
 pub use error::StateError;
 pub use keys::{KeyRing, KeyRingError, KEY_LEN};
-pub use replay::{MemoryReplayGuard, ReplayGuard};
+pub use replay::{MemoryReplayGuard, ReplayGuard, SharedReplayGuard};
 pub use token::MAX_TOKEN_LEN;
 
 /// The lifetime of sealed state when the type does not set

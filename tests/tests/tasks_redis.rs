@@ -2,15 +2,16 @@
 //! two replicas of the `everything` example keep their tasks in one Redis,
 //! and `mcp-host` clients move between them. A task created on one replica
 //! is followed, answered and cancelled through the other; a replica killed
-//! while it runs a task leaves it `failed` once its lease runs out; and the
-//! store itself keeps concurrent updates and carries signals between
-//! processes.
+//! while it runs a task leaves it `failed` once its lease runs out; a
+//! handle minted on one replica resolves on the other; and the stores
+//! themselves keep concurrent updates, carry signals between processes and
+//! let a single-use token through once across replicas.
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use mcp_host::approval::{ApproveAll, Gate, Policy};
 use mcp_host::client::{
@@ -18,6 +19,8 @@ use mcp_host::client::{
 };
 use mcp_host::untrusted::Untrusted;
 use mcp_host::{BoxFuture, ServerId};
+use mcp_server::shared::{RedisShared, SharedStore};
+use mcp_server::state::SharedReplayGuard;
 use mcp_server::tasks::{RedisTaskStore, Signal, TaskRecord, TaskStore};
 use mcp_types::ext::tasks::GetTaskResult;
 use mcp_types::v2026_07_28::{ClientCapabilities, ElicitRequestParams, ElicitResult};
@@ -183,6 +186,23 @@ async fn start(client: &Client, tool: &str, args: Value) -> String {
     }
 }
 
+/// Calls `tool` and returns its result as JSON.
+async fn call(client: &Client, tool: &str, args: Value) -> Value {
+    let Value::Object(args) = args else {
+        panic!("arguments are an object")
+    };
+    let call = client.prepare_call(tool, args).await.expect("prepared");
+    let approval = Gate::new(Policy::default(), Arc::new(ApproveAll))
+        .authorize(&call)
+        .await
+        .expect("approved");
+    let result = client
+        .call_tool(call, approval, &CallOptions::default())
+        .await
+        .expect("called");
+    serde_json::to_value(result.accept()).expect("encodes")
+}
+
 fn text(result: &mcp_types::v2026_07_28::CallToolResult) -> String {
     serde_json::to_value(result).expect("encodes")["content"][0]["text"]
         .as_str()
@@ -221,6 +241,23 @@ async fn any_replica_serves_any_task_and_a_dead_replica_fails_its_tasks() {
     let (_second, second_url) = replica(&url);
     let a = client(&first_url).await;
     let b = client(&second_url).await;
+
+    // A handle minted on A names the same memo on B.
+    let remembered = call(&a, "remember", json!({"text": "kept across replicas"})).await;
+    let handle = remembered["structuredContent"]["handle"]
+        .as_str()
+        .expect("a handle")
+        .to_owned();
+    assert!(handle.starts_with("memo_"), "{handle}");
+    let recalled = call(&b, "recall", json!({ "handle": handle })).await;
+    assert_eq!(recalled["content"][0]["text"], "kept across replicas");
+    let unknown = call(
+        &b,
+        "recall",
+        json!({"handle": format!("memo_{}", "A".repeat(32))}),
+    )
+    .await;
+    assert_eq!(unknown["isError"], true);
 
     // Made on A, followed to its end on B.
     let task = start(&a, "slow_compute", json!({"seconds": 1, "label": "shared"})).await;
@@ -342,4 +379,41 @@ async fn the_store_keeps_every_concurrent_update_and_carries_signals() {
         .expect("a signal");
     assert_eq!(heard, ("one".to_owned(), Signal::Cancel));
     assert_eq!(TaskStore::lease(&b), Some(Duration::from_secs(10)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shared_store_writes_conditionally_and_a_token_is_used_once_across_replicas() {
+    let (_redis, url) = redis();
+    let a = RedisShared::connect(&url, "s:").await.expect("connects");
+    let b = RedisShared::connect(&url, "s:").await.expect("connects");
+    let hour = Duration::from_secs(3600);
+    assert_eq!(a.insert_new("k", b"one", hour).await, Ok(true));
+    assert_eq!(b.insert_new("k", b"two", hour).await, Ok(false));
+    assert_eq!(b.get("k").await, Ok(Some(b"one".to_vec())));
+    assert_eq!(b.replace("k", b"two", b"three").await, Ok(false));
+    assert_eq!(b.replace("k", b"one", b"three").await, Ok(true));
+    assert_eq!(a.remove("k", b"one").await, Ok(false));
+    assert_eq!(a.remove("k", b"three").await, Ok(true));
+    assert_eq!(b.get("k").await, Ok(None));
+    // Its lifetime is the key's expiry.
+    assert_eq!(
+        a.insert_new("brief", b"x", Duration::from_millis(50)).await,
+        Ok(true)
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while b.get("brief").await != Ok(None) {
+        assert!(Instant::now() < deadline, "the value outlived its lifetime");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    // One token id: the first replica to see it lets it through, no other.
+    let first = SharedReplayGuard::new(Arc::new(a));
+    let second = SharedReplayGuard::new(Arc::new(b));
+    let now = SystemTime::now();
+    let expires = now + Duration::from_secs(60);
+    let id = [7u8; 16];
+    assert!(first.first_use(&id, expires, now).await);
+    assert!(!second.first_use(&id, expires, now).await);
+    assert!(!first.first_use(&id, expires, now).await);
+    assert!(second.first_use(&[8u8; 16], expires, now).await);
 }

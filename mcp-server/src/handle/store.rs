@@ -265,6 +265,13 @@ pub enum HandleError {
     },
     /// The operating system's random source failed.
     Random,
+    /// The shared store behind the handles failed, or other replicas kept
+    /// changing the value (see
+    /// [`SharedHandleStore`](super::SharedHandleStore)).
+    Unavailable {
+        /// The prefix of the handle's kind.
+        kind: &'static str,
+    },
 }
 
 impl fmt::Display for HandleError {
@@ -282,6 +289,10 @@ impl fmt::Display for HandleError {
                 "too many `{kind}` handles are open; try again after some expire"
             ),
             HandleError::Random => f.write_str("the operating system's random source failed"),
+            HandleError::Unavailable { kind } => write!(
+                f,
+                "the `{kind}` handles cannot be reached just now: try again later"
+            ),
         }
     }
 }
