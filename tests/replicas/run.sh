@@ -50,12 +50,24 @@ trap 'exit 1' INT TERM HUP PIPE
 server="$work/everything"
 cp "$(cd "$root" && realpath "${CARGO_TARGET_DIR:-target}")/debug/examples/everything" "$server"
 
+# free_ports N: N ports nothing listens on, below the ephemeral range: there
+# no outgoing connection (of a test running beside this one, say) takes the
+# port between this look and the bind of the process it is for.
 free_ports() {
     python3 -c '
-import socket, sys
-socks = [socket.socket() for _ in range(int(sys.argv[1]))]
-for s in socks: s.bind(("127.0.0.1", 0))
-print(" ".join(str(s.getsockname()[1]) for s in socks))' "$1"
+import random, socket, sys
+low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+ports = []
+while len(ports) < int(sys.argv[1]):
+    port = random.randrange(1024 if low <= 11000 else 10000, low)
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+    if port not in ports:
+        ports.append(port)
+print(" ".join(map(str, ports)))' "$1"
 }
 
 wait_port() {

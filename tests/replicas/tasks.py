@@ -30,7 +30,8 @@ import signal
 import sys
 import time
 
-from flows import Replicas
+sys.dont_write_bytecode = True  # no __pycache__ left beside the tests
+from flows import Replicas  # noqa: E402
 
 TASKS = "io.modelcontextprotocol/tasks"
 CAPABILITIES = {"elicitation": {}, "extensions": {TASKS: {}}}
