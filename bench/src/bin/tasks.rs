@@ -2,7 +2,10 @@
 //! `tools/call` answered with `CreateTaskResult` plus the first `tasks/get`
 //! of that task, beside a plain `tools/call` of the same work, both through
 //! `Server::handle_bytes` on a current-thread runtime; then the resident
-//! memory of 10,000 live tasks held in the in-memory store.
+//! memory of 10,000 live tasks held in the in-memory store; then how many
+//! `tasks/get` polls a server answers per second with its tasks in Redis
+//! (a `redis-server` of its own on a loopback port, the Debian package
+//! `redis-server`), beside the same polls from memory.
 //!
 //! ```text
 //! cargo run --release -p mcp-bench --bin tasks
@@ -11,7 +14,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use mcp_server::tasks::{MemoryTaskStore, TaskSettings};
+use mcp_server::tasks::{MemoryTaskStore, RedisTaskStore, TaskSettings};
 use mcp_server::{tool, tools, Context, Outcome, Server};
 
 struct Jobs;
@@ -113,9 +116,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .enable_all()
         .build()?;
     let _entered = runtime.enter();
+    // Memory first, on a fresh process: later runs leave freed memory
+    // that the allocator would hand to the live tasks unseen.
+    let holding = Server::builder(Jobs)
+        .info("jobs", "0")
+        .tools()
+        .tasks(TaskSettings::default().store(MemoryTaskStore::new(LIVE)))
+        .build()?;
+    let before = resident();
+    let mut ids = Vec::with_capacity(LIVE);
+    for i in 0..LIVE {
+        ids.push(task_id(&serve(&runtime, &holding, &call(i + 1, "hold"))));
+    }
+    runtime.block_on(tokio::task::yield_now());
+    let after = resident();
+    black_box(&ids);
+
     // Room for every task the runs make: none is refused or swept.
     let settings = TaskSettings::default()
-        .store(MemoryTaskStore::new(RUNS * CALLS + LIVE + 1))
+        .store(MemoryTaskStore::new(RUNS * CALLS + POLLERS + 1))
         .ttl(Some(Duration::from_secs(600)));
     let server = Server::builder(Jobs)
         .info("jobs", "0")
@@ -132,14 +151,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Let the finished tasks' runners end before measuring memory.
     runtime.block_on(tokio::time::sleep(Duration::from_millis(100)));
 
-    let before = resident();
-    let mut ids = Vec::with_capacity(LIVE);
-    for i in 0..LIVE {
-        ids.push(task_id(&serve(&runtime, &server, &call(i + 1, "hold"))));
-    }
-    runtime.block_on(tokio::task::yield_now());
-    let after = resident();
-    black_box(&ids);
 
     println!("| work per call | ns |");
     println!("| --- | --- |");
@@ -160,5 +171,98 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             after.saturating_sub(before) / LIVE as u64
         );
     }
+
+    println!();
+    println!("| tasks/get polls, {POLLERS} pollers on one thread, {POLL_SECS} s | polls/s |");
+    println!("| --- | --- |");
+    let memory = polls_per_second(&runtime, &server)?;
+    println!("| from memory | {memory:.0} |");
+    match Redis::start() {
+        Ok(redis) => {
+            let store = runtime.block_on(RedisTaskStore::connect(&redis.url))?;
+            let shared = Server::builder(Jobs)
+                .info("jobs", "0")
+                .tools()
+                .tasks(TaskSettings::default().store(store))
+                .build()?;
+            let from_redis = polls_per_second(&runtime, &shared)?;
+            println!("| from Redis (one local redis-server) | {from_redis:.0} |");
+        }
+        Err(why) => println!("| from Redis | not measured: {why} |"),
+    }
     Ok(())
+}
+
+const POLLERS: usize = 32;
+const POLL_SECS: u64 = 5;
+
+/// Starts a live task for each poller, then has every poller poll its task
+/// for `POLL_SECS`; the polls answered per second.
+fn polls_per_second(
+    runtime: &tokio::runtime::Runtime,
+    server: &Server,
+) -> Result<f64, Box<dyn std::error::Error>> {
+    let base = 1_000_000;
+    let ids: Vec<String> = (0..POLLERS)
+        .map(|i| task_id(&serve(runtime, server, &call(base + i, "hold"))))
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(POLL_SECS);
+    let started = Instant::now();
+    let counts = runtime.block_on(futures_util::future::join_all(ids.iter().enumerate().map(
+        |(n, id)| async move {
+            let mut polls = 0u64;
+            while Instant::now() < deadline {
+                let request = get(base + n, id);
+                match server.handle_bytes(&request, None).await {
+                    Outcome::Reply { message, .. } => {
+                        black_box(message);
+                        polls += 1;
+                    }
+                    other => panic!("not a reply: {other:?}"),
+                }
+            }
+            polls
+        },
+    )));
+    Ok(counts.iter().sum::<u64>() as f64 / started.elapsed().as_secs_f64())
+}
+
+/// A `redis-server` of the benchmark's own, stopped (by its pid) on drop.
+struct Redis {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Redis {
+    fn start() -> Result<Self, String> {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map_err(|e| e.to_string())?
+            .port();
+        let child = std::process::Command::new("redis-server")
+            .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .map_err(|_| String::from("install the Debian package redis-server"))?;
+        let redis = Redis {
+            child,
+            url: format!("redis://127.0.0.1:{port}/"),
+        };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if Instant::now() > deadline {
+                return Err(String::from("redis-server did not start"));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(redis)
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
