@@ -17,6 +17,11 @@ protocol_error_job (failed); slow_compute cancelled by tasks/cancel. Each
 must end exactly as the tool says, and is served by at least two replicas:
 the task made on one replica is read, answered and cancelled through others.
 
+Then the handle phase: memos kept with `remember` (a handle in the shared
+store) and read back with `recall` through the balancer; each counts as a
+flow once a replica other than the one that minted the handle has resolved
+it to the same text.
+
 Then the kill phase: six long tasks, one replica that made some of them
 killed; its tasks must fail once their lease has run out, the others must
 keep working until cancelled. Each of the six counts as a flow.
@@ -255,6 +260,35 @@ def flow_phase(replicas, count):
     return flows, problems
 
 
+HANDLES = 6
+
+
+def handle_phase(replicas):
+    """Mints memo handles and resolves each on another replica; returns
+    (flows, problems)."""
+    flows, problems = [], {}
+    for n in range(HANDLES):
+        flow = Flow(replicas, f"handle {n}")
+        text = f"memo {n} kept across replicas"
+
+        def body(flow=flow, text=text):
+            minted, result = flow.send("tools/call", "remember", {"name": "remember", "arguments": {"text": text}})
+            handle = (result.get("structuredContent") or {}).get("handle")
+            expect(isinstance(handle, str) and handle.startswith("memo_"), f"remember answered {result}")
+            # Round robin moves on at each request: a few tries reach another replica.
+            for _ in range(6):
+                replica, result = flow.send("tools/call", "recall", {"name": "recall", "arguments": {"handle": handle}})
+                got = " ".join(block.get("text", "") for block in result.get("content", []))
+                expect(not result.get("isError") and got == text, f"recall on {replica} answered {result}")
+                if replica != minted:
+                    return
+            raise Failure(f"every recall reached {minted}, the replica that minted the handle")
+
+        problems[flow] = attempt(body)
+        flows.append(flow)
+    return flows, problems
+
+
 def kill_phase(replicas, pids, lease_s):
     """Kills a replica under running tasks; returns (flows, problems, summary)."""
     flows = [Flow(replicas, f"kill {i}") for i in range(KILL_TASKS)]
@@ -365,6 +399,11 @@ def main():
     if len(replicas.seen) != len(pids):
         run_wide.append(f"expected {len(pids)} replicas to serve, saw {sorted(replicas.seen)}")
 
+    handle_flows, handle_problems = handle_phase(replicas)
+    resolved = sum(1 for flow in handle_flows if handle_problems[flow] is None)
+    print(f"tasks: {resolved} of {len(handle_flows)} handles minted on one replica resolved on another")
+    problems.update(handle_problems)
+
     kill_flows, kill_problems, summary = kill_phase(replicas, pids, lease_s)
     print(f"tasks: {summary}")
     counts = " ".join(str(len(flow.served_by())) for flow in kill_flows)
@@ -372,7 +411,7 @@ def main():
     problems.update(kill_problems)
 
     passed = failed = 0
-    for flow in flows + kill_flows:
+    for flow in flows + handle_flows + kill_flows:
         if problems[flow] is None:
             passed += 1
         else:
