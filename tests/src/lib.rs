@@ -1,8 +1,9 @@
 //! Helpers shared by the cross-crate tests in `tests/tests/`: where the
 //! Model Context Protocol spec files live, and which example files they hold
 //! ([`spec`]); a real OAuth authorization server to test against, with a
-//! program to sign in at it ([`oauth`]); and the install of the pinned Node
-//! packages such tests run ([`npm`]).
+//! program to sign in at it ([`oauth`]); the install of the pinned Node
+//! packages such tests run ([`npm`]); and of the pinned Debian packages
+//! ([`debian`]).
 //!
 //! ```
 //! use mcp_tests::spec;
@@ -18,6 +19,7 @@
 
 #![deny(missing_docs)]
 
+pub mod debian;
 pub mod npm;
 pub mod oauth;
 pub mod spec;

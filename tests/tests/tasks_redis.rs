@@ -71,21 +71,24 @@ impl Drop for Running {
     }
 }
 
-/// A Redis of this test's own on a free loopback port, nothing saved.
+/// The Debian package of the Redis these tests run, pinned as `.ci/run`
+/// pins it.
+const REDIS_PACKAGE: (&str, &str) = ("redis-server", "5:7.0.15-1~deb12u10");
+
+/// A Redis of this test's own on a free loopback port, nothing saved;
+/// installed first if missing.
 fn redis() -> (Running, String) {
+    let (package, version) = REDIS_PACKAGE;
+    let server = mcp_tests::debian::ensure(package, version, "redis-server")
+        .unwrap_or_else(|why| panic!("{why}"));
     let addr = free_addr();
-    let child = Command::new("redis-server")
+    let mut child = Command::new(server)
         .args(["--bind", "127.0.0.1", "--port", &addr.port().to_string()])
         .args(["--save", "", "--appendonly", "no"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .spawn();
-    let Ok(mut child) = child else {
-        panic!(
-            "redis-server is not installed: install the Debian package `redis-server` \
-             (.ci/run does, pinned)"
-        )
-    };
+        .spawn()
+        .expect("redis-server starts");
     wait_listening(addr, &mut child, "redis-server");
     (Running(child), format!("redis://{addr}/"))
 }
@@ -101,7 +104,7 @@ fn everything() -> PathBuf {
                 .args(["build", "--quiet", "--locked", "-p", "mcp-server"])
                 .args([
                     "--features",
-                    "sealed-state,redis",
+                    "sealed-state,redis,validation",
                     "--example",
                     "everything",
                 ])

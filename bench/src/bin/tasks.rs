@@ -151,7 +151,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Let the finished tasks' runners end before measuring memory.
     runtime.block_on(tokio::time::sleep(Duration::from_millis(100)));
 
-
     println!("| work per call | ns |");
     println!("| --- | --- |");
     println!("| plain tools/call, encoded | {} |", plain.as_nanos());
