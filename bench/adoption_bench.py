@@ -14,7 +14,7 @@ build so that every build is cold (the registry's downloads are already
 on disk for all three):
 
 - ours-default: mcp-server/examples/calculator.rs on mcp-server with its
-  default features (http, validation, legacy, sealed-state);
+  default features (http, legacy, tasks; see mcp-server/Cargo.toml);
 - ours-stdio: the same source on mcp-server with no features, the
   smallest set that still serves stdio;
 - rmcp: the rmcp calculator of bench/server_bench.py (rmcp =3.11.0 with

@@ -3,7 +3,7 @@
 //! example of `mcp-server`.
 //!
 //! ```text
-//! cargo build --release -p mcp-server --features sealed-state --example everything
+//! cargo build --release -p mcp-server --features sealed-state,validation --example everything
 //! cargo run --release -p mcp-host --example latency -- target/release/examples/everything
 //! ```
 

@@ -45,7 +45,12 @@ fn everything() -> &'static Path {
         let status = Command::new(cargo)
             .current_dir(root())
             .args(["build", "--quiet", "--locked", "-p", "mcp-server"])
-            .args(["--features", "sealed-state", "--example", "everything"])
+            .args([
+                "--features",
+                "sealed-state,validation",
+                "--example",
+                "everything",
+            ])
             .stdout(Stdio::null())
             .status()
             .expect("cargo runs");

@@ -44,7 +44,7 @@ fn examples() -> &'static Path {
         let status = Command::new(cargo)
             .current_dir(root())
             .args(["build", "--quiet", "-p", "mcp-server"])
-            .args(["--features", "sealed-state"])
+            .args(["--features", "sealed-state,validation"])
             .args(["--example", "everything", "--example", "notes"])
             .stdout(Stdio::null())
             .status()
