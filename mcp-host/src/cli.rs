@@ -562,15 +562,20 @@ async fn call(host: &Host, name: &str, args: &str) -> Result<ExitCode, String> {
             return Err(e.to_string());
         }
     };
+    Ok(print_result(result))
+}
+
+/// Ends the progress line and prints a tool's result, this command's
+/// output, as the server wrote it; fails when the tool reported an error.
+fn print_result(result: Untrusted<crate::types::v2026_07_28::CallToolResult>) -> ExitCode {
     eprintln!();
-    // The result is this command's output, printed as the server wrote it.
     let result = result.accept();
     print(&json!(result));
-    Ok(if result.is_error == Some(true) {
+    if result.is_error == Some(true) {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
-    })
+    }
 }
 
 /// The tool list of `server`, written to `out` (only if it changed) or

@@ -343,6 +343,25 @@ async fn tasks_over_http() {
     assert!(matches!(outcome, Err(ClientError::Rpc(_))), "{outcome:?}");
 }
 
+/// Starts `slow_compute` with `args` through a client of its own over
+/// HTTP, as another host would; the task it became.
+async fn start_over_http(url: &str, args: Value) -> String {
+    let target = Target::Http {
+        url: url.to_owned(),
+        headers: Vec::new(),
+    };
+    let client = connect(target, Arc::new(Confirm::default())).await;
+    let (call, approval) = approved(&client, "slow_compute", args).await;
+    match client
+        .start_tool(call, approval, &CallOptions::default())
+        .await
+        .expect("started")
+    {
+        ToolStart::Task(task) => task.accept().task_id,
+        other => panic!("{other:?}"),
+    }
+}
+
 #[test]
 fn the_command_shows_a_task_and_gets_waits_and_cancels_by_id() {
     let (_server, url) = everything_http();
@@ -370,25 +389,7 @@ fn the_command_shows_a_task_and_gets_waits_and_cancels_by_id() {
     assert_eq!(printed["content"][0]["text"], "computed `cli` in 1 s");
 
     // A task started elsewhere: looked at, then cancelled, by id.
-    let task_id = runtime.block_on(async {
-        let client = connect(
-            Target::Http {
-                url: url.clone(),
-                headers: Vec::new(),
-            },
-            Arc::new(Confirm::default()),
-        )
-        .await;
-        let (call, approval) = approved(&client, "slow_compute", json!({"seconds": 600})).await;
-        match client
-            .start_tool(call, approval, &CallOptions::default())
-            .await
-            .expect("started")
-        {
-            ToolStart::Task(task) => task.accept().task_id,
-            other => panic!("{other:?}"),
-        }
-    });
+    let task_id = runtime.block_on(start_over_http(&url, json!({"seconds": 600})));
     let got = host_command(&config, &["task", "get", "ev", &task_id]);
     assert!(
         got.status.success(),
@@ -409,30 +410,10 @@ fn the_command_shows_a_task_and_gets_waits_and_cancels_by_id() {
     assert_eq!(got["status"], "cancelled");
 
     // `task wait` follows a task to its result.
-    let task_id = runtime.block_on(async {
-        let client = connect(
-            Target::Http {
-                url: url.clone(),
-                headers: Vec::new(),
-            },
-            Arc::new(Confirm::default()),
-        )
-        .await;
-        let (call, approval) = approved(
-            &client,
-            "slow_compute",
-            json!({"seconds": 1, "label": "waited"}),
-        )
-        .await;
-        match client
-            .start_tool(call, approval, &CallOptions::default())
-            .await
-            .expect("started")
-        {
-            ToolStart::Task(task) => task.accept().task_id,
-            other => panic!("{other:?}"),
-        }
-    });
+    let task_id = runtime.block_on(start_over_http(
+        &url,
+        json!({"seconds": 1, "label": "waited"}),
+    ));
     let waited = host_command(&config, &["task", "wait", "ev", &task_id]);
     assert!(
         waited.status.success(),

@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use crate::BoxFuture;
 
 #[cfg(feature = "redis")]
-mod redis;
+pub(crate) mod redis;
 
 #[cfg(feature = "redis")]
 pub use redis::RedisShared;

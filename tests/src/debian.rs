@@ -64,7 +64,13 @@ pub fn ensure(package: &str, version: &str, program: &str) -> Result<PathBuf, St
         return Err(by_hand);
     }
     let pinned = format!("{package}={version}");
-    let install = ["install", "-y", "-qq", "--no-install-recommends", pinned.as_str()];
+    let install = [
+        "install",
+        "-y",
+        "-qq",
+        "--no-install-recommends",
+        pinned.as_str(),
+    ];
     // The package lists may be missing or old: refresh once and retry.
     if apt_get(&install).is_err() {
         apt_get(&["update", "-qq"]).map_err(|e| format!("{by_hand} ({e})"))?;

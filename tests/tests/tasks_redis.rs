@@ -169,8 +169,12 @@ async fn client(url: &str) -> Client {
     .expect("connects")
 }
 
-/// Starts `tool` on `client` and returns the task it became.
-async fn start(client: &Client, tool: &str, args: Value) -> String {
+/// `tool` with `args`, prepared and approved on `client`.
+async fn approved(
+    client: &Client,
+    tool: &str,
+    args: Value,
+) -> (mcp_host::approval::ToolCall, mcp_host::approval::Approval) {
     let Value::Object(args) = args else {
         panic!("arguments are an object")
     };
@@ -179,6 +183,12 @@ async fn start(client: &Client, tool: &str, args: Value) -> String {
         .authorize(&call)
         .await
         .expect("approved");
+    (call, approval)
+}
+
+/// Starts `tool` on `client` and returns the task it became.
+async fn start(client: &Client, tool: &str, args: Value) -> String {
+    let (call, approval) = approved(client, tool, args).await;
     match client
         .start_tool(call, approval, &CallOptions::default())
         .await
@@ -191,14 +201,7 @@ async fn start(client: &Client, tool: &str, args: Value) -> String {
 
 /// Calls `tool` and returns its result as JSON.
 async fn call(client: &Client, tool: &str, args: Value) -> Value {
-    let Value::Object(args) = args else {
-        panic!("arguments are an object")
-    };
-    let call = client.prepare_call(tool, args).await.expect("prepared");
-    let approval = Gate::new(Policy::default(), Arc::new(ApproveAll))
-        .authorize(&call)
-        .await
-        .expect("approved");
+    let (call, approval) = approved(client, tool, args).await;
     let result = client
         .call_tool(call, approval, &CallOptions::default())
         .await

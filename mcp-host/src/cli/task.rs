@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use clap::Subcommand;
 use serde_json::json;
 
-use super::{print, progress_bar};
+use super::{print, print_result, progress_bar};
 use crate::client::{CallOptions, Client, Progress};
 use crate::{Host, ServerId};
 
@@ -79,14 +79,7 @@ pub(super) async fn run(host: &Host, command: TaskCommand) -> Result<ExitCode, S
                 .wait_task(&task_id, &options)
                 .await
                 .map_err(|e| e.to_string())?;
-            eprintln!();
-            let result = result.accept();
-            print(&json!(result));
-            Ok(if result.is_error == Some(true) {
-                ExitCode::FAILURE
-            } else {
-                ExitCode::SUCCESS
-            })
+            Ok(print_result(result))
         }
     }
 }

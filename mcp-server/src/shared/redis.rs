@@ -12,8 +12,8 @@ use super::{SharedError, SharedStore};
 use crate::BoxFuture;
 
 /// Puts `ARGV[2]` under `KEYS[1]`, keeping its expiry, if it still holds
-/// `ARGV[1]`.
-const REPLACE: &str = r"
+/// `ARGV[1]`; 1 if it did, 0 if not. The task store's compare-and-set too.
+pub(crate) const REPLACE: &str = r"
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
   return 1

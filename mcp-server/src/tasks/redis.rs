@@ -28,15 +28,6 @@ const MAX_ATTEMPTS: usize = 32;
 /// The largest record read back from Redis, in bytes: a record is what
 /// this server wrote, but the database is shared.
 const MAX_RECORD_BYTES: usize = 16 * 1024 * 1024;
-/// Writes `ARGV[2]` under `KEYS[1]` if it still holds `ARGV[1]`, keeping
-/// its expiry; 1 if written, 0 if not.
-const COMPARE_AND_SET: &str = r"
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
-  return 1
-end
-return 0
-";
 
 /// Task records in Redis; see the [module docs](self).
 #[derive(Clone)]
@@ -108,7 +99,7 @@ impl RedisTaskStore {
             prefix: prefix.to_owned(),
             lease: Duration::from_secs(10),
             signals,
-            script: redis::Script::new(COMPARE_AND_SET),
+            script: redis::Script::new(crate::shared::redis::REPLACE),
             _alive: alive,
         })
     }
