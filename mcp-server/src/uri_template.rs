@@ -52,6 +52,11 @@
 //!
 //! - Values are percent-decoded and must be UTF-8. Characters outside ASCII
 //!   are accepted unencoded as well (IRIs), and `expand` encodes them.
+//! - A value must be written as `expand` writes it, but for the case of
+//!   hex digits: a `%XX` that `expand` would not write (`%7E` for `~`; in a
+//!   `+` or `#` value also a reserved character such as `%2F` for `/`, or
+//!   `%25` before two hex digits) ends the value there, so that the values
+//!   of a match always expand back to the URI they came from.
 //! - When a value could end at several places, the earliest one that lets
 //!   the rest of the template match wins, so `{name}.{ext}` splits
 //!   `a.tar.gz` into `a` and `tar.gz`. A `?` or `&` expression takes as many
@@ -257,15 +262,37 @@ fn unit_width(bytes: &[u8], at: usize) -> usize {
     }
 }
 
-/// Whether the unit at `at` may appear unencoded in a value of `class`:
-/// `%XX`, a non-ASCII character, or an allowed ASCII character.
+/// Whether the unit at `at` may stand in a value of `class`: a `%XX`
+/// that expansion writes (see [`canonical_triplet`]), a non-ASCII
+/// character, or an allowed ASCII character.
 fn unit_allowed(bytes: &[u8], at: usize, class: Class) -> bool {
     match bytes.get(at) {
-        Some(&b'%') => is_pct_triplet(bytes, at),
+        Some(&b'%') => is_pct_triplet(bytes, at) && canonical_triplet(bytes, at, class),
         Some(&b) if b.is_ascii() => class.allows(b),
         Some(_) => true,
         None => false,
     }
+}
+
+/// Whether the `%XX` at `at` is how expansion writes its byte in a value
+/// of `class`, so that the decoded value expands back to the same text. A
+/// byte the class leaves unencoded is never written as `%XX` (`%7E` for
+/// `~`; in a `+` or `#` value also `%2F` for `/`), and a `+` or `#` value
+/// keeps a `%` before two hex digits as it is, so `%25` followed by them
+/// is not how it writes a `%` there either.
+fn canonical_triplet(bytes: &[u8], at: usize, class: Class) -> bool {
+    let hex = |i: usize| bytes.get(i).and_then(|&b| char::from(b).to_digit(16));
+    let (Some(high), Some(low)) = (hex(at + 1), hex(at + 2)) else {
+        return false;
+    };
+    let byte = u8::try_from(high * 16 + low).unwrap_or(0);
+    if byte.is_ascii() && class.allows(byte) {
+        return false;
+    }
+    !(byte == b'%'
+        && matches!(class, Class::Reserved)
+        && hex(at + 3).is_some()
+        && hex(at + 4).is_some())
 }
 
 /// The length of the UTF-8 sequence that `lead` starts (the input is a

@@ -176,6 +176,33 @@ fn matches_the_other_operators() {
 }
 
 #[test]
+fn a_value_matches_only_as_expansion_writes_it() {
+    // `%7E` is `~`, which expansion writes as it is: no value is written so.
+    assert_eq!(t("notes://{id}").matches("notes://a%7Eb"), None);
+    assert_eq!(
+        t("notes://{id}").matches("notes://a~b%2fc"),
+        Some(vars(&[("id", "a~b/c")]))
+    );
+    // A reserved expansion writes `/` and `!` as they are, and keeps a `%`
+    // before two hex digits.
+    let path = t("files:///{+path}");
+    assert_eq!(path.matches("files:///a%2Fb"), None);
+    assert_eq!(path.matches("files:///a%21"), None);
+    assert_eq!(path.matches("files:///a%2541"), None);
+    assert_eq!(
+        path.matches("files:///a%25zz%5C"),
+        Some(vars(&[("path", "a%zz\\")]))
+    );
+    // Found by fuzzing: the literal `a%21%3A` also stands inside the
+    // encoded `id`; the split whose values expand back wins.
+    let template = t("te//{id}a%21%3A{+a}");
+    let uri = "te//%28r%2FpFa%21%3A%5Ca%21%3Ax";
+    let values = template.matches(uri).expect("matches");
+    assert_eq!(values, vars(&[("a", "x"), ("id", "(r/pFa!:\\")]));
+    assert_eq!(template.expand(&values), uri);
+}
+
+#[test]
 fn query_pairs_are_optional_unordered_and_known() {
     let template = t("search://items{?q,limit}{&page}");
     assert_eq!(template.matches("search://items"), Some(vars(&[])));

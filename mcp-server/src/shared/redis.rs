@@ -34,7 +34,9 @@ return 0
 /// wrote, but the database is shared.
 const MAX_VALUE_BYTES: usize = 16 * 1024 * 1024;
 
-/// A [`SharedStore`] in Redis; see the [module docs](self).
+/// A [`SharedStore`] in Redis: each value one key under the prefix, expiring
+/// with the value; the conditional writes are `SET NX PX` and Lua scripts
+/// that compare before they write.
 #[derive(Clone)]
 pub struct RedisShared {
     connection: ConnectionManager,
