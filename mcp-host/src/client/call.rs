@@ -9,7 +9,8 @@ use mcp_types::jsonrpc::Message;
 use mcp_types::method::{InputRequiredCapable, Request};
 use mcp_types::v2026_07_28 as v;
 use mcp_types::v2026_07_28::{
-    CallToolResult, InputRequiredResult, ProgressNotificationParams, RequestId, Tool,
+    CallToolResult, InputRequest, InputRequiredResult, InputResponse, ProgressNotificationParams,
+    RequestId, Tool,
 };
 use mcp_types::{meta, ErrorCode, ResultType};
 use serde::de::DeserializeOwned;
@@ -219,7 +220,7 @@ impl Answer {
     }
 }
 
-pub(super) fn object(value: Value) -> Result<Map<String, Value>, ClientError> {
+fn object(value: Value) -> Result<Map<String, Value>, ClientError> {
     match value {
         Value::Object(map) => Ok(map),
         _ => Err(ClientError::protocol("params must encode as an object")),
@@ -539,6 +540,23 @@ impl Client {
             .map_err(|e| rpc_from_status(&self.id, e))
     }
 
+    /// Answers every input request through the host's input handler, by
+    /// the server's keys: the answers to an MRTR round or to a task's
+    /// `inputRequests`.
+    pub(super) async fn answer_all(
+        &self,
+        requests: impl IntoIterator<Item = (String, InputRequest)>,
+    ) -> Result<BTreeMap<String, InputResponse>, ClientError> {
+        let mut answers = BTreeMap::new();
+        for (key, request) in requests {
+            let response = answer(&*self.input, &self.id, request)
+                .await
+                .map_err(|(method, reason)| ClientError::Input { method, reason })?;
+            answers.insert(key, response);
+        }
+        Ok(answers)
+    }
+
     /// Runs a request that may ask for input until its result is complete:
     /// each `InputRequiredResult` is answered through the host's input
     /// handler and retried with a new id.
@@ -585,13 +603,7 @@ impl Client {
             }
             let asked: InputRequiredResult = decode(value)?;
             let round = driver.on_input_required(asked)?;
-            let mut answers = BTreeMap::new();
-            for (key, request) in round.requests {
-                let response = answer(&*self.input, &self.id, request)
-                    .await
-                    .map_err(|(method, reason)| ClientError::Input { method, reason })?;
-                answers.insert(key, response);
-            }
+            let answers = self.answer_all(round.requests).await?;
             id = self.next_id();
             params = driver.retry(answers, &id)?;
         }

@@ -3,7 +3,6 @@
 //! that follows a task to its end around the sans-IO
 //! [`TaskDriver`].
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use mcp_types::ext::tasks::{CreateTaskResult, GetTaskResult};
@@ -12,7 +11,6 @@ use mcp_types::ResultType;
 use serde_json::{json, Map, Value};
 
 use super::call::decode;
-use super::input::answer;
 use super::{CallOptions, Client, ClientError, Progress, Stamp, Transport};
 use crate::approval::{Approval, ToolCall};
 use crate::tasks::{Next, TaskDriver, TaskEnd, TaskError, TaskReport};
@@ -87,7 +85,7 @@ impl Client {
             .request(GET, task_params(task_id), &CallOptions::default())
             .await?;
         let got = GetTaskResult::from_json(value).map_err(ClientError::protocol)?;
-        Ok(Untrusted::new(self.id.clone(), got))
+        Ok(self.untrusted(got))
     }
 
     /// `tasks/update`: answers some of the task's input requests. The
@@ -170,7 +168,7 @@ impl Client {
 
     fn task_error(&self, task_id: &str, error: TaskError) -> ClientError {
         ClientError::Task {
-            task_id: Untrusted::new(self.id.clone(), task_id.to_owned()),
+            task_id: self.untrusted(task_id.to_owned()),
             error,
         }
     }
@@ -182,11 +180,8 @@ impl Client {
         callback(Progress {
             progress: report.seen as f64,
             total: None,
-            message: report
-                .message
-                .clone()
-                .map(|m| Untrusted::new(self.id.clone(), m)),
-            task: Some(Untrusted::new(self.id.clone(), report.clone())),
+            message: report.message.clone().map(|m| self.untrusted(m)),
+            task: Some(self.untrusted(report.clone())),
         });
     }
 
@@ -212,13 +207,7 @@ impl Client {
                         self.report(options, driver.report());
                     }
                     Next::Answer { requests, then } => {
-                        let mut answers = BTreeMap::new();
-                        for (key, request) in requests {
-                            let response = answer(&*self.input, &self.id, request).await.map_err(
-                                |(method, reason)| ClientError::Input { method, reason },
-                            )?;
-                            answers.insert(key, response);
-                        }
+                        let answers = self.answer_all(requests).await?;
                         self.update_task(&task_id, answers).await?;
                         next = Next::Poll(then);
                     }

@@ -39,45 +39,10 @@ pub const MAX_INPUT_KEYS: usize = 256;
 /// Longest task id the driver keeps: longer ones are refused.
 pub const MAX_TASK_ID_LEN: usize = 256;
 
-/// Where a task is, as its server last reported it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TaskStatus {
-    /// Still running.
-    Working,
-    /// Waiting for answers to its input requests.
-    InputRequired,
-    /// Finished with a result (a tool error included).
-    Completed,
-    /// Ended by a JSON-RPC error.
-    Failed,
-    /// Stopped before it finished.
-    Cancelled,
-}
-
-impl TaskStatus {
-    /// The status as the protocol writes it.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Working => "working",
-            Self::InputRequired => "input_required",
-            Self::Completed => "completed",
-            Self::Failed => "failed",
-            Self::Cancelled => "cancelled",
-        }
-    }
-
-    /// Whether the task has ended.
-    pub const fn is_terminal(self) -> bool {
-        matches!(self, Self::Completed | Self::Failed | Self::Cancelled)
-    }
-}
-
-impl std::fmt::Display for TaskStatus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+/// Where a task is, as its server last reported it: the extension's own
+/// status type (`working`, `input_required`, `completed`, `failed`,
+/// `cancelled`).
+pub use mcp_types::ext::tasks::CreateTaskResultStatus as TaskStatus;
 
 /// How a task ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -176,13 +141,7 @@ impl TaskDriver {
     pub fn start(created: &CreateTaskResult) -> Result<(Self, Next), TaskError> {
         checked_id(&created.task_id)?;
         let interval = interval(created.poll_interval_ms);
-        let status = match created.status.as_str() {
-            "input_required" => TaskStatus::InputRequired,
-            "completed" => TaskStatus::Completed,
-            "failed" => TaskStatus::Failed,
-            "cancelled" => TaskStatus::Cancelled,
-            _ => TaskStatus::Working,
-        };
+        let status = created.status;
         let driver = Self {
             task_id: created.task_id.clone(),
             answered: BTreeSet::new(),

@@ -148,11 +148,8 @@ impl Runtime {
         cancel: watch::Sender<bool>,
     ) -> Result<Value, ErrorObject> {
         let now = now_ms();
-        let ttl = self
-            .settings
-            .ttl
-            .map(|ttl| u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX));
-        let poll = u64::try_from(self.settings.poll_interval.as_millis()).unwrap_or(u64::MAX);
+        let ttl = self.settings.ttl.map(millis);
+        let poll = millis(self.settings.poll_interval);
         let mut record = TaskRecord::new(new_id()?, owner.map(str::to_owned), now, ttl, poll);
         if let Some(lease) = self.store().lease() {
             record.renew(now.saturating_add(millis(lease)));
