@@ -11,7 +11,11 @@
 //! without following it. Credentials the scenario hands over in its
 //! context (`client_id`, `client_secret`, `private_key_pem`) are used as
 //! pre-registered ones; the `auth/client-credentials-*` scenarios use the
-//! client-credentials grant.
+//! client-credentials grant. A secret or key is bound to the issuer it
+//! belongs to, which a user's configuration states with `issuer`; the
+//! suite does not say it, so the harness reads it from the server's own
+//! Protected Resource Metadata before it starts (the suite's server is the
+//! one party here that knows it).
 //!
 //! ```text
 //! conformance client --requirements 2026-07-28 \
@@ -186,8 +190,50 @@ impl Redirect for HeadlessRedirect {
     }
 }
 
+/// The issuer that the scenario's server at `url` names: the first
+/// authorization server of its Protected Resource Metadata, found from its
+/// challenge or at the well-known URLs, else its origin (the 2025-03-26
+/// fallback).
+async fn scenario_issuer(url: &str) -> Option<String> {
+    use mcp_host::auth::discovery;
+    let server = reqwest::Url::parse(url).ok()?;
+    let http = reqwest::Client::new();
+    let challenge = http
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(r#"{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{}}"#)
+        .send()
+        .await
+        .ok()
+        .and_then(|r| {
+            let values: Vec<String> = r
+                .headers()
+                .get_all("www-authenticate")
+                .iter()
+                .filter_map(|v| v.to_str().ok().map(str::to_owned))
+                .collect();
+            mcp_host::auth::BearerChallenge::from_headers(values.iter().map(String::as_str))
+        })
+        .and_then(|c| c.resource_metadata)
+        .and_then(|u| reqwest::Url::parse(&u).ok());
+    for candidate in discovery::resource_metadata_urls(&server, challenge) {
+        let Ok(response) = http.get(candidate).send().await else {
+            continue;
+        };
+        if !response.status().is_success() {
+            continue;
+        }
+        let document: Value = serde_json::from_str(&response.text().await.ok()?).ok()?;
+        return document["authorization_servers"][0]
+            .as_str()
+            .map(str::to_owned);
+    }
+    Some(discovery::fallback_issuer(&server))
+}
+
 /// The OAuth client for the scenario at `url`.
-fn oauth(url: &str, context: &Value) -> Result<OAuthClient, AuthError> {
+async fn oauth(url: &str, context: &Value) -> Result<OAuthClient, AuthError> {
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     let text = |key: &str| context.get(key).and_then(Value::as_str).map(str::to_owned);
     let assertion_key = match (text("private_key_pem"), text("signing_algorithm")) {
@@ -197,9 +243,16 @@ fn oauth(url: &str, context: &Value) -> Result<OAuthClient, AuthError> {
         )?)),
         (None, _) => None,
     };
+    let client_secret = text("client_secret");
+    let issuer = if client_secret.is_some() || assertion_key.is_some() {
+        scenario_issuer(url).await
+    } else {
+        None
+    };
     let settings = OAuthSettings {
         client_id: text("client_id"),
-        client_secret: text("client_secret").map(Into::into),
+        issuer,
+        client_secret: client_secret.map(Into::into),
         assertion_key,
         client_metadata_url: Some(CLIENT_METADATA_URL.to_owned()),
         grant: if scenario.starts_with("auth/client-credentials") {
@@ -319,7 +372,7 @@ async fn main() -> ExitCode {
     let requested = std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION")
         .ok()
         .map(|v| ProtocolVersion::parse(&v));
-    let oauth = match oauth(&url, &context()) {
+    let oauth = match oauth(&url, &context()).await {
         Ok(oauth) => oauth,
         Err(e) => {
             eprintln!("oauth: {e}");

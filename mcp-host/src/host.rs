@@ -1275,6 +1275,7 @@ fn oauth_client(
         redirect_uri: oauth
             .redirect_port
             .map(|port| format!("http://127.0.0.1:{port}/callback")),
+        allowed_hosts: oauth.allow_hosts.clone(),
         ..OAuthSettings::default()
     };
     OAuthClient::new(id.as_str(), url, settings, store.clone(), login)

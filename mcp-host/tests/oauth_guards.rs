@@ -148,22 +148,7 @@ fn as_metadata() -> Value {
 async fn connect(url: &str, store: Arc<dyn CredentialStore>) -> Result<Client, ClientError> {
     let oauth = OAuthClient::new("guarded", url, OAuthSettings::default(), store, None)
         .expect("oauth client");
-    let options = ClientOptions {
-        oauth: Some(Arc::new(oauth)),
-        ..ClientOptions::default()
-    };
-    let target = Target::Http {
-        url: url.to_owned(),
-        headers: Vec::new(),
-    };
-    Client::connect(
-        ServerId::new("guarded").expect("id"),
-        target,
-        Arc::new(NoInput),
-        options,
-        None,
-    )
-    .await
+    common::connect_with_oauth("guarded", url, oauth).await
 }
 
 async fn refused(script: Script) -> (AuthError, Peer) {

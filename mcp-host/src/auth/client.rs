@@ -18,7 +18,7 @@ use super::assertion::AssertionKey;
 use super::challenge::BearerChallenge;
 use super::discovery::{self, UrlPolicy};
 use super::error::{neutral, AuthError};
-use super::fetch::{Document, Fetcher};
+use super::fetch::{Document, Fetcher, Lookup, SystemLookup};
 use super::flow::{self, ClientAuth, ClientIdentity, Expected, TokenRequest};
 use super::login::{Login, LoginPrompt};
 use super::metadata::{
@@ -73,7 +73,11 @@ pub struct OAuthSettings {
     pub client_secret: Option<Secret>,
     /// The issuer the pre-registered client belongs to; when the server
     /// names another, the flow stops rather than present the credentials
-    /// there. `None` uses them with whichever the server names.
+    /// there. A client secret or an assertion key needs it:
+    /// [`OAuthClient::new`] refuses them without an issuer, so that no
+    /// server can have them sent to an authorization server of its
+    /// choosing. A public pre-registered client id without an issuer is
+    /// presented to whichever authorization server the server names.
     pub issuer: Option<String>,
     /// How a pre-registered client authenticates at the token endpoint;
     /// by default Basic or the form for a secret (as the server supports),
@@ -97,6 +101,11 @@ pub struct OAuthSettings {
     /// The redirect URI to use when none was registered before: for a
     /// pre-registered client whose redirect URI is fixed.
     pub redirect_uri: Option<String>,
+    /// Hosts the flow may reach whatever address they resolve to, private
+    /// ones included (see [`UrlPolicy::allowed_hosts`]).
+    pub allowed_hosts: Vec<String>,
+    /// How the flow resolves names; the system's resolver by default.
+    pub lookup: Option<Arc<dyn Lookup>>,
 }
 
 impl Default for OAuthSettings {
@@ -113,6 +122,8 @@ impl Default for OAuthSettings {
             client_name: String::from("mcp-host"),
             allow_loopback_http: None,
             redirect_uri: None,
+            allowed_hosts: Vec::new(),
+            lookup: None,
         }
     }
 }
@@ -224,20 +235,43 @@ impl OAuthClient {
             url: neutral(url),
             reason: "not an absolute URL",
         })?;
+        let server = server.into();
+        if settings.issuer.is_none() {
+            let credential = if settings.client_secret.is_some() {
+                Some("a client secret")
+            } else if settings.assertion_key.is_some() {
+                Some("a private key")
+            } else {
+                None
+            };
+            if let Some(credential) = credential {
+                return Err(AuthError::UnboundCredentials { server, credential });
+            }
+        }
         let mut policy = UrlPolicy::for_server(&url);
         if let Some(allow) = settings.allow_loopback_http {
             policy.allow_loopback_http = allow;
+            policy.allow_loopback |= allow;
         }
+        policy.allowed_hosts = settings
+            .allowed_hosts
+            .iter()
+            .map(|h| h.to_ascii_lowercase())
+            .collect();
+        let lookup = settings
+            .lookup
+            .clone()
+            .unwrap_or_else(|| Arc::new(SystemLookup));
         let key = discovery::canonical_resource(&url);
         let tokens = store.tokens(&key)?;
         Ok(Self {
-            server: server.into(),
+            server,
             url,
             key,
             settings,
             store,
             login,
-            fetch: Fetcher::new(policy)?,
+            fetch: Fetcher::new(policy, lookup)?,
             current: RwLock::new(Current {
                 tokens,
                 generation: 0,
@@ -283,6 +317,13 @@ impl OAuthClient {
         Ok(())
     }
 
+    /// Whether tokens may travel to the MCP server: over `https`, or
+    /// plain `http` to a loopback address only.
+    fn secure_transport(&self) -> bool {
+        self.url.scheme() == "https"
+            || (self.url.scheme() == "http" && discovery::is_loopback(&self.url))
+    }
+
     fn snapshot(&self) -> (Option<Tokens>, u64) {
         self.current
             .read()
@@ -303,7 +344,7 @@ impl OAuthClient {
     /// expire, and the generation it belongs to (for [`Refusal`]).
     pub(crate) async fn bearer(&self) -> (Option<Secret>, u64) {
         let (tokens, generation) = self.snapshot();
-        let Some(tokens) = tokens else {
+        let Some(tokens) = tokens.filter(|_| self.secure_transport()) else {
             return (None, generation);
         };
         if due(&tokens, now()) && tokens.refresh_token.is_some() {
@@ -335,6 +376,11 @@ impl OAuthClient {
         refusal: &Refusal,
         budget: &mut Budget,
     ) -> Result<(), AuthError> {
+        if !self.secure_transport() {
+            return Err(AuthError::Cleartext {
+                server: self.server.clone(),
+            });
+        }
         let mut cache = self.flow.lock().await;
         let (tokens, generation) = self.snapshot();
         if generation != refusal.generation {
@@ -580,6 +626,7 @@ impl OAuthClient {
                 client_id: url,
                 secret: None,
                 auth: ClientAuth::None,
+                assertion: None,
             }));
         }
         Ok(self
@@ -613,10 +660,24 @@ impl OAuthClient {
                 )
             }
         });
+        // The assertion's audience is this issuer, and it goes with every
+        // token request to it: code, refresh and client credentials.
+        let assertion = match (auth, &self.settings.assertion_key) {
+            (ClientAuth::PrivateKeyJwt, Some(key)) => {
+                Some(key.assertion(client_id, &metadata.issuer)?)
+            }
+            (ClientAuth::PrivateKeyJwt, None) => {
+                return Err(AuthError::Key(String::from(
+                    "private_key_jwt needs a private key (`privateKeyFile`)",
+                )))
+            }
+            _ => None,
+        };
         Ok(Some(ClientIdentity {
             client_id: client_id.clone(),
             secret: self.settings.client_secret.clone(),
             auth,
+            assertion,
         }))
     }
 
@@ -644,14 +705,7 @@ impl OAuthClient {
         let Some(client) = self.preregistered(metadata)? else {
             return Err(AuthError::NoRegistration(metadata.issuer.clone()));
         };
-        let assertion = match (&self.settings.assertion_key, client.auth) {
-            (Some(key), ClientAuth::PrivateKeyJwt) => {
-                Some(key.assertion(&client.client_id, &metadata.issuer)?)
-            }
-            _ => None,
-        };
-        let request =
-            flow::client_credentials_request(scopes, &target.resource, &client, assertion);
+        let request = flow::client_credentials_request(scopes, &target.resource, &client);
         self.redeem(metadata, request, scopes, None).await
     }
 
@@ -666,14 +720,21 @@ impl OAuthClient {
             .as_ref()
             .ok_or_else(|| AuthError::LoginRequired(self.server.clone()))?;
         let stored = self.store.client(&metadata.issuer)?;
-        let redirect = login
-            .prepare(
-                stored
-                    .as_ref()
-                    .and_then(|c| c.redirect_uris.first().map(String::as_str)),
-            )
-            .await?;
+        // A configured redirect URI (a client registered with a fixed
+        // port) comes first, then the one registered earlier.
+        let wanted = self.settings.redirect_uri.as_deref().or(stored
+            .as_ref()
+            .and_then(|c| c.redirect_uris.first().map(String::as_str)));
+        let redirect = login.prepare(wanted).await?;
         let redirect_uri = redirect.uri().to_owned();
+        if let Some(fixed) = &self.settings.redirect_uri {
+            if fixed != &redirect_uri {
+                return Err(AuthError::Login(format!(
+                    "the configured redirect URI {} cannot be listened on (is its port taken?)",
+                    neutral(fixed)
+                )));
+            }
+        }
         self.fetch
             .policy
             .check("redirect URI", &redirect_uri)
@@ -693,6 +754,7 @@ impl OAuthClient {
                     client_id: url,
                     secret: None,
                     auth: ClientAuth::None,
+                    assertion: None,
                 },
                 None => match stored
                     .filter(|c| c.redirect_uris.contains(&redirect_uri) && !secret_expired(c))
@@ -814,6 +876,7 @@ fn identity_of(client: &RegisteredClient) -> Option<ClientIdentity> {
         client_id: client.client_id.clone(),
         secret: client.client_secret.clone(),
         auth: ClientAuth::from_name(&client.auth_method)?,
+        assertion: None,
     })
 }
 
@@ -850,5 +913,82 @@ mod tests {
         // Unknown issue time: a minute; unknown expiry: never.
         assert!(due(&tokens(None, Some(1000)), 940));
         assert!(!due(&tokens(Some(0), None), u64::MAX));
+    }
+
+    fn client(url: &str, settings: OAuthSettings) -> Result<OAuthClient, AuthError> {
+        OAuthClient::new(
+            "s",
+            url,
+            settings,
+            Arc::new(crate::auth::MemoryStore::new()),
+            None,
+        )
+    }
+
+    #[test]
+    fn a_secret_or_key_without_its_issuer_is_refused() {
+        let secret = OAuthSettings {
+            client_id: Some("c".into()),
+            client_secret: Some(Secret::new("s3cret")),
+            ..OAuthSettings::default()
+        };
+        let error = client("https://mcp.example.com/mcp", secret.clone()).expect_err("unbound");
+        assert_eq!(
+            error,
+            AuthError::UnboundCredentials {
+                server: "s".into(),
+                credential: "a client secret"
+            }
+        );
+        assert!(!error.to_string().contains("s3cret"));
+        let bound = OAuthSettings {
+            issuer: Some("https://as.example.com".into()),
+            ..secret
+        };
+        assert!(client("https://mcp.example.com/mcp", bound).is_ok());
+        // A public client id is no secret: it may go to any issuer.
+        let public = OAuthSettings {
+            client_id: Some("c".into()),
+            ..OAuthSettings::default()
+        };
+        assert!(client("https://mcp.example.com/mcp", public).is_ok());
+    }
+
+    #[tokio::test]
+    async fn tokens_never_travel_in_clear_off_loopback() {
+        let store = Arc::new(crate::auth::MemoryStore::new());
+        let stored = Tokens {
+            expires_at: None,
+            ..tokens(Some(0), None)
+        };
+        // A client of `url` whose store holds a token for it.
+        let with_token = |url: &str| {
+            let key = discovery::canonical_resource(&Url::parse(url).expect("url"));
+            store.set_tokens(&key, Some(&stored)).expect("store");
+            OAuthClient::new("s", url, OAuthSettings::default(), store.clone(), None)
+                .expect("client")
+        };
+        for url in ["http://mcp.example.com/mcp", "http://10.0.0.1/mcp"] {
+            let oauth = with_token(url);
+            // A stored token is not attached...
+            assert!(oauth.bearer().await.0.is_none(), "{url}");
+            // ...and a request for authorization is refused before any
+            // metadata is fetched.
+            let refusal = Refusal {
+                status: 401,
+                challenge: BearerChallenge::default(),
+                generation: 0,
+            };
+            let error = oauth
+                .on_refusal(&refusal, &mut Budget::default())
+                .await
+                .expect_err("cleartext");
+            assert_eq!(error, AuthError::Cleartext { server: "s".into() });
+        }
+        // Loopback and https carry it.
+        for url in ["http://127.0.0.1:9/mcp", "https://mcp.example.com/mcp"] {
+            let oauth = with_token(url);
+            assert!(oauth.bearer().await.0.is_some(), "{url}");
+        }
     }
 }

@@ -41,23 +41,49 @@ const OPENID_SUFFIX: &str = "/.well-known/openid-configuration";
 
 /// Which URLs the flow may fetch or send a person to.
 ///
-/// Everything must be `https`, except `http` to a loopback address
-/// (`localhost`, `127.0.0.0/8`, `::1`) when loopback is allowed, which is
-/// for development: it is allowed when the MCP server itself is a
-/// loopback `http` URL, so that a remote server cannot point the host at
-/// services on the host's own machine. URLs with user information are
-/// refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Everything a server's answers lead the host to (its resource metadata,
+/// the authorization servers it names, their endpoints, registration)
+/// passes this policy, so that a remote server cannot aim the host at
+/// services inside the person's own network:
+///
+/// - the scheme is `https`, except `http` to a loopback address
+///   (`localhost`, `127.0.0.0/8`, `::1`) when [`allow_loopback_http`]
+///   is set, which is for development;
+/// - the host is not a loopback, private, link-local, shared (CGNAT),
+///   unspecified, multicast, broadcast or otherwise special-use address
+///   ([`special_use`]), spelled as an address or reached through a name:
+///   names are checked again on the addresses they resolve to, at connect
+///   time, by the flow's resolver, so DNS rebinding cannot slip past.
+///   Loopback is allowed when the MCP server itself is on loopback
+///   ([`allow_loopback`]), and the hosts in [`allowed_hosts`] may be
+///   anywhere (a per-server setting, for an authorization server inside a
+///   company network);
+/// - URLs with user information or a fragment are refused.
+///
+/// [`allow_loopback_http`]: Self::allow_loopback_http
+/// [`allow_loopback`]: Self::allow_loopback
+/// [`allowed_hosts`]: Self::allowed_hosts
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct UrlPolicy {
     /// Whether `http` to a loopback address is allowed.
     pub allow_loopback_http: bool,
+    /// Whether loopback addresses are allowed at all.
+    pub allow_loopback: bool,
+    /// Host names (lower case, as in the URL) that may resolve to any
+    /// address, special-use ones included.
+    pub allowed_hosts: Vec<String>,
 }
 
 impl UrlPolicy {
-    /// The policy for an MCP server at `server`.
+    /// The policy for an MCP server at `server`: loopback allowed exactly
+    /// when the server is itself on loopback, and plain `http` to loopback
+    /// exactly when the server is a loopback `http` URL.
     pub fn for_server(server: &Url) -> Self {
+        let loopback = is_loopback(server);
         Self {
-            allow_loopback_http: server.scheme() == "http" && is_loopback(server),
+            allow_loopback_http: server.scheme() == "http" && loopback,
+            allow_loopback: loopback,
+            allowed_hosts: Vec::new(),
         }
     }
 
@@ -79,16 +105,165 @@ impl UrlPolicy {
         if parsed.fragment().is_some() {
             return Err(refuse("URLs with a fragment are not used"));
         }
+        let loopback = is_loopback(&parsed);
         match parsed.scheme() {
-            "https" if parsed.host().is_some() => Ok(parsed),
-            "http" if is_loopback(&parsed) && self.allow_loopback_http => Ok(parsed),
-            "http" if is_loopback(&parsed) => Err(refuse(
-                "plain http is only used when the MCP server is itself on loopback",
-            )),
-            "http" => Err(refuse("plain http is only used for loopback addresses")),
-            _ => Err(refuse("only https URLs are used")),
+            "https" if parsed.host().is_some() => {}
+            "http" if loopback && self.allow_loopback_http => {}
+            "http" if loopback => {
+                return Err(refuse(
+                    "plain http is only used when the MCP server is itself on loopback",
+                ))
+            }
+            "http" => return Err(refuse("plain http is only used for loopback addresses")),
+            _ => return Err(refuse("only https URLs are used")),
+        }
+        if loopback && !self.allow_loopback && !self.host_allowed(&parsed) {
+            return Err(refuse(
+                "loopback addresses are only used when the MCP server is itself on loopback",
+            ));
+        }
+        let literal = match parsed.host() {
+            Some(url::Host::Ipv4(ip)) => Some(IpAddr::V4(ip)),
+            Some(url::Host::Ipv6(ip)) => Some(IpAddr::V6(ip)),
+            _ => None,
+        };
+        if let Some(reason) = literal.and_then(|ip| self.refusal(&parsed, ip)) {
+            return Err(refuse(reason));
+        }
+        Ok(parsed)
+    }
+
+    /// Why an address that `url`'s host resolved to (or spells) may not
+    /// be used; `None` when it may.
+    pub fn refusal(&self, url: &Url, ip: IpAddr) -> Option<&'static str> {
+        self.refusal_for_host(url.host_str().unwrap_or(""), ip)
+    }
+
+    /// [`refusal`](Self::refusal) by the host's name as it stands in the
+    /// URL.
+    pub fn refusal_for_host(&self, host: &str, ip: IpAddr) -> Option<&'static str> {
+        if self
+            .allowed_hosts
+            .iter()
+            .any(|h| h.eq_ignore_ascii_case(host))
+        {
+            return None;
+        }
+        match special_use(ip)? {
+            SpecialUse::Loopback if self.allow_loopback => None,
+            use_ => Some(use_.refusal()),
         }
     }
+
+    fn host_allowed(&self, url: &Url) -> bool {
+        let host = url.host_str().unwrap_or("");
+        self.allowed_hosts
+            .iter()
+            .any(|h| h.eq_ignore_ascii_case(host))
+    }
+}
+
+/// The kinds of address a server's answers may not send the host to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpecialUse {
+    /// `127.0.0.0/8`, `::1`.
+    Loopback,
+    /// `10/8`, `172.16/12`, `192.168/16`, `fc00::/7`.
+    Private,
+    /// `169.254/16`, `fe80::/10`.
+    LinkLocal,
+    /// `100.64/10`, shared address space (carrier-grade NAT).
+    Shared,
+    /// `0.0.0.0/8`, `::`.
+    Unspecified,
+    /// `224/4`, `ff00::/8`.
+    Multicast,
+    /// `255.255.255.255`.
+    Broadcast,
+    /// Protocol assignments, documentation, benchmarking and reserved
+    /// ranges: `192.0.0/24`, `192.0.2/24`, `198.18/15`, `198.51.100/24`,
+    /// `203.0.113/24`, `240/4`, `2001:db8::/32`, and IPv6 site-local
+    /// `fec0::/10`.
+    Reserved,
+}
+
+impl SpecialUse {
+    fn refusal(self) -> &'static str {
+        match self {
+            Self::Loopback => {
+                "loopback addresses are only used when the MCP server is itself on loopback"
+            }
+            Self::Private => "private network addresses are not used",
+            Self::LinkLocal => "link-local addresses are not used",
+            Self::Shared => "shared (carrier-grade NAT) addresses are not used",
+            Self::Unspecified => "the unspecified address is not used",
+            Self::Multicast => "multicast addresses are not used",
+            Self::Broadcast => "the broadcast address is not used",
+            Self::Reserved => "reserved or documentation addresses are not used",
+        }
+    }
+}
+
+/// What kind of special-use address `ip` is, if any. IPv4 addresses
+/// embedded in IPv6 ones (IPv4-mapped `::ffff:0:0/96`, IPv4-compatible
+/// `::/96`, NAT64 `64:ff9b::/96` and 6to4 `2002::/16`) are judged as the
+/// IPv4 address they carry.
+pub fn special_use(ip: IpAddr) -> Option<SpecialUse> {
+    match ip {
+        IpAddr::V4(v4) => special_v4(v4),
+        IpAddr::V6(v6) => special_v6(v6),
+    }
+}
+
+fn special_v4(ip: std::net::Ipv4Addr) -> Option<SpecialUse> {
+    let [a, b, c, _] = ip.octets();
+    Some(match (a, b, c) {
+        (127, ..) => SpecialUse::Loopback,
+        (10, ..) | (192, 168, _) => SpecialUse::Private,
+        (172, 16..=31, _) => SpecialUse::Private,
+        (169, 254, _) => SpecialUse::LinkLocal,
+        (100, 64..=127, _) => SpecialUse::Shared,
+        (0, ..) => SpecialUse::Unspecified,
+        (224..=239, ..) => SpecialUse::Multicast,
+        _ if ip.is_broadcast() => SpecialUse::Broadcast,
+        (192, 0, 0 | 2) | (198, 18 | 19, _) | (198, 51, 100) | (203, 0, 113) => {
+            SpecialUse::Reserved
+        }
+        (240..=255, ..) => SpecialUse::Reserved,
+        _ => return None,
+    })
+}
+
+fn special_v6(ip: std::net::Ipv6Addr) -> Option<SpecialUse> {
+    let s = ip.segments();
+    if ip.is_loopback() {
+        return Some(SpecialUse::Loopback);
+    }
+    if ip.is_unspecified() {
+        return Some(SpecialUse::Unspecified);
+    }
+    let embedded = |hi: u16, lo: u16| {
+        let [a, b] = hi.to_be_bytes();
+        let [c, d] = lo.to_be_bytes();
+        std::net::Ipv4Addr::new(a, b, c, d)
+    };
+    match s {
+        // IPv4-mapped and IPv4-compatible: the IPv4 address decides.
+        [0, 0, 0, 0, 0, 0xffff, hi, lo] | [0, 0, 0, 0, 0, 0, hi, lo] => {
+            return special_v4(embedded(hi, lo))
+        }
+        [0x64, 0xff9b, 0, 0, 0, 0, hi, lo] => return special_v4(embedded(hi, lo)),
+        [0x2002, hi, lo, ..] => return special_v4(embedded(hi, lo)),
+        _ => {}
+    }
+    Some(match s[0] {
+        0xfc00..=0xfdff => SpecialUse::Private,
+        0xfe80..=0xfebf => SpecialUse::LinkLocal,
+        0xfec0..=0xfeff => SpecialUse::Reserved,
+        0xff00..=0xffff => SpecialUse::Multicast,
+        0x2001 if s[1] == 0x0db8 => SpecialUse::Reserved,
+        _ => return None,
+    })
 }
 
 /// Whether `url`'s host is a loopback name or address.
@@ -435,5 +610,115 @@ mod tests {
         }
         assert!(local.check("u", "http://10.0.0.1/x").is_err());
         assert!(local.check("u", "http://localhost.evil.com/x").is_err());
+    }
+
+    #[test]
+    fn special_use_addresses() {
+        use SpecialUse::*;
+        let table: &[(&str, Option<SpecialUse>)] = &[
+            ("127.0.0.1", Some(Loopback)),
+            ("127.255.0.9", Some(Loopback)),
+            ("::1", Some(Loopback)),
+            ("10.0.0.1", Some(Private)),
+            ("172.16.0.1", Some(Private)),
+            ("172.31.255.255", Some(Private)),
+            ("172.32.0.1", None),
+            ("192.168.1.1", Some(Private)),
+            ("fc00::1", Some(Private)),
+            ("fd12:3456::1", Some(Private)),
+            ("169.254.169.254", Some(LinkLocal)),
+            ("fe80::1", Some(LinkLocal)),
+            ("100.64.0.1", Some(Shared)),
+            ("100.127.255.255", Some(Shared)),
+            ("100.128.0.1", None),
+            ("0.0.0.0", Some(Unspecified)),
+            ("0.1.2.3", Some(Unspecified)),
+            ("::", Some(Unspecified)),
+            ("224.0.0.1", Some(Multicast)),
+            ("ff02::1", Some(Multicast)),
+            ("255.255.255.255", Some(Broadcast)),
+            ("192.0.2.1", Some(Reserved)),
+            ("198.18.0.1", Some(Reserved)),
+            ("203.0.113.7", Some(Reserved)),
+            ("240.0.0.1", Some(Reserved)),
+            ("2001:db8::1", Some(Reserved)),
+            // IPv4 inside IPv6 is judged as the IPv4 address.
+            ("::ffff:10.0.0.1", Some(Private)),
+            ("::ffff:127.0.0.1", Some(Loopback)),
+            ("::ffff:169.254.169.254", Some(LinkLocal)),
+            ("::ffff:93.184.216.34", None),
+            ("::10.0.0.1", Some(Private)),
+            ("64:ff9b::a00:1", Some(Private)),
+            ("2002:a00:1::1", Some(Private)),
+            ("2002:5db8:d822::1", None),
+            // Public addresses pass.
+            ("93.184.216.34", None),
+            ("8.8.8.8", None),
+            ("2606:4700::1111", None),
+        ];
+        for (text, expected) in table {
+            let ip: IpAddr = text.parse().expect(text);
+            assert_eq!(special_use(ip), *expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn special_use_addresses_are_refused_by_the_policy() {
+        let remote = UrlPolicy::for_server(&url("https://mcp.example.com/mcp"));
+        let local = UrlPolicy::for_server(&url("http://127.0.0.1:3000/mcp"));
+        assert!(!remote.allow_loopback);
+        assert!(local.allow_loopback);
+        for bad in [
+            "https://10.0.0.1/token",
+            "https://192.168.0.10/.well-known/oauth-authorization-server",
+            "https://169.254.169.254/latest/meta-data",
+            "https://[fe80::1]/x",
+            "https://[::ffff:10.0.0.1]/x",
+            "https://100.64.1.1/x",
+            "https://0.0.0.0/x",
+            "https://127.0.0.1/x",
+            "https://localhost/x",
+            "https://[::1]/x",
+        ] {
+            let error = remote.check("token endpoint", bad).expect_err(bad);
+            assert!(
+                matches!(
+                    error,
+                    AuthError::InsecureUrl {
+                        what: "token endpoint",
+                        ..
+                    }
+                ),
+                "{bad}: {error}"
+            );
+        }
+        // A server on loopback may name loopback, never the private network.
+        assert!(local.check("u", "https://127.0.0.1/x").is_ok());
+        assert!(local.check("u", "http://localhost:9/x").is_ok());
+        assert!(local.check("u", "https://10.0.0.1/x").is_err());
+        // A resolved address is judged by the name it was resolved for.
+        let ip = |t: &str| t.parse::<IpAddr>().expect("ip");
+        assert_eq!(
+            remote.refusal_for_host("as.example.com", ip("10.1.2.3")),
+            Some("private network addresses are not used")
+        );
+        assert_eq!(
+            remote.refusal_for_host("as.example.com", ip("93.184.216.34")),
+            None
+        );
+        // Named hosts may be anywhere.
+        let mut corporate = remote.clone();
+        corporate.allowed_hosts.push("sso.corp.example".into());
+        assert_eq!(
+            corporate.refusal_for_host("SSO.corp.example", ip("10.1.2.3")),
+            None
+        );
+        assert!(corporate
+            .check("u", "https://sso.corp.example/token")
+            .is_ok());
+        assert_eq!(
+            corporate.refusal_for_host("other.corp.example", ip("10.1.2.3")),
+            Some("private network addresses are not used")
+        );
     }
 }

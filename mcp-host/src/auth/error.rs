@@ -81,6 +81,20 @@ pub enum AuthError {
         /// The issuer the server names.
         found: String,
     },
+    /// A client secret or key was given without the issuer it belongs to.
+    #[error("server `{server}`: {credential} is issued by one authorization server; set the `issuer` it was issued by, so that it is never sent to another")]
+    UnboundCredentials {
+        /// The server's id.
+        server: String,
+        /// What was given: "a client secret" or "a private key".
+        credential: &'static str,
+    },
+    /// A server off loopback asked for authorization over plain `http`.
+    #[error("server `{server}` asks for authorization over plain http; tokens are only sent over https, or http to a loopback address")]
+    Cleartext {
+        /// The server's id.
+        server: String,
+    },
     /// Dynamic registration was refused.
     #[error("registration with `{issuer}` failed: {reason}")]
     Registration {

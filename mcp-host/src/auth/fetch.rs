@@ -1,7 +1,14 @@
-//! The flow's HTTP: every URL passes the [`UrlPolicy`] first, redirects
-//! are never followed, bodies are bounded, and every exchange has a
-//! timeout. Nothing here logs or keeps what it sends.
+//! The flow's HTTP: every URL passes the [`UrlPolicy`] first, every name
+//! is resolved once and the addresses it resolved to pass the policy too
+//! before anything connects (so a name that resolves, or rebinds, to an
+//! address inside the network is refused), redirects are never followed,
+//! bodies are bounded, and every exchange has a timeout. Nothing here logs
+//! or keeps what it sends.
 
+use std::future::Future;
+use std::net::{IpAddr, SocketAddr};
+use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE};
@@ -27,6 +34,106 @@ pub(crate) enum Document<T> {
     Missing(u16),
 }
 
+/// The addresses a host name resolves to: the seam between the flow and
+/// the system's resolver, so that tests can give names any address
+/// without sending traffic there.
+pub trait Lookup: std::fmt::Debug + Send + Sync + 'static {
+    /// The addresses of `host`.
+    fn lookup(
+        &self,
+        host: String,
+    ) -> Pin<Box<dyn Future<Output = std::io::Result<Vec<IpAddr>>> + Send>>;
+}
+
+/// The system's resolver (`getaddrinfo`, through tokio).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemLookup;
+
+impl Lookup for SystemLookup {
+    fn lookup(
+        &self,
+        host: String,
+    ) -> Pin<Box<dyn Future<Output = std::io::Result<Vec<IpAddr>>> + Send>> {
+        Box::pin(async move {
+            let addrs = tokio::net::lookup_host((host.as_str(), 0)).await?;
+            Ok(addrs.map(|a| a.ip()).collect())
+        })
+    }
+}
+
+/// The flow's resolver: each name resolved once through the [`Lookup`],
+/// and only the addresses the policy allows handed to the connector,
+/// which connects to exactly those.
+struct Guarded {
+    policy: UrlPolicy,
+    lookup: Arc<dyn Lookup>,
+}
+
+/// Why a name was not resolved to anything usable.
+#[derive(Debug)]
+struct Refused(String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
+
+impl reqwest::dns::Resolve for Guarded {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let policy = self.policy.clone();
+        let lookup = self.lookup.clone();
+        Box::pin(async move {
+            let host = name.as_str().to_owned();
+            let addresses = lookup.lookup(host.clone()).await?;
+            let mut refusals = Vec::new();
+            let allowed: Vec<SocketAddr> = addresses
+                .into_iter()
+                .filter(|ip| match policy.refusal_for_host(&host, *ip) {
+                    Some(reason) => {
+                        refusals.push(format!("{ip}: {reason}"));
+                        false
+                    }
+                    None => true,
+                })
+                .map(|ip| SocketAddr::new(ip, 0))
+                .collect();
+            if allowed.is_empty() {
+                let why = if refusals.is_empty() {
+                    String::from("no address")
+                } else {
+                    refusals.join("; ")
+                };
+                return Err(Box::new(Refused(format!(
+                    "`{}` resolves to no address the flow may use ({why})",
+                    neutral(&host)
+                )))
+                    as Box<dyn std::error::Error + Send + Sync>);
+            }
+            Ok(Box::new(allowed.into_iter()) as reqwest::dns::Addrs)
+        })
+    }
+}
+
+/// The message of `error` with its causes, without the URL: the causes
+/// say why a connection failed (a name the policy refused, a reset).
+fn reason_of(error: reqwest::Error) -> String {
+    let error = error.without_url();
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(&error);
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    crate::untrusted::neutralise(&text)
+}
+
 /// An HTTP client for the flow, under a [`UrlPolicy`].
 #[derive(Debug, Clone)]
 pub(crate) struct Fetcher {
@@ -35,8 +142,13 @@ pub(crate) struct Fetcher {
 }
 
 impl Fetcher {
-    pub(crate) fn new(policy: UrlPolicy) -> Result<Self, AuthError> {
+    pub(crate) fn new(policy: UrlPolicy, lookup: Arc<dyn Lookup>) -> Result<Self, AuthError> {
+        let resolver = Guarded {
+            policy: policy.clone(),
+            lookup,
+        };
         let client = reqwest::Client::builder()
+            .dns_resolver(Arc::new(resolver))
             .redirect(reqwest::redirect::Policy::none())
             .timeout(TIMEOUT)
             .connect_timeout(Duration::from_secs(10))
@@ -113,10 +225,7 @@ impl Fetcher {
         let fail = |reason: String| AuthError::Fetch { what, reason };
         // The error of a failed send names the URL, which holds nothing
         // secret (tokens travel in bodies and headers only).
-        let mut response = request
-            .send()
-            .await
-            .map_err(|e| fail(e.without_url().to_string()))?;
+        let mut response = request.send().await.map_err(|e| fail(reason_of(e)))?;
         let status = response.status().as_u16();
         if (300..400).contains(&status) {
             return Err(fail(format!(
@@ -130,11 +239,7 @@ impl Fetcher {
             return Err(fail(format!("the answer is larger than {MAX_BODY} bytes")));
         }
         let mut body = Vec::new();
-        while let Some(chunk) = response
-            .chunk()
-            .await
-            .map_err(|e| fail(e.without_url().to_string()))?
-        {
+        while let Some(chunk) = response.chunk().await.map_err(|e| fail(reason_of(e)))? {
             if body.len() + chunk.len() > MAX_BODY {
                 return Err(fail(format!("the answer is larger than {MAX_BODY} bytes")));
             }

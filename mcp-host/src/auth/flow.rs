@@ -94,6 +94,10 @@ pub struct ClientIdentity {
     pub secret: Option<Secret>,
     /// How it authenticates at the token endpoint.
     pub auth: ClientAuth,
+    /// The signed client assertion of a `private_key_jwt` client, made
+    /// for the authorization server this identity is used with; sent on
+    /// every token request (code, refresh and client credentials).
+    pub assertion: Option<Secret>,
 }
 
 /// The scopes in `a`, then those of `b` not in `a`.
@@ -289,9 +293,10 @@ impl TokenRequest {
         Secret::new(serializer.finish())
     }
 
-    /// Adds the client's authentication; `assertion` is the signed JWT
-    /// of a `private_key_jwt` client.
-    fn authenticated(mut self, client: &ClientIdentity, assertion: Option<Secret>) -> Self {
+    /// Adds the client's authentication; a `private_key_jwt` client
+    /// without an assertion sends only its id, never a bare
+    /// `client_assertion_type`.
+    fn authenticated(mut self, client: &ClientIdentity) -> Self {
         match client.auth {
             ClientAuth::None => self.field("client_id", client.client_id.as_str()),
             ClientAuth::SecretPost => {
@@ -311,12 +316,14 @@ impl TokenRequest {
                 self
             }
             ClientAuth::PrivateKeyJwt => {
-                self = self.field("client_id", client.client_id.as_str()).field(
-                    "client_assertion_type",
-                    "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
-                );
-                match assertion {
-                    Some(assertion) => self.field("client_assertion", assertion),
+                self = self.field("client_id", client.client_id.as_str());
+                match &client.assertion {
+                    Some(assertion) => self
+                        .field(
+                            "client_assertion_type",
+                            "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+                        )
+                        .field("client_assertion", assertion.clone()),
                     None => self,
                 }
             }
@@ -338,7 +345,7 @@ pub fn code_request(
         .field("redirect_uri", redirect_uri)
         .field("code_verifier", verifier.clone())
         .field("resource", resource)
-        .authenticated(client, None)
+        .authenticated(client)
 }
 
 /// Refreshes an access token (RFC 6749 §6), for the same resource.
@@ -346,7 +353,7 @@ pub fn refresh_request(refresh: &Secret, resource: &str, client: &ClientIdentity
     TokenRequest::new("refresh_token")
         .field("refresh_token", refresh.clone())
         .field("resource", resource)
-        .authenticated(client, None)
+        .authenticated(client)
 }
 
 /// Asks for a token in the client's own name (RFC 6749 §4.4).
@@ -354,13 +361,12 @@ pub fn client_credentials_request(
     scopes: &[String],
     resource: &str,
     client: &ClientIdentity,
-    assertion: Option<Secret>,
 ) -> TokenRequest {
     let mut request = TokenRequest::new("client_credentials").field("resource", resource);
     if !scopes.is_empty() {
         request = request.field("scope", scopes.join(" "));
     }
-    request.authenticated(client, assertion)
+    request.authenticated(client)
 }
 
 /// The tokens of a successful token response received at `now` (seconds
@@ -633,6 +639,7 @@ mod tests {
             client_id: "id:1".into(),
             secret: Some(Secret::new("s&cret")),
             auth,
+            assertion: None,
         }
     }
 
@@ -676,13 +683,33 @@ mod tests {
         assert!(fields(&none).contains(&("client_id", "id:1".into())));
         assert!(!fields(&none).iter().any(|(k, _)| *k == "client_secret"));
         assert!(fields(&none).contains(&("code_verifier", "v".into())));
-        let jwt = client_credentials_request(
-            &s(&["a", "b"]),
+        let mut signed = client(ClientAuth::PrivateKeyJwt);
+        signed.assertion = Some(Secret::new("jwt"));
+        let jwt = client_credentials_request(&s(&["a", "b"]), "res", &signed);
+        assert!(fields(&jwt).contains(&("client_assertion", "jwt".into())));
+        // The assertion goes with every grant, not only client credentials.
+        let code = code_request(Secret::new("c"), &verifier, "r", "res", &signed);
+        let refresh = refresh_request(&Secret::new("rt"), "res", &signed);
+        for request in [&code, &refresh] {
+            let fields = fields(request);
+            assert!(
+                fields.contains(&("client_assertion", "jwt".into())),
+                "{fields:?}"
+            );
+            assert!(fields.contains(&(
+                "client_assertion_type",
+                "urn:ietf:params:oauth:client-assertion-type:jwt-bearer".into()
+            )));
+        }
+        // Never a bare assertion type.
+        let unsigned = refresh_request(
+            &Secret::new("rt"),
             "res",
             &client(ClientAuth::PrivateKeyJwt),
-            Some(Secret::new("jwt")),
         );
-        assert!(fields(&jwt).contains(&("client_assertion", "jwt".into())));
+        assert!(!fields(&unsigned)
+            .iter()
+            .any(|(k, _)| k.starts_with("client_assertion")));
         assert!(fields(&jwt).contains(&("scope", "a b".into())));
         let debug = format!("{jwt:?}");
         assert!(

@@ -69,6 +69,7 @@ pub use challenge::BearerChallenge;
 pub(crate) use client::Budget;
 pub use client::{Grant, OAuthClient, OAuthSettings, Refusal, MAX_AUTHORIZATIONS, MAX_STEP_UPS};
 pub use error::AuthError;
+pub use fetch::{Lookup, SystemLookup};
 pub use flow::ClientAuth;
 pub use login::{Login, LoginPrompt, LoopbackLogin, Redirect};
 pub use secret::Secret;

@@ -145,7 +145,14 @@ impl SecretSource {
 /// for a host without a person), `privateKeyFile` and `signingAlgorithm`
 /// (for `private_key_jwt`), `tokenEndpointAuthMethod`, and
 /// `redirectPort` (the loopback port of the redirect, for a client id
-/// registered with a fixed redirect URI).
+/// registered with a fixed redirect URI), and `allowHosts` (host names the
+/// flow may reach at private or loopback addresses, for an authorization
+/// server inside a company network; everything else a server's metadata
+/// names must be a public address).
+///
+/// A client secret or a private key needs `issuer`: it is only ever
+/// presented to that authorization server, and a configuration that
+/// gives one without the other is refused when it is read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct OAuthConfig {
     /// Authorization is off: a refusal is an error.
@@ -170,6 +177,8 @@ pub struct OAuthConfig {
     pub token_endpoint_auth_method: Option<String>,
     /// The loopback port of the redirect URI.
     pub redirect_port: Option<u16>,
+    /// Hosts the flow may reach at private addresses.
+    pub allow_hosts: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -193,6 +202,8 @@ struct OAuthEntry {
     signing_algorithm: Option<String>,
     token_endpoint_auth_method: Option<String>,
     redirect_port: Option<u16>,
+    #[serde(default)]
+    allow_hosts: Vec<String>,
 }
 
 impl OAuthConfig {
@@ -216,6 +227,27 @@ impl OAuthConfig {
             (None, Some(name)) => Some(SecretSource::Env(name)),
             (None, None) => None,
         };
+        // A secret or key is issued by one authorization server; without
+        // the issuer, a server could name any authorization server and
+        // have the host present it there.
+        if entry.issuer.is_none() {
+            let given = [
+                (
+                    "clientSecret",
+                    matches!(client_secret, Some(SecretSource::Inline(_))),
+                ),
+                (
+                    "clientSecretEnv",
+                    matches!(client_secret, Some(SecretSource::Env(_))),
+                ),
+                ("privateKeyFile", entry.private_key_file.is_some()),
+            ];
+            if let Some((key, _)) = given.iter().find(|(_, set)| *set) {
+                return Err(format!(
+                    "`oauth.{key}` needs `oauth.issuer`: add the issuer URL of the authorization server that issued it, so that it is never sent to another"
+                ));
+            }
+        }
         let client_credentials = match entry.grant.as_deref() {
             None | Some("authorization_code") => false,
             Some("client_credentials") => true,
@@ -245,6 +277,7 @@ impl OAuthConfig {
             signing_algorithm: entry.signing_algorithm,
             token_endpoint_auth_method: entry.token_endpoint_auth_method,
             redirect_port: entry.redirect_port,
+            allow_hosts: entry.allow_hosts,
         })
     }
 }
@@ -523,7 +556,8 @@ mod tests {
                       "scopes": "x y", "issuer": "https://as.example", "redirectPort": 8765}},
                 "b": {"url": "https://b.example/mcp", "oauth": false},
                 "c": {"url": "https://c.example/mcp", "oauth": {"grant": "client_credentials", "clientId": "svc",
-                      "clientSecret": "inline-secret", "scopes": ["s"]}},
+                      "clientSecret": "inline-secret", "scopes": ["s"], "issuer": "https://as.example",
+                      "allowHosts": ["sso.corp.example"]}},
                 "d": {"url": "https://d.example/mcp"}
             }}"#,
         )
@@ -542,6 +576,7 @@ mod tests {
         let c = get("c");
         assert!(c.client_credentials);
         assert_eq!(c.scopes, ["s"]);
+        assert_eq!(c.allow_hosts, ["sso.corp.example"]);
         assert!(!format!("{c:?}").contains("inline-secret"));
         assert_eq!(get("d"), OAuthConfig::default());
         assert!(SecretSource::Env("MCP_HOST_TEST_UNSET_VARIABLE".into())
@@ -569,6 +604,19 @@ mod tests {
             (
                 r#"{"mcpServers": {"h": {"url": "https://h/mcp", "oauth": {"grant": "client_credentials"}}}}"#,
                 "needs a `clientId`",
+            ),
+            // Credentials without the issuer they belong to.
+            (
+                r#"{"mcpServers": {"h": {"url": "https://h/mcp", "oauth": {"grant": "client_credentials", "clientId": "c", "clientSecretEnv": "S"}}}}"#,
+                "`oauth.clientSecretEnv` needs `oauth.issuer`: add the issuer URL",
+            ),
+            (
+                r#"{"mcpServers": {"h": {"url": "https://h/mcp", "oauth": {"clientId": "c", "clientSecret": "s"}}}}"#,
+                "`oauth.clientSecret` needs `oauth.issuer`",
+            ),
+            (
+                r#"{"mcpServers": {"h": {"url": "https://h/mcp", "oauth": {"clientId": "c", "privateKeyFile": "k.pem"}}}}"#,
+                "`oauth.privateKeyFile` needs `oauth.issuer`",
             ),
             (
                 r#"{"mcpServers": {"h": {"url": "https://h/mcp", "oauth": {"clientID": "typo"}}}}"#,

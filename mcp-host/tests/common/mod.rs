@@ -426,3 +426,23 @@ impl InputHandler for Answers {
         })
     }
 }
+
+/// Connects to the HTTP server at `url` as `id`, authorizing with `oauth`.
+#[cfg(feature = "oauth")]
+pub async fn connect_with_oauth(
+    id: &str,
+    url: &str,
+    oauth: mcp_host::auth::OAuthClient,
+) -> Result<mcp_host::client::Client, mcp_host::client::ClientError> {
+    use mcp_host::client::{Client, ClientOptions, NoInput, Target};
+    let options = ClientOptions {
+        oauth: Some(std::sync::Arc::new(oauth)),
+        ..ClientOptions::default()
+    };
+    let target = Target::Http {
+        url: url.to_owned(),
+        headers: Vec::new(),
+    };
+    let id = mcp_host::ServerId::new(id).expect("id");
+    Client::connect(id, target, std::sync::Arc::new(NoInput), options, None).await
+}
