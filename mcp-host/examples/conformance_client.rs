@@ -261,6 +261,9 @@ async fn oauth(url: &str, context: &Value) -> Result<OAuthClient, AuthError> {
             Grant::AuthorizationCode
         },
         client_name: String::from("mcp-host conformance client"),
+        // The 2025-03-26 scenarios test that revision's endpoint
+        // fallback, which a person turns on per server.
+        legacy_endpoint_fallback: scenario.contains("2025-03-26"),
         ..OAuthSettings::default()
     };
     OAuthClient::new(

@@ -1276,6 +1276,7 @@ fn oauth_client(
             .redirect_port
             .map(|port| format!("http://127.0.0.1:{port}/callback")),
         allowed_hosts: oauth.allow_hosts.clone(),
+        legacy_endpoint_fallback: oauth.legacy_endpoint_fallback,
         ..OAuthSettings::default()
     };
     OAuthClient::new(id.as_str(), url, settings, store.clone(), login)

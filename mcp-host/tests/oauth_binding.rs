@@ -184,7 +184,7 @@ async fn connect(
 ) -> Result<Client, ClientError> {
     let oauth = OAuthClient::new("bound", url, settings, store, Some(Arc::new(NoPerson)))
         .expect("oauth client");
-    common::connect_with_oauth("bound", url, oauth).await
+    common::connect_with_oauth("bound", url, Arc::new(oauth)).await
 }
 
 fn refused_for_the_wrong_server(
@@ -432,4 +432,90 @@ fn es256_pem() -> String {
         "-----BEGIN PRIVATE KEY-----\n{}\n-----END PRIVATE KEY-----\n",
         lines.join("\n")
     )
+}
+
+/// A protected MCP server that names `authorization_server` and refuses
+/// every request that carries a token with `403 insufficient_scope`.
+async fn stubborn_server(authorization_server: &str) -> String {
+    let origin = Arc::new(Mutex::new(String::new()));
+    let named = authorization_server.to_owned();
+    let prm = {
+        let origin = origin.clone();
+        move || {
+            let origin = origin.lock().expect("lock").clone();
+            let named = named.clone();
+            async move {
+                reply(
+                    StatusCode::OK,
+                    json!({"resource": format!("{origin}/mcp"), "authorization_servers": [named]}),
+                )
+            }
+        }
+    };
+    let mcp = |headers: axum::http::HeaderMap| async move {
+        let challenge = if headers.contains_key("authorization") {
+            (
+                StatusCode::FORBIDDEN,
+                "Bearer error=\"insufficient_scope\", scope=\"admin\"",
+            )
+        } else {
+            (StatusCode::UNAUTHORIZED, "Bearer error=\"invalid_token\"")
+        };
+        (challenge.0, [("www-authenticate", challenge.1)], "{}")
+    };
+    let router = Router::new()
+        .route("/mcp", post(mcp))
+        .route("/.well-known/oauth-protected-resource/mcp", get(prm));
+    let url = common::serve(router).await;
+    *origin.lock().expect("lock") = url.trim_end_matches("/mcp").to_owned();
+    url
+}
+
+#[tokio::test]
+async fn a_server_that_refuses_every_scope_stops_getting_logins() {
+    let (issuer_log, issuer) = authorization_server().await;
+    let url = stubborn_server(&issuer).await;
+    let oauth = Arc::new(
+        OAuthClient::new(
+            "stubborn",
+            &url,
+            confidential(&issuer, Grant::ClientCredentials),
+            Arc::new(MemoryStore::new()),
+            None,
+        )
+        .expect("oauth client"),
+    );
+    let mut outcomes = Vec::new();
+    for _ in 0..4 {
+        match common::connect_with_oauth("stubborn", &url, oauth.clone()).await {
+            Err(ClientError::Auth(error)) => outcomes.push(error),
+            Err(other) => panic!("{other}"),
+            Ok(_) => panic!("connected"),
+        }
+    }
+    // The first request: a token, then two step-ups to `admin`, then the
+    // request's own budget is spent.
+    assert!(
+        matches!(
+            &outcomes[0],
+            AuthError::StillRefused { .. } | AuthError::StepUpPaused { .. }
+        ),
+        "{}",
+        outcomes[0]
+    );
+    // Every later request is refused at once, saying why, with no new
+    // token request.
+    for later in &outcomes[1..] {
+        assert!(
+            matches!(later, AuthError::StepUpPaused { times: 2, .. }),
+            "{later}"
+        );
+        assert!(later.to_string().contains("`admin`"), "{later}");
+    }
+    assert_eq!(
+        issuer_log.token_requests(),
+        3,
+        "{:?}",
+        issuer_log.requests()
+    );
 }

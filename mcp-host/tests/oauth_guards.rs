@@ -146,9 +146,16 @@ fn as_metadata() -> Value {
 }
 
 async fn connect(url: &str, store: Arc<dyn CredentialStore>) -> Result<Client, ClientError> {
-    let oauth = OAuthClient::new("guarded", url, OAuthSettings::default(), store, None)
-        .expect("oauth client");
-    common::connect_with_oauth("guarded", url, oauth).await
+    connect_with(url, store, OAuthSettings::default()).await
+}
+
+async fn connect_with(
+    url: &str,
+    store: Arc<dyn CredentialStore>,
+    settings: OAuthSettings,
+) -> Result<Client, ClientError> {
+    let oauth = OAuthClient::new("guarded", url, settings, store, None).expect("oauth client");
+    common::connect_with_oauth("guarded", url, Arc::new(oauth)).await
 }
 
 async fn refused(script: Script) -> (AuthError, Peer) {
@@ -335,4 +342,37 @@ async fn stored_tokens_are_sent_and_never_shown() {
         ["Bearer good-token"]
     );
     assert!(!format!("{client:?}").contains("good-token"));
+}
+
+#[tokio::test]
+async fn a_server_without_any_metadata_is_refused_unless_the_fallback_is_on() {
+    // Neither resource nor authorization server metadata: nothing says
+    // PKCE is supported, so the flow stops before any endpoint is used.
+    let (error, peer) = refused(Script::default()).await;
+    assert_eq!(
+        error,
+        AuthError::NoMetadataAtAll {
+            server: "guarded".into()
+        }
+    );
+    assert!(
+        error.to_string().contains("legacyEndpointFallback"),
+        "{error}"
+    );
+    // Only the metadata lookups were made.
+    assert_eq!(peer.server_hits.load(Ordering::SeqCst), 2);
+    // With the 2025-03-26 fallback on for this server, the default
+    // endpoints are used: here it gets as far as the login.
+    let (_, url) = start(Script::default()).await;
+    let settings = OAuthSettings {
+        legacy_endpoint_fallback: true,
+        ..OAuthSettings::default()
+    };
+    match connect_with(&url, Arc::new(MemoryStore::new()), settings).await {
+        Err(ClientError::Auth(error)) => {
+            assert_eq!(error, AuthError::LoginRequired("guarded".into()))
+        }
+        Err(other) => panic!("{other}"),
+        Ok(_) => panic!("connected"),
+    }
 }

@@ -38,11 +38,43 @@ pub const MAX_STEP_UPS: usize = 2;
 /// minute, or a quarter of its lifetime when that is shorter.
 const REFRESH_MARGIN: u64 = 60;
 
+/// The shortest time between a token's issue and its first refresh, in
+/// seconds: a server that gives tokens an `expires_in` of 0 (or a few
+/// seconds) would otherwise have every request refresh first.
+const MIN_REFRESH_INTERVAL: u64 = 10;
+
+/// How long proactive refreshes pause after one failed, in seconds: 5,
+/// doubling with each failure in a row, at most 5 minutes.
+fn refresh_backoff(failures: u32) -> u64 {
+    5u64.saturating_mul(1 << failures.min(6)).min(300)
+}
+
+/// How many step-ups for the same scopes the server may ask for within
+/// [`STEP_UP_WINDOW`] before the client stops asking the person.
+const MAX_STEP_UPS_PER_SCOPES: usize = 2;
+
+/// The window of [`MAX_STEP_UPS_PER_SCOPES`], in seconds.
+const STEP_UP_WINDOW: u64 = 600;
+
+/// The step-ups asked for one set of scopes.
+#[derive(Debug, Clone, Copy)]
+struct StepUps {
+    /// When the first of the window was made.
+    since: u64,
+    count: usize,
+}
+
 /// Whether `tokens` are due for a refresh at `now`.
 fn due(tokens: &Tokens, now: u64) -> bool {
     let Some(expires) = tokens.expires_at else {
         return false;
     };
+    if tokens
+        .issued_at
+        .is_some_and(|issued| now < issued.saturating_add(MIN_REFRESH_INTERVAL))
+    {
+        return false;
+    }
     let lifetime = tokens
         .issued_at
         .map_or(u64::MAX, |issued| expires.saturating_sub(issued));
@@ -106,6 +138,13 @@ pub struct OAuthSettings {
     pub allowed_hosts: Vec<String>,
     /// How the flow resolves names; the system's resolver by default.
     pub lookup: Option<Arc<dyn Lookup>>,
+    /// Whether a server that publishes no authorization metadata at all
+    /// may be authorized at the 2025-03-26 default endpoints of its
+    /// origin (`/authorize`, `/token`, `/register`). Off by default:
+    /// without metadata nothing says the server supports PKCE, and the
+    /// current spec has clients refuse then. A person who knows the
+    /// server turns it on for that server alone.
+    pub legacy_endpoint_fallback: bool,
 }
 
 impl Default for OAuthSettings {
@@ -124,6 +163,7 @@ impl Default for OAuthSettings {
             redirect_uri: None,
             allowed_hosts: Vec::new(),
             lookup: None,
+            legacy_endpoint_fallback: false,
         }
     }
 }
@@ -181,6 +221,9 @@ struct Target {
 struct Current {
     tokens: Option<Tokens>,
     generation: u64,
+    /// Proactive refreshes wait until then (seconds since the epoch),
+    /// after this many failures in a row.
+    refresh_paused: Option<(u64, u32)>,
 }
 
 /// The OAuth client of one MCP server.
@@ -194,6 +237,8 @@ pub struct OAuthClient {
     fetch: Fetcher,
     current: RwLock<Current>,
     flow: tokio::sync::Mutex<HashMap<String, ServerMetadata>>,
+    /// Step-ups by the sorted scopes asked for, across requests.
+    step_ups: std::sync::Mutex<HashMap<Vec<String>, StepUps>>,
 }
 
 impl std::fmt::Debug for OAuthClient {
@@ -275,8 +320,10 @@ impl OAuthClient {
             current: RwLock::new(Current {
                 tokens,
                 generation: 0,
+                refresh_paused: None,
             }),
             flow: tokio::sync::Mutex::new(HashMap::new()),
+            step_ups: std::sync::Mutex::new(HashMap::new()),
         })
     }
 
@@ -324,6 +371,59 @@ impl OAuthClient {
             || (self.url.scheme() == "http" && discovery::is_loopback(&self.url))
     }
 
+    fn refresh_paused(&self, now: u64) -> bool {
+        self.current
+            .read()
+            .is_ok_and(|c| c.refresh_paused.is_some_and(|(until, _)| now < until))
+    }
+
+    fn note_refresh(&self, failed: bool, now: u64) {
+        if let Ok(mut current) = self.current.write() {
+            current.refresh_paused = if failed {
+                let failures = current.refresh_paused.map_or(0, |(_, n)| n) + 1;
+                Some((now.saturating_add(refresh_backoff(failures - 1)), failures))
+            } else {
+                None
+            };
+        }
+    }
+
+    /// Counts a step-up to `scopes` at `now`; refuses when the same
+    /// scopes were asked for too often within the window, however many
+    /// requests that took.
+    fn step_up_allowed(&self, scopes: &[String], now: u64) -> Result<(), AuthError> {
+        let mut key = scopes.to_vec();
+        key.sort();
+        let Ok(mut step_ups) = self.step_ups.lock() else {
+            return Ok(());
+        };
+        let entry = step_ups.entry(key).or_insert(StepUps {
+            since: now,
+            count: 0,
+        });
+        if now >= entry.since.saturating_add(STEP_UP_WINDOW) {
+            *entry = StepUps {
+                since: now,
+                count: 0,
+            };
+        }
+        if entry.count >= MAX_STEP_UPS_PER_SCOPES {
+            return Err(AuthError::StepUpPaused {
+                server: self.server.clone(),
+                scopes: scopes.iter().map(|s| neutral(s)).collect(),
+                times: entry.count,
+                minutes: entry
+                    .since
+                    .saturating_add(STEP_UP_WINDOW)
+                    .saturating_sub(now)
+                    / 60
+                    + 1,
+            });
+        }
+        entry.count += 1;
+        Ok(())
+    }
+
     fn snapshot(&self) -> (Option<Tokens>, u64) {
         self.current
             .read()
@@ -347,14 +447,16 @@ impl OAuthClient {
         let Some(tokens) = tokens.filter(|_| self.secure_transport()) else {
             return (None, generation);
         };
-        if due(&tokens, now()) && tokens.refresh_token.is_some() {
+        if due(&tokens, now()) && tokens.refresh_token.is_some() && !self.refresh_paused(now()) {
             let mut cache = self.flow.lock().await;
             let (again, latest) = self.snapshot();
             if latest == generation {
                 if let Some(tokens) = again {
-                    // A failed refresh leaves the old token; the server's
-                    // refusal of it then starts a full authorization.
-                    let _ = self.refresh_with(&mut cache, &tokens, None).await;
+                    // A failed refresh leaves the old token (the server's
+                    // refusal of it then starts a full authorization) and
+                    // pauses proactive refreshes for a while.
+                    let failed = self.refresh_with(&mut cache, &tokens, None).await.is_err();
+                    self.note_refresh(failed, now());
                 }
             }
             drop(cache);
@@ -417,8 +519,10 @@ impl OAuthClient {
         }
         let before = same_issuer.map(|t| t.requested.clone()).unwrap_or_default();
         let scopes = if step_up {
+            let scopes = flow::union(&before, &challenge.scopes());
+            self.step_up_allowed(&scopes, now())?;
             budget.step_ups += 1;
-            flow::union(&before, &challenge.scopes())
+            scopes
         } else {
             flow::initial_scopes(
                 &challenge.scopes(),
@@ -489,8 +593,13 @@ impl OAuthClient {
         let issuer = discovery::fallback_issuer(&self.url);
         let (metadata, fallback) = match self.server_metadata(cache, &issuer).await {
             Ok(metadata) => (metadata, false),
-            Err(AuthError::NoServerMetadata(_)) => {
+            Err(AuthError::NoServerMetadata(_)) if self.settings.legacy_endpoint_fallback => {
                 (discovery::default_server_metadata(&self.url), true)
+            }
+            Err(AuthError::NoServerMetadata(_)) => {
+                return Err(AuthError::NoMetadataAtAll {
+                    server: self.server.clone(),
+                })
             }
             Err(other) => return Err(other),
         };
@@ -913,6 +1022,51 @@ mod tests {
         // Unknown issue time: a minute; unknown expiry: never.
         assert!(due(&tokens(None, Some(1000)), 940));
         assert!(!due(&tokens(Some(0), None), u64::MAX));
+    }
+
+    #[test]
+    fn a_token_without_lifetime_is_not_refreshed_on_every_request() {
+        // `expires_in: 0`: due only once the floor has passed.
+        let instant = tokens(Some(100), Some(100));
+        assert!(!due(&instant, 100));
+        assert!(!due(&instant, 109));
+        assert!(due(&instant, 110));
+        // Failed refreshes back off: 5 s, doubling, at most 5 minutes.
+        let table = [(0, 5), (1, 10), (2, 20), (5, 160), (6, 300), (40, 300)];
+        for (failures, wait) in table {
+            assert_eq!(refresh_backoff(failures), wait, "{failures}");
+        }
+        let oauth =
+            client("https://mcp.example.com/mcp", OAuthSettings::default()).expect("client");
+        assert!(!oauth.refresh_paused(1000));
+        oauth.note_refresh(true, 1000);
+        assert!(oauth.refresh_paused(1004));
+        assert!(!oauth.refresh_paused(1005));
+        oauth.note_refresh(true, 1005);
+        assert!(oauth.refresh_paused(1014));
+        assert!(!oauth.refresh_paused(1015));
+        oauth.note_refresh(false, 1015);
+        assert!(!oauth.refresh_paused(1015));
+    }
+
+    #[test]
+    fn step_ups_for_the_same_scopes_are_counted_across_requests() {
+        let oauth =
+            client("https://mcp.example.com/mcp", OAuthSettings::default()).expect("client");
+        let ab = vec![String::from("a"), String::from("b")];
+        let ba = vec![String::from("b"), String::from("a")];
+        assert!(oauth.step_up_allowed(&ab, 0).is_ok());
+        // The same set in another order is the same set.
+        assert!(oauth.step_up_allowed(&ba, 10).is_ok());
+        let error = oauth.step_up_allowed(&ab, 20).expect_err("paused");
+        assert_eq!(
+            error.to_string(),
+            "server `s` asked 2 times for the scopes `a b` and still refused; not asking again for 10 min"
+        );
+        // Other scopes are asked for as usual.
+        assert!(oauth.step_up_allowed(&[String::from("c")], 20).is_ok());
+        // After the window, the server may ask again.
+        assert!(oauth.step_up_allowed(&ab, 600).is_ok());
     }
 
     fn client(url: &str, settings: OAuthSettings) -> Result<OAuthClient, AuthError> {

@@ -412,7 +412,10 @@ pub fn check_server_metadata(issuer: &str, metadata: &ServerMetadata) -> Result<
 /// taken to have when there is neither Protected Resource Metadata nor
 /// authorization server metadata: the default endpoints of the
 /// 2025-03-26 revision of MCP, at the origin. PKCE with `S256` was
-/// required of every client then, so it is assumed.
+/// required of every client then, so it is assumed; the current spec has
+/// clients refuse a server whose PKCE support is unknown, so the flow only
+/// uses this when the person turned the fallback on for the server
+/// (`OAuthSettings::legacy_endpoint_fallback`).
 pub fn default_server_metadata(server: &Url) -> ServerMetadata {
     let origin = server.origin().ascii_serialization();
     ServerMetadata {

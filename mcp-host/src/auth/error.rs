@@ -89,6 +89,13 @@ pub enum AuthError {
         /// What was given: "a client secret" or "a private key".
         credential: &'static str,
     },
+    /// The server publishes neither resource nor authorization server
+    /// metadata, and the 2025-03-26 endpoint fallback is not enabled.
+    #[error("server `{server}` publishes no authorization metadata, so nothing says its authorization server supports PKCE; refusing to authorize (set `\"legacyEndpointFallback\": true` in its `oauth` entry to use the 2025-03-26 default endpoints anyway)")]
+    NoMetadataAtAll {
+        /// The server's id.
+        server: String,
+    },
     /// A server off loopback asked for authorization over plain `http`.
     #[error("server `{server}` asks for authorization over plain http; tokens are only sent over https, or http to a loopback address")]
     Cleartext {
@@ -148,6 +155,19 @@ pub enum AuthError {
         attempts: usize,
         /// The scopes the server last asked for.
         scopes: Vec<String>,
+    },
+    /// The server asked for the same scopes again and again although the
+    /// person granted them: the client stops asking for a while.
+    #[error("server `{server}` asked {times} times for the scopes `{}` and still refused; not asking again for {minutes} min", .scopes.join(" "))]
+    StepUpPaused {
+        /// The server's id.
+        server: String,
+        /// The scopes it asked for.
+        scopes: Vec<String>,
+        /// How many step-ups to them it had.
+        times: usize,
+        /// How long until it may ask again, in minutes (rounded up).
+        minutes: u64,
     },
     /// The credential store failed.
     #[error("credential store: {0}")]

@@ -148,7 +148,9 @@ impl SecretSource {
 /// registered with a fixed redirect URI), and `allowHosts` (host names the
 /// flow may reach at private or loopback addresses, for an authorization
 /// server inside a company network; everything else a server's metadata
-/// names must be a public address).
+/// names must be a public address), and `legacyEndpointFallback` (for a
+/// 2025-03-26 server that publishes no metadata at all: use the default
+/// endpoints at its origin, although nothing says they support PKCE).
 ///
 /// A client secret or a private key needs `issuer`: it is only ever
 /// presented to that authorization server, and a configuration that
@@ -179,6 +181,9 @@ pub struct OAuthConfig {
     pub redirect_port: Option<u16>,
     /// Hosts the flow may reach at private addresses.
     pub allow_hosts: Vec<String>,
+    /// Whether the 2025-03-26 default endpoints may be used for a server
+    /// that publishes no metadata.
+    pub legacy_endpoint_fallback: bool,
 }
 
 #[derive(Deserialize)]
@@ -204,6 +209,8 @@ struct OAuthEntry {
     redirect_port: Option<u16>,
     #[serde(default)]
     allow_hosts: Vec<String>,
+    #[serde(default)]
+    legacy_endpoint_fallback: bool,
 }
 
 impl OAuthConfig {
@@ -278,6 +285,7 @@ impl OAuthConfig {
             token_endpoint_auth_method: entry.token_endpoint_auth_method,
             redirect_port: entry.redirect_port,
             allow_hosts: entry.allow_hosts,
+            legacy_endpoint_fallback: entry.legacy_endpoint_fallback,
         })
     }
 }

@@ -432,11 +432,11 @@ impl InputHandler for Answers {
 pub async fn connect_with_oauth(
     id: &str,
     url: &str,
-    oauth: mcp_host::auth::OAuthClient,
+    oauth: std::sync::Arc<mcp_host::auth::OAuthClient>,
 ) -> Result<mcp_host::client::Client, mcp_host::client::ClientError> {
     use mcp_host::client::{Client, ClientOptions, NoInput, Target};
     let options = ClientOptions {
-        oauth: Some(std::sync::Arc::new(oauth)),
+        oauth: Some(oauth),
         ..ClientOptions::default()
     };
     let target = Target::Http {
