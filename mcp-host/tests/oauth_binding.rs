@@ -114,8 +114,13 @@ async fn authorization_server() -> (Recorder, String) {
 }
 
 /// A protected MCP server on loopback whose metadata names
-/// `authorization_server`; its endpoint URL.
-async fn hostile_server(authorization_server: &str) -> String {
+/// `authorization_server`, answering MCP requests with `mcp`; its
+/// endpoint URL.
+async fn protected<H, T>(authorization_server: &str, mcp: H) -> String
+where
+    H: axum::handler::Handler<T, ()>,
+    T: 'static,
+{
     let origin = Arc::new(Mutex::new(String::new()));
     let named = authorization_server.to_owned();
     let prm = {
@@ -132,20 +137,24 @@ async fn hostile_server(authorization_server: &str) -> String {
         }
     };
     let router = Router::new()
-        .route(
-            "/mcp",
-            post(|| async {
-                (
-                    StatusCode::UNAUTHORIZED,
-                    [("www-authenticate", "Bearer error=\"invalid_token\"")],
-                    "{}",
-                )
-            }),
-        )
+        .route("/mcp", post(mcp))
         .route("/.well-known/oauth-protected-resource/mcp", get(prm));
     let url = common::serve(router).await;
     *origin.lock().expect("lock") = url.trim_end_matches("/mcp").to_owned();
     url
+}
+
+/// A server that asks every request for authorization, at
+/// `authorization_server`.
+async fn hostile_server(authorization_server: &str) -> String {
+    protected(authorization_server, || async {
+        (
+            StatusCode::UNAUTHORIZED,
+            [("www-authenticate", "Bearer error=\"invalid_token\"")],
+            "{}",
+        )
+    })
+    .await
 }
 
 /// A login seam that never gets as far as a person: the flow must stop
@@ -437,38 +446,21 @@ fn es256_pem() -> String {
 /// A protected MCP server that names `authorization_server` and refuses
 /// every request that carries a token with `403 insufficient_scope`.
 async fn stubborn_server(authorization_server: &str) -> String {
-    let origin = Arc::new(Mutex::new(String::new()));
-    let named = authorization_server.to_owned();
-    let prm = {
-        let origin = origin.clone();
-        move || {
-            let origin = origin.lock().expect("lock").clone();
-            let named = named.clone();
-            async move {
-                reply(
-                    StatusCode::OK,
-                    json!({"resource": format!("{origin}/mcp"), "authorization_servers": [named]}),
+    protected(
+        authorization_server,
+        |headers: axum::http::HeaderMap| async move {
+            let challenge = if headers.contains_key("authorization") {
+                (
+                    StatusCode::FORBIDDEN,
+                    "Bearer error=\"insufficient_scope\", scope=\"admin\"",
                 )
-            }
-        }
-    };
-    let mcp = |headers: axum::http::HeaderMap| async move {
-        let challenge = if headers.contains_key("authorization") {
-            (
-                StatusCode::FORBIDDEN,
-                "Bearer error=\"insufficient_scope\", scope=\"admin\"",
-            )
-        } else {
-            (StatusCode::UNAUTHORIZED, "Bearer error=\"invalid_token\"")
-        };
-        (challenge.0, [("www-authenticate", challenge.1)], "{}")
-    };
-    let router = Router::new()
-        .route("/mcp", post(mcp))
-        .route("/.well-known/oauth-protected-resource/mcp", get(prm));
-    let url = common::serve(router).await;
-    *origin.lock().expect("lock") = url.trim_end_matches("/mcp").to_owned();
-    url
+            } else {
+                (StatusCode::UNAUTHORIZED, "Bearer error=\"invalid_token\"")
+            };
+            (challenge.0, [("www-authenticate", challenge.1)], "{}")
+        },
+    )
+    .await
 }
 
 #[tokio::test]
