@@ -26,7 +26,14 @@ python3 seed.py "$spec/schema/2026-07-28/examples" corpus
 
 targets=("$@")
 if [ "${#targets[@]}" -eq 0 ]; then
-    mapfile -t targets < <(cargo fuzz list)
+    # Listed first into a variable, so that a failing `cargo fuzz list`
+    # fails the run instead of leaving nothing to fuzz.
+    listed="$(cargo fuzz list)"
+    mapfile -t targets <<<"$listed"
+fi
+if [ "${#targets[@]}" -eq 0 ] || [ -z "${targets[0]}" ]; then
+    echo "fuzz: no targets to run" >&2
+    exit 1
 fi
 cargo fuzz build --debug-assertions
 
@@ -44,4 +51,6 @@ for target in "${targets[@]}"; do
     fi
     rm -f "$log"
 done
+ran=$((${#targets[@]}))
+echo "fuzz: ${ran} targets run"
 exit "$status"

@@ -59,6 +59,12 @@ run() {
 for revision in "${revisions[@]}"; do
     scenarios="$("$cli" list --client --requirements "$revision" |
         awk '/^Client scenarios/{f=1; next} /^Run and reported|^Server scenarios/{f=0} f && /^  - /{print $2}')"
+    if [ -z "$scenarios" ]; then
+        # A suite that lists nothing for a revision would check nothing.
+        echo "FAIL: $revision lists no client scenario"
+        failed=$((failed + 1))
+        continue
+    fi
     for scenario in $scenarios; do
         run "$revision" "$scenario"
     done

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Runs the test binaries of mcp-server and mcp-host several times while a
-# busy loop keeps every core of the machine occupied, and fails on any
-# failure: a test that passes only on an idle machine is found here rather
+# Runs the test binaries of mcp-server and mcp-host, and the end-to-end
+# binaries of the tests crate (OAuth, Redis tasks, the TypeScript SDK, load),
+# several times while a busy loop keeps every core of the machine occupied,
+# and fails on any failure: a test that passes only on an idle machine is found here rather
 # than on a busy CI runner. The compile-fail (trybuild) binaries are left
 # out: they time nothing, and compiling under load only takes longer.
 #
-# usage: tests/loaded.sh [RUNS]   (default 2)
+# usage: tests/loaded.sh [RUNS]   (default 2; the end-to-end binaries run once)
 # Builds the test binaries once (a no-op when ./test already built them).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -13,14 +14,18 @@ runs="${1:-2}"
 cd "$root"
 
 # "executable<TAB>crate directory" of each test binary of the two crates,
-# as cargo reports them; cargo runs each binary from its crate's directory,
-# and so do we. The build is the workspace's, as ./test builds it, so that
-# features unify the same way and nothing is built twice.
+# and of the end-to-end binaries of the tests crate, as cargo reports them;
+# cargo runs each binary from its crate's directory, and so do we. The
+# build is the workspace's, as ./test builds it, so that features unify the
+# same way and nothing is built twice. Its messages go to a file first, so
+# that a failed build fails the run instead of leaving a short list.
+messages="$(mktemp)"
+cargo test --workspace --locked --no-run --message-format=json >"$messages"
 mapfile -t binaries < <(
-    cargo test --workspace --locked --no-run --message-format=json |
-        python3 -c '
+    python3 -c '
 import json, os, sys
-for line in sys.stdin:
+END_TO_END = {"oauth_e2e", "tasks_redis", "interop_ts", "load"}
+for line in open(sys.argv[1]):
     try:
         message = json.loads(line)
     except ValueError:
@@ -31,13 +36,17 @@ for line in sys.stdin:
     if not message.get("profile", {}).get("test"):
         continue
     crate = os.path.dirname(message["manifest_path"])
-    if os.path.basename(crate) not in ("mcp-server", "mcp-host"):
+    name = message.get("target", {}).get("name", "")
+    ours = os.path.basename(crate) in ("mcp-server", "mcp-host")
+    end_to_end = os.path.basename(crate) == "tests" and name in END_TO_END
+    if not (ours or end_to_end):
         continue
     if os.path.basename(executable).startswith("ui"):
         continue
-    print(executable + "\t" + crate)
-'
+    print(executable + "\t" + crate + "\t" + ("1" if end_to_end else "all"))
+' "$messages"
 )
+rm -f "$messages"
 if [ "${#binaries[@]}" -eq 0 ]; then
     echo "loaded: no test binaries were built" >&2
     exit 1
@@ -59,8 +68,11 @@ passed=0
 log="$(mktemp)"
 for run in $(seq 1 "$runs"); do
     for entry in "${binaries[@]}"; do
-        binary="${entry%%$'\t'*}"
-        dir="${entry#*$'\t'}"
+        IFS=$'\t' read -r binary dir every <<<"$entry"
+        # The end-to-end binaries take minutes each: one loaded run.
+        if [ "$every" = 1 ] && [ "$run" -gt 1 ]; then
+            continue
+        fi
         name="$(basename "$binary")"
         if (cd "$dir" && "$binary" -q) >"$log" 2>&1; then
             passed=$((passed + 1))
