@@ -192,6 +192,7 @@ impl Compiled {
 /// where the compiler reads it, nests deeper than [`MAX_DEPTH`] or expands
 /// past [`MAX_NODES`].
 pub fn compile(schema: &Value, target: Target) -> Result<Compiled, CompileError> {
+    check_depth(schema)?;
     let mut top = LossReport::default();
     let root = top_level(schema, &mut top)?;
     let mut ctx = Ctx::new(&root);
@@ -234,6 +235,39 @@ pub fn compile(schema: &Value, target: Target) -> Result<Compiled, CompileError>
         description_notes: ctx.notes,
         plans,
     })
+}
+
+/// Fails when the JSON of `schema` nests deeper than twice [`MAX_DEPTH`]
+/// (a schema level is at most two JSON levels, `properties` and the name),
+/// walking with a stack of its own, so that nothing after it, cloning and
+/// dropping included, recurses unboundedly on external data.
+fn check_depth(schema: &Value) -> Result<(), CompileError> {
+    let limit = 2 * MAX_DEPTH + 2;
+    let mut stack: Vec<(&Value, usize, String)> = vec![(schema, 0, String::new())];
+    while let Some((value, depth, pointer)) = stack.pop() {
+        if depth > limit {
+            return Err(CompileError::TooDeep {
+                pointer,
+                limit: MAX_DEPTH,
+            });
+        }
+        match value {
+            Value::Object(map) => stack.extend(
+                map.iter()
+                    .filter(|(_, v)| v.is_object() || v.is_array())
+                    .map(|(k, v)| (v, depth + 1, ctx::child(&pointer, k))),
+            ),
+            Value::Array(items) => stack.extend(
+                items
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, v)| v.is_object() || v.is_array())
+                    .map(|(i, v)| (v, depth + 1, ctx::child(&pointer, &i.to_string()))),
+            ),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// The top level as an object schema with `type: object`.
