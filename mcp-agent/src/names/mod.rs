@@ -1,1 +1,1 @@
-//! See the crate docs.
+//! Provider tool names.

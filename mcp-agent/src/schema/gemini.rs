@@ -199,6 +199,14 @@ pub(crate) fn lower(
                 let lowered = lower(ctx, value, &child(pointer, k), depth + 1)?;
                 out.insert(key.clone(), lowered);
             }
+            "default" if value.is_null() => {
+                ctx.lose(
+                    pointer,
+                    k,
+                    Action::Dropped,
+                    "Gemini reads a `null` default as no default",
+                );
+            }
             "additionalProperties" => {
                 ctx.lose(
                     pointer,

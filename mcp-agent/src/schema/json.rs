@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value};
 
-use super::ctx::{child, Ctx};
+use super::ctx::{child, types, Ctx};
 use super::loss::Action;
 use super::{CompileError, MAX_ENUM};
 
@@ -53,6 +53,8 @@ pub(crate) fn lower(
             _ => Err(CompileError::invalid(pointer, "schema")),
         };
     };
+    // Read so that an invalid `type` is refused here as for every target.
+    types(node, pointer)?;
     let mut out = Map::new();
     for (key, value) in node {
         let k = key.as_str();
