@@ -29,7 +29,26 @@ fn check(rows: Vec<Row>) {
             .map(|l| (l.pointer.as_str(), l.keyword.as_str(), l.action))
             .collect();
         assert_eq!(got, row.loss, "{}: loss report", row.name);
+        assert_eq!(
+            compiled.description_notes.len(),
+            compiled.loss.count(MovedToDescription),
+            "{}: one note per keyword moved into a description",
+            row.name
+        );
     }
+}
+
+#[test]
+fn description_notes_name_the_place_the_keyword_and_the_value() {
+    let input = json!({"type": "object", "properties": {"u": {"type": "string", "format": "uri"}, "e": {"type": "string", "enum": ["a"], "examples": ["a"]}}, "required": ["u", "e"]});
+    let compiled = compile(&input, Gemini).unwrap();
+    assert_eq!(
+        compiled.description_notes,
+        [
+            "/properties/e: examples: [\"a\"]",
+            "/properties/u: format: \"uri\""
+        ]
+    );
 }
 
 #[test]

@@ -79,6 +79,16 @@ fn transform(request: &Value) -> Value {
     serde_json::from_slice(&output.stdout).expect("the oracle answers JSON")
 }
 
+/// The lists taken from running servers.
+const REAL_SERVERS: &[&str] = &[
+    "notes",
+    "server-everything",
+    "server-filesystem",
+    "server-memory",
+    "mcp-server-time",
+    "mcp-server-fetch",
+];
+
 /// Every tool of every list: (list/tool, inputSchema).
 fn real_tools() -> Vec<(String, Value)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../mcp-gen/tests/tools");
@@ -147,7 +157,7 @@ fn real_tools_compile_for_every_target_and_are_sdk_fixpoints() {
     // compile for every target.
     let mut refused = Vec::new();
     let tools: Vec<(String, Value)> = real_tools().into_iter().chain(hostile()).collect();
-    let mut totals: BTreeMap<(Target, Action), usize> = BTreeMap::new();
+    let mut totals: BTreeMap<(bool, Target, Action), usize> = BTreeMap::new();
     let mut compiled: BTreeMap<Target, Vec<(String, Compiled)>> = BTreeMap::new();
     for (name, schema) in &tools {
         for target in Target::ALL {
@@ -159,16 +169,26 @@ fn real_tools_compile_for_every_target_and_are_sdk_fixpoints() {
                 }
                 Err(e) => panic!("{name} for {target:?}: {e}"),
             };
+            // The lists taken from real servers, apart from the ones written
+            // by hand (PROVENANCE.md).
+            let real = REAL_SERVERS
+                .iter()
+                .any(|r| name.starts_with(&format!("{r}/")));
             for entry in &c.loss.entries {
-                *totals.entry((target, entry.action)).or_default() += 1;
+                *totals.entry((real, target, entry.action)).or_default() += 1;
             }
             compiled.entry(target).or_default().push((name.clone(), c));
         }
     }
     println!("refused from the hostile list: {refused:#?}");
     println!("{} schemas; loss entries:", tools.len());
-    for ((target, action), n) in &totals {
-        println!("  {target:?}: {action}: {n}");
+    for ((real, target, action), n) in &totals {
+        let lists = if *real {
+            "real servers"
+        } else {
+            "hand-written"
+        };
+        println!("  {lists}: {target:?}: {action}: {n}");
     }
     let strict: Vec<&(String, Compiled)> = compiled[&Target::OpenAi]
         .iter()
@@ -318,6 +338,10 @@ fn strict_arguments_restore_to_arguments_the_original_accepts() {
             continue;
         };
         let restored = compiled.restore(model.clone());
+        assert!(
+            restored.removed.is_empty(),
+            "{name}: strict objects are closed already"
+        );
         assert!(
             original.is_valid(&restored.arguments),
             "{name}: {} restored to {} does not fit the original",

@@ -122,3 +122,25 @@ fn values_that_do_not_fit_pass_through() {
         assert!(restored.stripped.is_empty());
     }
 }
+
+#[test]
+fn gemini_members_a_closed_original_does_not_declare_are_removed() {
+    let schema = json!({"type": "object", "additionalProperties": false,
+        "properties": {
+            "p": {"$ref": "#/$defs/P"},
+            "list": {"type": "array", "items": {"type": "object", "properties": {"x": {"type": "integer"}}, "additionalProperties": false}},
+            "open": {"type": "object", "properties": {"y": {"type": "string"}}}},
+        "$defs": {"P": {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": false}}});
+    let compiled = compile(&schema, Target::Gemini).unwrap();
+    assert_eq!(compiled.loss.at("", "additionalProperties").count(), 1);
+    let model = json!({"p": {"a": "s", "b": 1}, "list": [{"x": 1, "z": 2}], "open": {"y": "k", "extra": true}, "junk": 0});
+    assert!(!valid(&schema, &model));
+    let restored = compiled.restore(model);
+    assert_eq!(
+        restored.arguments,
+        json!({"p": {"a": "s"}, "list": [{"x": 1}], "open": {"y": "k", "extra": true}})
+    );
+    assert_eq!(restored.removed, ["/junk", "/list/0/z", "/p/b"]);
+    assert!(restored.stripped.is_empty());
+    assert!(valid(&schema, &restored.arguments));
+}

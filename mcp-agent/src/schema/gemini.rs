@@ -9,11 +9,14 @@
 //! carries `propertyOrdering` in declaration order, as the `google-genai`
 //! SDK adds it.
 
+use std::collections::BTreeMap;
+
 use serde_json::{json, Map, Value};
 
 use super::ctx::{child, merge_all_of, types, Ctx, META};
 use super::json::cap_enum;
 use super::loss::Action;
+use super::restore::Plan;
 use super::CompileError;
 
 /// How many times one `$ref` may be inlined inside itself before the
@@ -51,7 +54,7 @@ pub(crate) fn lower(
     schema: &Value,
     pointer: &str,
     depth: usize,
-) -> Result<Value, CompileError> {
+) -> Result<(Value, Plan), CompileError> {
     ctx.enter(pointer, depth)?;
     let node = match schema {
         Value::Object(node) => node,
@@ -62,7 +65,7 @@ pub(crate) fn lower(
                 Action::Rewritten,
                 "any value: Gemini has no such type, left untyped",
             );
-            return Ok(json!({}));
+            return Ok((json!({}), Plan::Keep));
         }
         Value::Bool(false) => {
             ctx.lose(
@@ -71,7 +74,7 @@ pub(crate) fn lower(
                 Action::Rewritten,
                 "no value: Gemini has no such schema, left untyped",
             );
-            return Ok(json!({}));
+            return Ok((json!({}), Plan::Keep));
         }
         _ => return Err(CompileError::invalid(pointer, "schema")),
     };
@@ -120,6 +123,7 @@ pub(crate) fn lower(
         kind = Some("object".to_owned());
     }
     let mut out = Map::new();
+    let mut plan = Plan::Keep;
     for (key, value) in node {
         let k = key.as_str();
         match k {
@@ -159,6 +163,7 @@ pub(crate) fn lower(
                 };
                 let here = child(pointer, k);
                 let mut lowered = Vec::new();
+                let mut plans = Vec::new();
                 for (i, branch) in branches.iter().enumerate() {
                     if branch.get("type") == Some(&Value::from("null")) {
                         nullable = true;
@@ -170,12 +175,9 @@ pub(crate) fn lower(
                         );
                         continue;
                     }
-                    lowered.push(lower(
-                        ctx,
-                        branch,
-                        &child(&here, &i.to_string()),
-                        depth + 1,
-                    )?);
+                    let (v, p) = lower(ctx, branch, &child(&here, &i.to_string()), depth + 1)?;
+                    lowered.push(v);
+                    plans.push(p);
                 }
                 if k == "oneOf" {
                     ctx.lose(
@@ -186,6 +188,7 @@ pub(crate) fn lower(
                     );
                 }
                 if lowered.len() == 1 {
+                    plan = plans.pop().unwrap_or_default();
                     if let Some(Value::Object(only)) = lowered.pop() {
                         for (ok, ov) in only {
                             out.entry(ok).or_insert(ov);
@@ -193,11 +196,17 @@ pub(crate) fn lower(
                     }
                 } else {
                     out.insert("anyOf".to_owned(), Value::Array(lowered));
+                    if plans.iter().any(|p| !p.is_keep()) {
+                        plan = Plan::AnyOf(plans);
+                    }
                 }
             }
             "items" if value.is_object() || value.is_boolean() => {
-                let lowered = lower(ctx, value, &child(pointer, k), depth + 1)?;
+                let (lowered, p) = lower(ctx, value, &child(pointer, k), depth + 1)?;
                 out.insert(key.clone(), lowered);
+                if !p.is_keep() {
+                    plan = Plan::Array(Box::new(p));
+                }
             }
             "default" if value.is_null() => {
                 ctx.lose(
@@ -212,7 +221,7 @@ pub(crate) fn lower(
                     pointer,
                     k,
                     Action::Dropped,
-                    "the Gemini API takes no `additionalProperties`",
+                    "the Gemini API takes no `additionalProperties`; restore removes undeclared members of a closed object",
                 );
             }
             "format" => match value.as_str() {
@@ -247,7 +256,7 @@ pub(crate) fn lower(
         }
     }
     if kind.as_deref() == Some("object") {
-        object(ctx, node, pointer, depth, &mut out)?;
+        plan = object(ctx, node, pointer, depth, &mut out)?;
     }
     if let Some(kind) = &kind {
         out.insert("type".to_owned(), Value::from(kind.to_uppercase()));
@@ -255,18 +264,22 @@ pub(crate) fn lower(
     if nullable {
         out.insert("nullable".to_owned(), Value::Bool(true));
     }
-    Ok(Value::Object(out))
+    Ok((Value::Object(out), plan))
 }
 
+/// Lowers the properties of an object into `out`; the plan removes the
+/// members the model adds to an object the original closes, since Gemini
+/// cannot be told that it is closed.
 fn object(
     ctx: &mut Ctx<'_>,
     node: &Map<String, Value>,
     pointer: &str,
     depth: usize,
     out: &mut Map<String, Value>,
-) -> Result<(), CompileError> {
+) -> Result<Plan, CompileError> {
     let here = child(pointer, "properties");
     let mut props = Map::new();
+    let mut plans = BTreeMap::new();
     match node.get("properties") {
         None => {}
         Some(Value::Object(given)) => {
@@ -281,7 +294,9 @@ fn object(
                     );
                     continue;
                 }
-                props.insert(name.clone(), lower(ctx, sub, &at, depth + 1)?);
+                let (v, p) = lower(ctx, sub, &at, depth + 1)?;
+                props.insert(name.clone(), v);
+                plans.insert(name.clone(), (false, p));
             }
         }
         Some(_) => return Err(CompileError::invalid(pointer, "properties")),
@@ -314,7 +329,17 @@ fn object(
     if !props.is_empty() {
         out.insert("properties".to_owned(), Value::Object(props));
     }
-    Ok(())
+    let closed = node.get("additionalProperties") == Some(&Value::Bool(false))
+        && !node.contains_key("patternProperties");
+    let trivial = !closed && plans.values().all(|(_, p): &(bool, Plan)| p.is_keep());
+    Ok(if trivial {
+        Plan::Keep
+    } else {
+        Plan::Object {
+            props: plans,
+            closed,
+        }
+    })
 }
 
 fn enumeration(
@@ -354,7 +379,7 @@ fn split_types(
     nullable: bool,
     pointer: &str,
     depth: usize,
-) -> Result<Value, CompileError> {
+) -> Result<(Value, Plan), CompileError> {
     ctx.lose(
         pointer,
         "type",
@@ -362,17 +387,25 @@ fn split_types(
         "Gemini takes one type per node; several become `anyOf`",
     );
     let mut branches = Vec::new();
+    let mut plans = Vec::new();
     for kind in kinds {
         let mut one = node.clone();
         one.insert("type".to_owned(), Value::from(kind.as_str()));
-        branches.push(lower(ctx, &Value::Object(one), pointer, depth + 1)?);
+        let (v, p) = lower(ctx, &Value::Object(one), pointer, depth + 1)?;
+        branches.push(v);
+        plans.push(p);
     }
     let mut out = Map::new();
     out.insert("anyOf".to_owned(), Value::Array(branches));
     if nullable {
         out.insert("nullable".to_owned(), Value::Bool(true));
     }
-    Ok(Value::Object(out))
+    let plan = if plans.iter().all(Plan::is_keep) {
+        Plan::Keep
+    } else {
+        Plan::AnyOf(plans)
+    };
+    Ok((Value::Object(out), plan))
 }
 
 fn reference_node(
@@ -381,7 +414,7 @@ fn reference_node(
     reference: &Value,
     pointer: &str,
     depth: usize,
-) -> Result<Value, CompileError> {
+) -> Result<(Value, Plan), CompileError> {
     let Some(reference) = reference.as_str() else {
         return Err(CompileError::invalid(pointer, "$ref"));
     };
@@ -392,7 +425,7 @@ fn reference_node(
             Action::Dropped,
             "a reference outside the schema: left untyped",
         );
-        return Ok(json!({}));
+        return Ok((json!({}), Plan::Keep));
     };
     let mut siblings = node.clone();
     siblings.remove("$ref");
@@ -408,24 +441,20 @@ fn reference_node(
         if let Some(kind) = target.get("type").and_then(Value::as_str) {
             stub.insert("type".to_owned(), Value::from(kind));
         }
-        let cut = lower(ctx, &Value::Object(stub), pointer, depth + 1)?;
-        return Ok(overlay(
-            cut,
-            lower(ctx, &Value::Object(siblings), pointer, depth + 1)?,
-        ));
+        let (cut, _) = lower(ctx, &Value::Object(stub), pointer, depth + 1)?;
+        let (over, _) = lower(ctx, &Value::Object(siblings), pointer, depth + 1)?;
+        return Ok((overlay(cut, over), Plan::Keep));
     }
     ctx.lose(pointer, "$ref", Action::Inlined, "Gemini takes no `$ref`");
     ctx.inlining.push(reference.to_owned());
     let inlined = lower(ctx, target, &target_pointer, depth + 1);
     ctx.inlining.pop();
-    let inlined = inlined?;
+    let (inlined, plan) = inlined?;
     if siblings.is_empty() {
-        return Ok(inlined);
+        return Ok((inlined, plan));
     }
-    Ok(overlay(
-        inlined,
-        lower(ctx, &Value::Object(siblings), pointer, depth + 1)?,
-    ))
+    let (over, _) = lower(ctx, &Value::Object(siblings), pointer, depth + 1)?;
+    Ok((overlay(inlined, over), plan))
 }
 
 /// `base` with the keywords of `over` written over it.

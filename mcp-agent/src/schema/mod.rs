@@ -175,8 +175,10 @@ pub struct Compiled {
 
 impl Compiled {
     /// The model's `arguments` mapped back to what the original schema
-    /// expects: in OpenAI strict mode, every `null` the model gave for a
-    /// property the compiler made nullable is removed, at every depth.
+    /// expects, at every depth: in OpenAI strict mode, every `null` the
+    /// model gave for a property the compiler made nullable is removed; for
+    /// Gemini, which cannot be told that an object is closed, every member
+    /// of such an object that the original does not declare is removed.
     /// Values that do not fit the compiled schema pass through unchanged;
     /// the server still validates them.
     pub fn restore(&self, arguments: Value) -> Restored {
@@ -203,11 +205,14 @@ pub fn compile(schema: &Value, target: Target) -> Result<Compiled, CompileError>
             false,
             Plans::default(),
         ),
-        Target::Gemini => (
-            gemini::lower(&mut ctx, &root, "", 0)?,
-            false,
-            Plans::default(),
-        ),
+        Target::Gemini => {
+            let (parameters, root_plan) = gemini::lower(&mut ctx, &root, "", 0)?;
+            let plans = Plans {
+                root: root_plan,
+                ..Plans::default()
+            };
+            (parameters, false, plans)
+        }
         Target::OpenAi => match strict::lower(&mut ctx, &root) {
             Ok((parameters, plans)) => (parameters, true, plans),
             Err(strict::Fail::Error(e)) => return Err(e),

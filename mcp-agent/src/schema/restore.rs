@@ -25,8 +25,13 @@ pub(crate) enum Plan {
     #[default]
     Keep,
     /// An object: per property, whether a `null` is one the compiler added,
-    /// and the plan of the property's value.
-    Object(BTreeMap<String, (bool, Plan)>),
+    /// and the plan of the property's value; and whether the original
+    /// closes the object where the compiled schema could not say so, so
+    /// members it does not declare are removed.
+    Object {
+        props: BTreeMap<String, (bool, Plan)>,
+        closed: bool,
+    },
     /// An array whose items follow this plan.
     Array(Box<Plan>),
     /// A union; the value follows the first branch that fits it.
@@ -57,16 +62,21 @@ pub struct Restored {
     /// JSON pointers into the *model's* arguments of every `null` removed
     /// because the compiler had made the property nullable.
     pub stripped: Vec<String>,
+    /// JSON pointers into the model's arguments of every member removed
+    /// because the original schema closes its object
+    /// (`additionalProperties: false`) and the provider could not be told.
+    pub removed: Vec<String>,
 }
 
 impl Plans {
     pub fn restore(&self, arguments: Value) -> Restored {
-        let mut stripped = Vec::new();
-        let arguments = self.apply(&self.root, arguments, "", 0, &mut stripped);
-        Restored {
-            arguments,
-            stripped,
-        }
+        let mut out = Restored {
+            arguments: Value::Null,
+            stripped: Vec::new(),
+            removed: Vec::new(),
+        };
+        out.arguments = self.apply(&self.root, arguments, "", 0, &mut out);
+        out
     }
 
     /// `plan` with its `$ref`s followed, boundedly.
@@ -90,14 +100,14 @@ impl Plans {
         value: Value,
         at: &str,
         depth: usize,
-        out: &mut Vec<String>,
+        out: &mut Restored,
     ) -> Value {
         if depth > MAX_RESTORE_DEPTH {
             return value;
         }
         match (self.follow(plan), value) {
-            (Plan::Object(props), Value::Object(map)) => {
-                Value::Object(self.object(props, map, at, depth, out))
+            (Plan::Object { props, closed }, Value::Object(map)) => {
+                Value::Object(self.object(props, *closed, map, at, depth, out))
             }
             (Plan::Array(items), Value::Array(values)) => Value::Array(
                 values
@@ -117,20 +127,22 @@ impl Plans {
     fn object(
         &self,
         props: &BTreeMap<String, (bool, Plan)>,
+        closed: bool,
         map: Map<String, Value>,
         at: &str,
         depth: usize,
-        out: &mut Vec<String>,
+        out: &mut Restored,
     ) -> Map<String, Value> {
         let mut kept = Map::new();
         for (key, value) in map {
             let here = child(at, &key);
             match props.get(&key) {
-                Some((true, _)) if value.is_null() => out.push(here),
+                Some((true, _)) if value.is_null() => out.stripped.push(here),
                 Some((_, plan)) => {
                     let value = self.apply(plan, value, &here, depth + 1, out);
                     kept.insert(key, value);
                 }
+                None if closed => out.removed.push(here),
                 None => {
                     kept.insert(key, value);
                 }
@@ -144,7 +156,9 @@ impl Plans {
     /// an array value.
     fn branch<'a>(&'a self, branches: &'a [Plan], value: &Value) -> Option<&'a Plan> {
         branches.iter().find(|b| match (self.follow(b), value) {
-            (Plan::Object(props), Value::Object(map)) => map.keys().all(|k| props.contains_key(k)),
+            (Plan::Object { props, .. }, Value::Object(map)) => {
+                map.keys().all(|k| props.contains_key(k))
+            }
             (Plan::Array(_), Value::Array(_)) => true,
             _ => false,
         })

@@ -559,7 +559,10 @@ impl<'a> Strict<'_, 'a> {
         Ok(if trivial {
             Plan::Keep
         } else {
-            Plan::Object(plans)
+            Plan::Object {
+                props: plans,
+                closed: false,
+            }
         })
     }
 
