@@ -171,3 +171,68 @@ fn references_that_loop_on_themselves() {
     let restored = openai.restore(json!({"a": {"x": null}, "b": null}));
     assert_eq!(restored.arguments, json!({"a": {"x": null}}));
 }
+
+#[test]
+fn strict_size_limits_fall_back_to_non_strict() {
+    // 200 enums of 5 members each pass; one more member crosses 1000.
+    let mut props = serde_json::Map::new();
+    for i in 0..200 {
+        props.insert(
+            format!("e{i}"),
+            json!({"type": "string", "enum": ["a", "b", "c", "d", "e"]}),
+        );
+    }
+    let at_limit =
+        json!({"type": "object", "properties": props.clone(), "additionalProperties": false});
+    assert!(compile(&at_limit, Target::OpenAi).unwrap().strict);
+    props.insert("extra".into(), json!({"type": "string", "enum": ["z"]}));
+    let over = json!({"type": "object", "properties": props, "additionalProperties": false});
+    let compiled = compile(&over, Target::OpenAi).unwrap();
+    assert!(!compiled.strict);
+    assert_eq!(
+        compiled
+            .loss
+            .at("/properties/extra", "enum")
+            .filter(|l| l.action == Action::NotStrict)
+            .count(),
+        1
+    );
+    // Property names past 120,000 characters.
+    let mut long = serde_json::Map::new();
+    for i in 0..130 {
+        long.insert(
+            format!("{i:04}{}", "n".repeat(996)),
+            json!({"type": "string"}),
+        );
+    }
+    let compiled = compile(
+        &json!({"type": "object", "properties": long}),
+        Target::OpenAi,
+    )
+    .unwrap();
+    assert!(!compiled.strict);
+    assert_eq!(compiled.loss.count(Action::NotStrict), 1);
+}
+
+#[test]
+fn long_type_and_required_arrays_cost_their_length_only() {
+    let kinds: Vec<Value> = (0..100_000)
+        .map(|i| Value::from(if i % 2 == 0 { "string" } else { "integer" }))
+        .collect();
+    let names: Vec<Value> = (0..100_000).map(|i| Value::from(format!("r{i}"))).collect();
+    let schema = json!({"type": "object", "properties": {"t": {"type": kinds}, "r": {"type": "object", "properties": {"r1": {"type": "string"}}, "required": names}}});
+    let gemini = compile(&schema, Target::Gemini).unwrap();
+    assert_eq!(
+        gemini.parameters["properties"]["t"],
+        json!({"anyOf": [{"type": "STRING"}, {"type": "INTEGER"}]})
+    );
+    assert_eq!(
+        gemini.parameters["properties"]["r"]["required"],
+        json!(["r1"])
+    );
+    let openai = compile(&schema, Target::OpenAi).unwrap();
+    assert!(
+        !openai.strict,
+        "required names that are not properties have no strict form"
+    );
+}

@@ -182,7 +182,14 @@ pub(crate) fn types(
     if names.is_empty() || names.iter().any(|n| !KNOWN.contains(&n.as_str())) {
         return Err(invalid());
     }
-    Ok(Some(names))
+    // At most the seven names, however long the array was.
+    let mut unique: Vec<String> = Vec::with_capacity(KNOWN.len());
+    for name in names {
+        if !unique.contains(&name) {
+            unique.push(name);
+        }
+    }
+    Ok(Some(unique))
 }
 
 /// Whether a schema already accepts `null` on its own face (a shallow
@@ -247,8 +254,12 @@ pub(crate) fn merge_all_of(
                     }
                 }
                 ("required", Some(Value::Array(required))) => {
+                    let mut seen: std::collections::BTreeSet<String> = required
+                        .iter()
+                        .filter_map(|v| v.as_str().map(str::to_owned))
+                        .collect();
                     for name in value.as_array()? {
-                        if !required.contains(name) {
+                        if seen.insert(name.as_str()?.to_owned()) {
                             required.push(name.clone());
                         }
                     }

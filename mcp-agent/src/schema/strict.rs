@@ -44,7 +44,6 @@ const KEPT: &[&str] = &[
     "maxItems",
     "description",
     "title",
-    "const",
 ];
 
 /// Keywords strict mode does not take that still tell the model something.
@@ -80,6 +79,8 @@ const MAX_PROPERTIES: usize = 5000;
 const MAX_ENUM_VALUES: usize = 1000;
 const LARGE_ENUM: usize = 250;
 const LARGE_ENUM_CHARS: usize = 15_000;
+/// Characters of property names, definition names, enum and const values.
+const MAX_CHARS: usize = 120_000;
 
 /// Why strict lowering stopped.
 #[derive(Debug)]
@@ -115,6 +116,7 @@ struct Strict<'c, 'a> {
     queued: BTreeSet<String>,
     enum_values: usize,
     properties: usize,
+    chars: usize,
 }
 
 /// `root` (already an object schema) in strict form, and its restore plans.
@@ -128,6 +130,7 @@ pub(crate) fn lower(ctx: &mut Ctx<'_>, root: &Value) -> Result<(Value, Plans), F
         queued: BTreeSet::new(),
         enum_values: 0,
         properties: 0,
+        chars: 0,
     };
     let (mut out, root_plan) = s.node(root, "", 0, 0)?;
     let mut plans = Plans {
@@ -238,6 +241,7 @@ impl<'a> Strict<'_, 'a> {
                     );
                 }
                 if self.queued.insert(out_name.clone()) {
+                    self.chars(pointer, out_name.len())?;
                     self.pending
                         .push((out_name.clone(), target, target_pointer));
                 }
@@ -350,6 +354,10 @@ impl<'a> Strict<'_, 'a> {
                     out.insert(key.clone(), value.clone());
                 }
                 "properties" | "required" | "additionalProperties" | "$defs" | "definitions" => {}
+                "const" => {
+                    self.chars(pointer, value.as_str().map_or(0, str::len))?;
+                    out.insert(key.clone(), value.clone());
+                }
                 "enum" => {
                     self.enumeration(value, pointer)?;
                     out.insert(key.clone(), value.clone());
@@ -507,8 +515,8 @@ impl<'a> Strict<'_, 'a> {
             Some(Value::Object(p)) => p,
             Some(_) => return Err(CompileError::invalid(pointer, "properties").into()),
         };
-        let required: Vec<&str> = match node.get("required") {
-            None => Vec::new(),
+        let required: BTreeSet<&str> = match node.get("required") {
+            None => BTreeSet::new(),
             Some(Value::Array(r)) => r.iter().filter_map(Value::as_str).collect(),
             Some(_) => return Err(CompileError::invalid(pointer, "required").into()),
         };
@@ -543,7 +551,8 @@ impl<'a> Strict<'_, 'a> {
                 );
             }
             let (mut v, p) = self.node(sub, &at, depth + 1, objects)?;
-            let strip = !required.contains(&name.as_str()) && !accepts_null(sub);
+            self.chars(&at, name.len())?;
+            let strip = !required.contains(name.as_str()) && !accepts_null(sub);
             if strip {
                 v = nullable(v);
                 self.ctx.lose(&at, "required", Action::Rewritten, "strict mode requires every property: optional made nullable, the null removed again before the call");
@@ -566,6 +575,19 @@ impl<'a> Strict<'_, 'a> {
         })
     }
 
+    /// Counts `n` characters against the strict-mode limit.
+    fn chars(&mut self, pointer: &str, n: usize) -> Result<(), Fail> {
+        self.chars += n;
+        if self.chars > MAX_CHARS {
+            return blocked(
+                pointer,
+                "properties",
+                "strict mode takes at most 120000 characters of names and values",
+            );
+        }
+        Ok(())
+    }
+
     fn enumeration(&mut self, value: &Value, pointer: &str) -> Result<(), Fail> {
         let Some(members) = value.as_array() else {
             return Err(CompileError::invalid(pointer, "enum").into());
@@ -582,15 +604,14 @@ impl<'a> Strict<'_, 'a> {
         if members.iter().any(|m| m.is_object() || m.is_array()) {
             return blocked(pointer, "enum", "strict mode takes only plain enum values");
         }
-        if members.len() > LARGE_ENUM {
-            let chars: usize = members.iter().filter_map(Value::as_str).map(str::len).sum();
-            if chars > LARGE_ENUM_CHARS {
-                return blocked(
-                    pointer,
-                    "enum",
-                    "a large strict enum may hold at most 15000 characters",
-                );
-            }
+        let chars: usize = members.iter().filter_map(Value::as_str).map(str::len).sum();
+        self.chars(pointer, chars)?;
+        if members.len() > LARGE_ENUM && chars > LARGE_ENUM_CHARS {
+            return blocked(
+                pointer,
+                "enum",
+                "a large strict enum may hold at most 15000 characters",
+            );
         }
         Ok(())
     }
