@@ -81,6 +81,15 @@ fn openai_strict_rules() {
             loss: &[("/properties/e", "required", Rewritten)],
         },
         Row {
+            name: "an optional union takes a null branch",
+            target: OpenAi,
+            input: json!({"type": "object", "properties": {"v": {"anyOf": [{"type": "string"}, {"type": "number"}], "description": "d"}}, "additionalProperties": false}),
+            strict: true,
+            output: json!({"type": "object", "properties": {"v": {"anyOf": [{"type": "string"}, {"type": "number"}, {"type": "null"}], "description": "d"}},
+                "required": ["v"], "additionalProperties": false}),
+            loss: &[("/properties/v", "required", Rewritten)],
+        },
+        Row {
             name: "oneOf is rewritten to anyOf",
             target: OpenAi,
             input: json!({"type": "object", "properties": {"v": {"oneOf": [{"type": "string"}, {"type": "number"}]}}, "required": ["v"], "additionalProperties": false}),

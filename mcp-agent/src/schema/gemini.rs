@@ -95,15 +95,13 @@ pub(crate) fn lower(
             }
             None => {
                 let mut rest = node.clone();
-                if let Some(v) = rest.remove("allOf") {
-                    ctx.lose(
-                        pointer,
-                        "allOf",
-                        Action::Dropped,
-                        "Gemini takes no `allOf` and its parts do not merge",
-                    );
-                    let _ = v;
-                }
+                rest.remove("allOf");
+                ctx.lose(
+                    pointer,
+                    "allOf",
+                    Action::Dropped,
+                    "Gemini takes no `allOf` and its parts do not merge",
+                );
                 lower(ctx, &Value::Object(rest), pointer, depth + 1)
             }
         };

@@ -464,7 +464,9 @@ impl<'a> Strict<'_, 'a> {
         if is("array") && !node.contains_key("items") {
             return blocked(pointer, "items", "an array of any items has no strict form");
         }
-        if depth > 0 && pointer_is_nested_defs(node) {
+        // The root's definitions are carried when referenced; others are
+        // reached through pointers and inlined.
+        if depth > 0 && (node.contains_key("$defs") || node.contains_key("definitions")) {
             self.ctx.lose(
                 pointer,
                 "$defs",
@@ -520,8 +522,7 @@ impl<'a> Strict<'_, 'a> {
             Some(Value::Array(r)) => r.iter().filter_map(Value::as_str).collect(),
             Some(_) => return Err(CompileError::invalid(pointer, "required").into()),
         };
-        if let Some(missing) = required.iter().find(|r| !props.contains_key(**r)) {
-            let _ = missing;
+        if required.iter().any(|r| !props.contains_key(*r)) {
             return blocked(
                 pointer,
                 "required",
@@ -639,31 +640,35 @@ impl<'a> Strict<'_, 'a> {
     }
 }
 
-/// Whether a node below the root carries definitions of its own.
-fn pointer_is_nested_defs(node: &Map<String, Value>) -> bool {
-    node.contains_key("$defs") || node.contains_key("definitions")
-}
-
 /// `schema` made to accept `null` as well.
 pub(crate) fn nullable(schema: Value) -> Value {
-    let literal = schema.get("enum").is_some()
-        || schema.get("const").is_some()
-        || schema.get("anyOf").is_some();
-    match schema {
-        Value::Object(mut node) if !literal => match node.get_mut("type") {
+    let Value::Object(mut node) = schema else {
+        return json!({"anyOf": [schema, {"type": "null"}]});
+    };
+    let plain = !node.contains_key("enum") && !node.contains_key("const");
+    let union = node.contains_key("anyOf");
+    if plain && union && !node.contains_key("type") {
+        // A union without a type of its own takes one more branch.
+        if let Some(Value::Array(branches)) = node.get_mut("anyOf") {
+            branches.push(json!({"type": "null"}));
+            return Value::Object(node);
+        }
+    }
+    if plain && !union {
+        match node.get_mut("type") {
             Some(Value::String(t)) => {
                 let t = std::mem::take(t);
                 node.insert("type".to_owned(), json!([t, "null"]));
-                Value::Object(node)
+                return Value::Object(node);
             }
             Some(Value::Array(list)) => {
                 if !list.iter().any(|t| t == "null") {
                     list.push(Value::from("null"));
                 }
-                Value::Object(node)
+                return Value::Object(node);
             }
-            _ => json!({"anyOf": [Value::Object(node), {"type": "null"}]}),
-        },
-        other => json!({"anyOf": [other, {"type": "null"}]}),
+            _ => {}
+        }
     }
+    json!({"anyOf": [Value::Object(node), {"type": "null"}]})
 }
