@@ -296,7 +296,7 @@ fn gemini_rules() {
                 "$defs": {"P": {"type": "object", "properties": {"x": {"type": "number"}}}}}),
             strict: false,
             output: json!({"type": "OBJECT", "properties": {"p": {"type": "OBJECT", "description": "a point", "properties": {"x": {"type": "NUMBER"}}}}}),
-            loss: &[("/properties/p", "$ref", Inlined)],
+            loss: &[("", "$defs", Dropped), ("/properties/p", "$ref", Inlined)],
         },
         Row {
             name: "formats, exclusive bounds and integer enums move into the description",
@@ -325,6 +325,7 @@ fn gemini_rules() {
             strict: false,
             output: json!({"type": "OBJECT", "properties": {"head": {"type": "OBJECT", "properties": {"next": {"type": "OBJECT", "properties": {"next": {"type": "OBJECT"}}}}}}}),
             loss: &[
+                ("", "$defs", Dropped),
                 ("/properties/head", "$ref", Inlined),
                 ("/$defs/Node/properties/next", "$ref", Inlined),
                 ("/$defs/Node/properties/next", "$ref", Cut),

@@ -128,7 +128,19 @@ fn hostile() -> Vec<(String, Value)> {
     let mixed = json!({"type": "object", "properties": {"t": {"type": ["string", "integer", "null"]}, "c": {"const": "x"},
         "f": {"type": "string", "format": "uri", "minLength": 3}, "d": {"$ref": "#/$defs/D", "description": "inlined"}},
         "$defs": {"D": {"type": "object", "properties": {"k": {"type": "boolean"}}}}});
+    let mut defs = serde_json::Map::new();
+    for i in 0..30 {
+        let next = format!("#/$defs/D{}", i + 1);
+        defs.insert(
+            format!("D{i}"),
+            json!({"type": "object", "properties": {"a": {"$ref": next}, "b": {"$ref": next}}}),
+        );
+    }
+    defs.insert("D30".into(), json!({"type": "string"}));
+    let fan_out =
+        json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/D0"}}, "$defs": defs});
     vec![
+        ("hostile/fan-out-of-30".into(), fan_out),
         ("hostile/tree".into(), tree),
         ("hostile/list".into(), list),
         ("hostile/union".into(), union),

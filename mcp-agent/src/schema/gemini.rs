@@ -125,7 +125,13 @@ pub(crate) fn lower(
     for (key, value) in node {
         let k = key.as_str();
         match k {
-            "type" | "properties" | "required" | "$defs" | "definitions" => {}
+            "type" | "properties" | "required" => {}
+            "$defs" | "definitions" => ctx.lose(
+                pointer,
+                k,
+                Action::Dropped,
+                "Gemini takes no definitions; each is inlined where it is used",
+            ),
             "enum" => enumeration(ctx, value, pointer, &mut kind, &mut nullable, &mut out)?,
             "const" => match value {
                 Value::String(_) => {
