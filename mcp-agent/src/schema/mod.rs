@@ -39,7 +39,8 @@
 //!   Python SDK's `to_strict_json_schema` does), string formats from the
 //!   documented list, number and array bounds kept, other constraints moved
 //!   into the description, the documented limits (10 levels of objects,
-//!   5000 properties, 1000 enum values, 15000 characters in a large enum).
+//!   5000 properties, 1000 enum values, 15000 characters in a large enum,
+//!   120000 characters of names and values).
 //!   Anything strict mode cannot say (open maps, tuples, values of any
 //!   type, recursive references with siblings, references outside the
 //!   schema) makes the tool non-strict, with one [`Action::NotStrict`]
@@ -58,7 +59,13 @@
 //!   [`Schema`](https://ai.google.dev/api/caching#Schema)): the OpenAPI 3.0
 //!   subset, as the `google-genai` SDK's `process_schema` shapes it. The
 //!   newer `parametersJsonSchema` is not used, so one output works with the
-//!   Gemini API and with older models; see [`gemini`] for the rules.
+//!   Gemini API and with older models; see [`gemini`] for the rules. As
+//!   the Gemini API cannot be told that an object is closed, restore
+//!   removes the members the model adds to an object the original closes.
+//!
+//! The output lists properties in the order `serde_json` keeps them (by
+//! name: the workspace builds it without `preserve_order`); strict mode's
+//! `required` and Gemini's `propertyOrdering` follow that order.
 //!
 //! Every target refuses a top level that is not an object, and every walk
 //! is bounded: at most [`MAX_DEPTH`] levels and [`MAX_NODES`] schema nodes
