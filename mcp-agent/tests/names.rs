@@ -1,7 +1,8 @@
 //! Provider tool names, the tool selection and the search tool.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+
+mod tool_lists;
 
 use mcp_agent::names::{
     is_provider_name, search_tool_schema, select, tool_budget, CatalogueTool, LeftOut,
@@ -108,25 +109,15 @@ fn names_depend_only_on_the_set() {
 
 #[test]
 fn the_real_tool_lists_get_valid_names_that_map_back() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../mcp-gen/tests/tools");
-    let mut pairs = Vec::new();
-    for entry in
-        std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{} is missing: {e}", dir.display()))
-    {
-        let path = entry.unwrap().path();
-        if path.extension().is_none_or(|x| x != "json") {
-            continue;
-        }
-        let server = path.file_stem().unwrap().to_str().unwrap().to_owned();
-        let list: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        for tool in list["tools"].as_array().unwrap() {
-            pairs.push((
-                server.clone(),
-                tool["name"].as_str().unwrap_or_default().to_owned(),
-            ));
-        }
-    }
+    // Each list stands for one server, named by its file.
+    let pairs: Vec<(String, String)> = tool_lists::lists()
+        .into_iter()
+        .flat_map(|list| {
+            tool_lists::tools(&list)
+                .into_iter()
+                .map(move |(tool, _)| (list.clone(), tool))
+        })
+        .collect();
     let names = ProviderNames::build(pairs.iter().map(|(s, t)| (s.as_str(), t.as_str())));
     let mut plain = 0;
     for (server, tool) in &pairs {

@@ -5,32 +5,15 @@
 
 use std::path::Path;
 
+mod tool_lists;
+
 use mcp_agent::schema::{compile, Target};
 use serde_json::{json, Map, Value};
 
-/// The lists taken from running servers (see mcp-gen's PROVENANCE.md).
-const REAL_SERVERS: &[&str] = &[
-    "notes",
-    "server-everything",
-    "server-filesystem",
-    "server-memory",
-    "mcp-server-time",
-    "mcp-server-fetch",
-];
-
 fn golden(list: &str, target: Target) -> String {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../mcp-gen/tests/tools/{list}.json"));
-    let tools: Value = serde_json::from_str(
-        &std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("{} is missing: {e}", path.display())),
-    )
-    .expect("a tool list is JSON");
     let mut out = Map::new();
-    for tool in tools["tools"].as_array().expect("a tools array") {
-        let name = tool["name"].as_str().unwrap_or_default();
-        let compiled =
-            compile(&tool["inputSchema"], target).unwrap_or_else(|e| panic!("{list}/{name}: {e}"));
+    for (name, schema) in tool_lists::tools(list) {
+        let compiled = compile(&schema, target).unwrap_or_else(|e| panic!("{list}/{name}: {e}"));
         let loss: Vec<String> = compiled
             .loss
             .entries
@@ -38,7 +21,7 @@ fn golden(list: &str, target: Target) -> String {
             .map(ToString::to_string)
             .collect();
         out.insert(
-            name.to_owned(),
+            name,
             json!({"strict": compiled.strict, "parameters": compiled.parameters, "loss": loss}),
         );
     }
@@ -51,7 +34,7 @@ fn golden(list: &str, target: Target) -> String {
 fn real_tool_lists_compile_as_checked_in() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/schema_goldens");
     let mut stale = Vec::new();
-    for list in REAL_SERVERS {
+    for list in tool_lists::REAL_SERVERS {
         for target in Target::ALL {
             let file = dir.join(format!(
                 "{list}.{}.json",

@@ -13,6 +13,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+mod tool_lists;
+
 use mcp_agent::schema::{compile, Action, Compiled, Target};
 use serde_json::{json, Value};
 
@@ -79,41 +81,16 @@ fn transform(request: &Value) -> Value {
     serde_json::from_slice(&output.stdout).expect("the oracle answers JSON")
 }
 
-/// The lists taken from running servers.
-const REAL_SERVERS: &[&str] = &[
-    "notes",
-    "server-everything",
-    "server-filesystem",
-    "server-memory",
-    "mcp-server-time",
-    "mcp-server-fetch",
-];
-
 /// Every tool of every list: (list/tool, inputSchema).
 fn real_tools() -> Vec<(String, Value)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../mcp-gen/tests/tools");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{} is missing: {e}", dir.display()))
-        .map(|e| e.expect("a directory entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    let mut tools = Vec::new();
-    for file in files {
-        let list: Value =
-            serde_json::from_str(&std::fs::read_to_string(&file).expect("a tool list"))
-                .expect("a tool list is JSON");
-        let stem = file
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or_default()
-            .to_owned();
-        for tool in list["tools"].as_array().expect("a tools array") {
-            let name = tool["name"].as_str().unwrap_or_default();
-            tools.push((format!("{stem}/{name}"), tool["inputSchema"].clone()));
-        }
-    }
-    tools
+    tool_lists::lists()
+        .into_iter()
+        .flat_map(|list| {
+            tool_lists::tools(&list)
+                .into_iter()
+                .map(move |(name, schema)| (format!("{list}/{name}"), schema))
+        })
+        .collect()
 }
 
 /// Schemas from the hostile tests that compile, with recursion and unions.
@@ -183,7 +160,7 @@ fn real_tools_compile_for_every_target_and_are_sdk_fixpoints() {
             };
             // The lists taken from real servers, apart from the ones written
             // by hand (PROVENANCE.md).
-            let real = REAL_SERVERS
+            let real = tool_lists::REAL_SERVERS
                 .iter()
                 .any(|r| name.starts_with(&format!("{r}/")));
             for entry in &c.loss.entries {
