@@ -236,3 +236,27 @@ fn long_type_and_required_arrays_cost_their_length_only() {
         "required names that are not properties have no strict form"
     );
 }
+
+#[test]
+fn object_keywords_on_a_string_are_reported_where_they_are_left_out() {
+    let schema = json!({"type": "object", "properties": {"s": {"type": "string", "properties": {"x": {}}, "required": ["x"]}}, "required": ["s"]});
+    for target in [Target::OpenAi, Target::Gemini] {
+        let compiled = compile(&schema, target).unwrap();
+        assert!(
+            compiled.parameters["properties"]["s"]
+                .get("properties")
+                .is_none(),
+            "{target:?}"
+        );
+        assert_eq!(
+            compiled.loss.at("/properties/s", "properties").count(),
+            1,
+            "{target:?}"
+        );
+        assert_eq!(
+            compiled.loss.at("/properties/s", "required").count(),
+            1,
+            "{target:?}"
+        );
+    }
+}

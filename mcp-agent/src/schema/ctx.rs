@@ -83,6 +83,21 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Reports the object keywords of a node that is not an object, which
+    /// the lowering leaves out.
+    pub fn drop_object_keywords(&mut self, pointer: &str, node: &Map<String, Value>) {
+        for key in ["properties", "required"] {
+            if node.contains_key(key) {
+                self.lose(
+                    pointer,
+                    key,
+                    Action::Dropped,
+                    "an object keyword on a node that is not an object",
+                );
+            }
+        }
+    }
+
     /// Moves `keyword` with `value` into the description of `out`.
     pub fn describe(
         &mut self,

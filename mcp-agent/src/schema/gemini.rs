@@ -261,6 +261,8 @@ pub(crate) fn lower(
     }
     if kind.as_deref() == Some("object") {
         plan = object(ctx, node, pointer, depth, &mut out)?;
+    } else {
+        ctx.drop_object_keywords(pointer, node);
     }
     if let Some(kind) = &kind {
         out.insert("type".to_owned(), Value::from(kind.to_uppercase()));

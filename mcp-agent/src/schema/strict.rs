@@ -476,6 +476,8 @@ impl<'a> Strict<'_, 'a> {
         }
         if object {
             plan = self.object(node, pointer, depth, objects + 1, &mut out)?;
+        } else {
+            self.ctx.drop_object_keywords(pointer, node);
         }
         Ok((Value::Object(out), plan))
     }
