@@ -9,14 +9,15 @@
 //! untrusted item, at least [`MIN_RUN`] bytes long. A run is highlighted
 //! when it has the shape of data worth a second look:
 //!
-//! - a URL (it holds `://` or starts `www.`),
+//! - a URL (it holds `://` or `www.`, with at least [`MIN_RUN`] bytes
+//!   after the `://`),
 //! - an e-mail address (an `@` inside a word with a `.` after it),
 //! - a token: a word of at least [`MIN_RUN`] bytes that is not only
 //!   letters (ids, keys, paths, numbers, host names),
 //! - or a phrase of at least [`PHRASE_RUN`] bytes (copied sentences).
 //!
-//! A leading `http://`, `https://` or `www.` does not count towards the
-//! length, so two unrelated links do not match on their scheme. Short
+//! `http://`, `https://` and `www.` do not count towards the length, so
+//! two unrelated links do not match on their scheme. Short
 //! common words (`open`, `status`, `password`) are never highlighted.
 //! Each leaf gets at most one highlight: its longest run found, with
 //! every source in which some run was found.
@@ -25,11 +26,15 @@
 //!
 //! At most [`LEAF_LIMIT`] leaves of at most [`LEAF_BYTES`] bytes each
 //! are read, [`DEPTH_LIMIT`] levels deep. The arguments' 8-byte windows
-//! go into a table with a bit filter in front, and each untrusted item is
-//! read once, one table look-up per byte; a hit is extended both ways and
-//! the bytes it covers are not looked up again for that leaf. Every hit
-//! and every byte of extension counts against [`STEP_LIMIT`]; past it,
-//! or past any other bound, the scan stops and says it is incomplete.
+//! (but those wholly inside `https://`, `http://` or `www.`) go into a
+//! table with a bit filter in front, and each untrusted item is read
+//! once, one filter probe per byte. A window is looked up in the table
+//! the first time it is met in an item only, and each hit is extended
+//! both ways unless it lies inside a run already found for its leaf. So
+//! on text that repeats itself the run reported may fall short of the
+//! longest; that a match exists is still found. Every hit and every byte of
+//! extension counts against [`STEP_LIMIT`]; past it, or past any other
+//! bound, the scan stops and says it is incomplete.
 
 use std::collections::{BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -126,41 +131,48 @@ fn leaf(text: &str, pointer: &str, out: &mut Vec<Leaf>) -> bool {
 }
 
 /// Collects the leaves of `value`; returns whether a bound left some out.
-fn leaves(value: &Value, pointer: &mut String, depth: usize, out: &mut Vec<Leaf>) -> bool {
+fn collect(value: &Value, pointer: &mut String, depth: usize, out: &mut Vec<Leaf>) -> bool {
     match value {
         Value::String(s) => leaf(s, pointer, out),
         Value::Number(n) => leaf(&n.to_string(), pointer, out),
         Value::Null | Value::Bool(_) => false,
         _ if depth >= DEPTH_LIMIT => true,
-        Value::Array(items) => {
-            let mut cut = false;
-            for (i, item) in items.iter().enumerate() {
-                let len = pointer.len();
-                pointer.push('/');
-                pointer.push_str(&i.to_string());
-                cut |= leaves(item, pointer, depth + 1, out);
-                pointer.truncate(len);
-                if out.len() >= LEAF_LIMIT {
-                    return true;
-                }
-            }
-            cut
-        }
-        Value::Object(members) => {
-            let mut cut = false;
-            for (key, item) in members {
-                let len = pointer.len();
-                pointer.push('/');
-                pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
-                cut |= leaves(item, pointer, depth + 1, out);
-                pointer.truncate(len);
-                if out.len() >= LEAF_LIMIT {
-                    return true;
-                }
-            }
-            cut
-        }
+        Value::Array(items) => children(
+            items.iter().enumerate().map(|(i, v)| (i.to_string(), v)),
+            pointer,
+            depth,
+            out,
+        ),
+        Value::Object(members) => children(
+            members
+                .iter()
+                .map(|(k, v)| (k.replace('~', "~0").replace('/', "~1"), v)),
+            pointer,
+            depth,
+            out,
+        ),
     }
+}
+
+/// Collects the leaves of each child, by its pointer segment.
+fn children<'a>(
+    items: impl Iterator<Item = (String, &'a Value)>,
+    pointer: &mut String,
+    depth: usize,
+    out: &mut Vec<Leaf>,
+) -> bool {
+    let mut cut = false;
+    for (segment, item) in items {
+        if out.len() >= LEAF_LIMIT {
+            return true;
+        }
+        let len = pointer.len();
+        pointer.push('/');
+        pointer.push_str(&segment);
+        cut |= collect(item, pointer, depth + 1, out);
+        pointer.truncate(len);
+    }
+    cut
 }
 
 /// A hasher for keys that are already 8 bytes of text: one multiply.
@@ -181,52 +193,151 @@ impl Hasher for GramHasher {
     }
 }
 
-/// Bits in the filter in front of the table.
-const FILTER_BITS: u32 = 20;
+/// The filter in front of the table: one bit per slot, set for the slot
+/// of each window of the leaves, with many slots per window so that a
+/// miss rarely costs a look-up; for the few leaves of a call it is
+/// 32 KiB, small enough for the fastest cache.
+struct Filter {
+    bits: Vec<u64>,
+    shift: u32,
+}
 
-fn filter_slot(gram: u64) -> usize {
-    (gram.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - FILTER_BITS)) as usize
+impl Filter {
+    fn new(windows: usize) -> Self {
+        let slots = (windows * 64).next_power_of_two().clamp(1 << 18, 1 << 24);
+        Self {
+            bits: vec![0; slots / 64],
+            shift: 64 - slots.trailing_zeros(),
+        }
+    }
+
+    fn slot(&self, gram: u64) -> usize {
+        (gram.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+    }
+
+    fn insert(&mut self, gram: u64) {
+        let slot = self.slot(gram);
+        if let Some(word) = self.bits.get_mut(slot >> 6) {
+            *word |= 1 << (slot & 63);
+        }
+    }
+
+    fn may_hold(&self, gram: u64) -> bool {
+        let slot = self.slot(gram);
+        self.bits
+            .get(slot >> 6)
+            .is_some_and(|word| word >> (slot & 63) & 1 != 0)
+    }
+}
+
+/// The window starting at `window[0]`, as a number.
+fn gram(window: &[u8]) -> u64 {
+    window.try_into().map_or(0, u64::from_le_bytes)
+}
+
+/// Calls `hit` with the start and number of each window of `bytes` that
+/// `filter` may hold, in order, until it returns `false`; returns whether
+/// every window was read. Windows are cut from two words at a time, eight
+/// to a word, rather than loaded one by one.
+fn each_candidate(filter: &Filter, bytes: &[u8], mut hit: impl FnMut(usize, u64) -> bool) -> bool {
+    let mut chunks = bytes.chunks_exact(MIN_RUN);
+    let Some(first) = chunks.next() else {
+        return true;
+    };
+    let mut word = gram(first);
+    let mut base = 0;
+    for chunk in chunks {
+        let next = gram(chunk);
+        for k in 0..MIN_RUN {
+            let window = if k == 0 {
+                word
+            } else {
+                word >> (8 * k) | next << (64 - 8 * k)
+            };
+            if filter.may_hold(window) && !hit(base + k, window) {
+                return false;
+            }
+        }
+        word = next;
+        base += MIN_RUN;
+    }
+    // The windows that start in the last whole word.
+    for (k, window) in bytes[base..].windows(MIN_RUN).enumerate() {
+        let window = gram(window);
+        if filter.may_hold(window) && !hit(base + k, window) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Links' common parts: windows made only of these say nothing.
+const SCHEMES: [&str; 3] = ["https://", "http://", "www."];
+
+/// The places of one window in the leaves: the first in each leaf.
+#[derive(Default)]
+struct Postings {
+    /// The item (counted from 1) in which the window was last met.
+    met_in: usize,
+    /// Leaf and place.
+    places: Vec<(usize, usize)>,
 }
 
 /// Each 8-byte window of the leaves, with the first place it occurs in
-/// each leaf.
+/// each leaf. Windows wholly inside a scheme or `www.` are left out: a
+/// link that matches further is still found through its other windows,
+/// and extended back over them.
 struct Index {
-    filter: Vec<u64>,
-    table: HashMap<u64, Vec<(usize, usize)>, BuildHasherDefault<GramHasher>>,
+    table: HashMap<u64, Postings, BuildHasherDefault<GramHasher>>,
 }
 
 impl Index {
-    fn new(leaves: &[Leaf]) -> Self {
+    /// The index of `leaves`, and its filter.
+    fn new(leaves: &[Leaf]) -> (Self, Filter) {
+        let mut filter = Filter::new(leaves.iter().map(|l| l.text.len()).sum());
         let mut index = Self {
-            filter: vec![0; 1 << (FILTER_BITS - 6)],
             table: HashMap::default(),
         };
         for (n, leaf) in leaves.iter().enumerate() {
-            let bytes = leaf.text.as_bytes();
-            let mut gram = 0u64;
-            for (at, b) in bytes.iter().enumerate() {
-                gram = gram << 8 | u64::from(*b);
-                if at + 1 < MIN_RUN {
+            let noise = scheme_bytes(&leaf.text);
+            for (place, window) in leaf.text.as_bytes().windows(MIN_RUN).enumerate() {
+                if noise[place..place + MIN_RUN].iter().all(|&x| x) {
                     continue;
                 }
-                let places = index.table.entry(gram).or_default();
-                if places.last().is_none_or(|&(leaf, _)| leaf != n) {
-                    places.push((n, at + 1 - MIN_RUN));
-                    let slot = filter_slot(gram);
-                    index.filter[slot >> 6] |= 1 << (slot & 63);
+                let gram = gram(window);
+                let postings = &mut index.table.entry(gram).or_default().places;
+                if postings.last().is_none_or(|&(leaf, _)| leaf != n) {
+                    postings.push((n, place));
+                    filter.insert(gram);
                 }
             }
         }
-        index
+        (index, filter)
     }
 
-    fn get(&self, gram: u64) -> &[(usize, usize)] {
-        let slot = filter_slot(gram);
-        if self.filter[slot >> 6] & (1 << (slot & 63)) == 0 {
-            return &[];
+    /// The places of `gram` if it was not met yet in `item`.
+    fn first_meeting(&mut self, gram: u64, item: usize) -> &[(usize, usize)] {
+        match self.table.get_mut(&gram) {
+            Some(postings) if postings.met_in != item => {
+                postings.met_in = item;
+                &postings.places
+            }
+            _ => &[],
         }
-        self.table.get(&gram).map_or(&[], Vec::as_slice)
     }
+}
+
+/// Which bytes of `text` belong to a scheme or `www.`.
+fn scheme_bytes(text: &str) -> Vec<bool> {
+    let mut noise = vec![false; text.len()];
+    for scheme in SCHEMES {
+        for (at, _) in text.match_indices(scheme) {
+            noise[at..at + scheme.len()]
+                .iter_mut()
+                .for_each(|x| *x = true);
+        }
+    }
+    noise
 }
 
 /// The best run of a leaf so far.
@@ -236,60 +347,97 @@ struct Best {
     sources: BTreeSet<Origin>,
 }
 
+/// The state of one scan over the untrusted items.
+struct Search<'a> {
+    leaves: &'a [Leaf],
+    index: Index,
+    filter: Filter,
+    best: Vec<Best>,
+    /// Per leaf, the first byte of the item not yet covered by a run.
+    covered: Vec<usize>,
+    steps: usize,
+}
+
+impl Search<'_> {
+    /// Reads the `item`th (from 1) text; returns `false` when the budget
+    /// ran out.
+    fn item(&mut self, item: usize, origin: &Origin, text: &str) -> bool {
+        self.covered.iter_mut().for_each(|c| *c = 0);
+        let bytes = text.as_bytes();
+        let Self {
+            leaves,
+            index,
+            filter,
+            best,
+            covered,
+            steps,
+        } = self;
+        each_candidate(filter, bytes, |start, gram| {
+            // A window met again in the same item, or inside a run already
+            // found there, most likely belongs to the same run.
+            for &(n, place) in index.first_meeting(gram, item) {
+                *steps += 1;
+                if start < covered[n] {
+                    continue;
+                }
+                let leaf = &leaves[n].text;
+                let (from, to, ahead) = extend(leaf.as_bytes(), place, bytes, start);
+                *steps += to - from;
+                covered[n] = start + ahead + 1 - MIN_RUN;
+                best[n].offer(origin, leaf, from, to);
+            }
+            *steps <= STEP_LIMIT
+        })
+    }
+}
+
+impl Best {
+    /// Takes the run `leaf[from..to]` found in an item of `origin` if it
+    /// is worth a highlight and changes the outcome: longer than the best,
+    /// or from a new source. Others are not shaped again.
+    fn offer(&mut self, origin: &Origin, leaf: &str, from: usize, to: usize) {
+        let new_source = !self.sources.contains(origin);
+        let longer = self.run.is_none_or(|(f, t, _)| t - f < to - from);
+        if !(new_source || longer) {
+            return;
+        }
+        if let Some(kind) = shape(leaf, from, to) {
+            if new_source {
+                self.sources.insert(origin.clone());
+            }
+            if longer {
+                self.run = Some((from, to, kind));
+            }
+        }
+    }
+}
+
 /// Finds the highlights of `arguments` in `items`, the folded untrusted
 /// texts with their origins.
 pub(super) fn scan<'a>(
     arguments: &Value,
     items: impl IntoIterator<Item = (&'a Origin, &'a str)>,
 ) -> Highlights {
-    let mut found = Vec::new();
-    let mut incomplete = leaves(arguments, &mut String::new(), 0, &mut found);
-    let leaves = found;
-    if leaves.is_empty() {
-        return Highlights {
-            found: Vec::new(),
-            incomplete,
-        };
-    }
-    let index = Index::new(&leaves);
-    let mut best: Vec<Best> = leaves.iter().map(|_| Best::default()).collect();
-    let mut steps = 0usize;
-    // Per leaf, the first byte of the item not yet covered by a run.
-    let mut covered = vec![0usize; leaves.len()];
-    'items: for (origin, text) in items {
-        covered.iter_mut().for_each(|c| *c = 0);
-        let bytes = text.as_bytes();
-        let mut gram = 0u64;
-        for (at, b) in bytes.iter().enumerate() {
-            gram = gram << 8 | u64::from(*b);
-            if at + 1 < MIN_RUN {
-                continue;
-            }
-            let start = at + 1 - MIN_RUN;
-            for &(n, place) in index.get(gram) {
-                steps += 1;
-                if start < covered[n] {
-                    continue;
-                }
-                let leaf = leaves[n].text.as_bytes();
-                let (from, to, ahead) = extend(leaf, place, bytes, start);
-                steps += to - from;
-                // Later windows wholly inside this run are the same run.
-                covered[n] = start + ahead + 1 - MIN_RUN;
-                if let Some(kind) = shape(&leaves[n].text, from, to) {
-                    let entry = &mut best[n];
-                    entry.sources.insert(origin.clone());
-                    if entry.run.is_none_or(|(f, t, _)| t - f < to - from) {
-                        entry.run = Some((from, to, kind));
-                    }
-                }
-            }
-            if steps > STEP_LIMIT {
+    let mut leaves = Vec::new();
+    let mut incomplete = collect(arguments, &mut String::new(), 0, &mut leaves);
+    let (index, filter) = Index::new(&leaves);
+    let mut search = Search {
+        index,
+        filter,
+        best: leaves.iter().map(|_| Best::default()).collect(),
+        covered: vec![0; leaves.len()],
+        leaves: &leaves,
+        steps: 0,
+    };
+    if !leaves.is_empty() {
+        for (n, (origin, text)) in items.into_iter().enumerate() {
+            if !search.item(n + 1, origin, text) {
                 incomplete = true;
-                break 'items;
+                break;
             }
         }
     }
+    let best = search.best;
     let mut found: Vec<Highlight> = leaves
         .into_iter()
         .zip(best)
@@ -349,26 +497,40 @@ fn is_boundary(bytes: &[u8], at: usize) -> bool {
 /// The shape of `leaf[from..to]`, if it is worth a highlight.
 fn shape(leaf: &str, from: usize, to: usize) -> Option<FragmentKind> {
     let run = leaf.get(from..to)?;
-    let bare = ["https://", "http://", "www."]
+    let noise: usize = SCHEMES
         .iter()
-        .fold(run, |r, prefix| r.strip_prefix(prefix).unwrap_or(r));
-    if bare.len() < MIN_RUN {
+        .map(|s| run.matches(s).count() * s.len())
+        .sum();
+    let bare = run.len().saturating_sub(noise);
+    if bare < MIN_RUN {
         return None;
     }
-    if run.contains("://") || run.starts_with("www.") {
+    let after = |mark: &str| {
+        run.split_once(mark)
+            .is_some_and(|(_, a)| a.len() >= MIN_RUN)
+    };
+    if after("://") || after("www.") {
         return Some(FragmentKind::Url);
     }
-    let mut words = bare.split(' ');
-    if words.clone().any(|w| {
+    let words = || {
+        run.split(' ').map(|w| {
+            let w = SCHEMES
+                .iter()
+                .fold(w, |w, s| w.strip_prefix(s).unwrap_or(w));
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+        })
+    };
+    let email = |w: &str| {
         w.split_once('@')
             .is_some_and(|(user, host)| !user.is_empty() && host.contains('.'))
-    }) {
+    };
+    if words().any(email) {
         return Some(FragmentKind::Email);
     }
-    if words.any(|w| w.len() >= MIN_RUN && !w.chars().all(char::is_alphabetic)) {
+    if words().any(|w| w.len() >= MIN_RUN && !w.chars().all(char::is_alphabetic)) {
         return Some(FragmentKind::Token);
     }
-    (bare.len() >= PHRASE_RUN).then_some(FragmentKind::Phrase)
+    (bare >= PHRASE_RUN).then_some(FragmentKind::Phrase)
 }
 
 /// `text` cut to [`FRAGMENT_SHOWN`] bytes on a character boundary.

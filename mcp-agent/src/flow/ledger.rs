@@ -4,6 +4,9 @@
 
 use std::collections::BTreeMap;
 
+use serde_json::Value;
+
+use super::highlight::{scan, Highlights};
 use super::label::{Integrity, Label, Origin};
 
 /// Most bytes of folded text kept for one item; the rest of a larger item
@@ -96,8 +99,14 @@ impl Ledger {
         self.unsearched
     }
 
+    /// The argument values of a call that also occur in untrusted items:
+    /// see [`highlight`](super::highlight) for the rule and its bounds.
+    pub fn highlights(&self, arguments: &Value) -> Highlights {
+        scan(arguments, self.untrusted_texts())
+    }
+
     /// The folded text of each untrusted item, with its origin.
-    pub(super) fn untrusted_texts(&self) -> impl Iterator<Item = (&Origin, &str)> {
+    fn untrusted_texts(&self) -> impl Iterator<Item = (&Origin, &str)> {
         self.entries
             .iter()
             .filter(|e| e.label.integrity == Integrity::Untrusted)
@@ -121,6 +130,14 @@ pub(super) fn fold_into(out: &mut String, text: &str, limit: usize) -> usize {
                 out.push(' ');
             }
             space = true;
+            continue;
+        }
+        if c.is_ascii_graphic() {
+            if out.len() >= limit {
+                return at;
+            }
+            out.push(c.to_ascii_lowercase());
+            space = false;
             continue;
         }
         if is_invisible(c) {

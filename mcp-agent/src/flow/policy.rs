@@ -9,7 +9,7 @@ use super::config::FlowConfig;
 use super::endorse::{
     plain_name, sources_text, Endorsement, EndorsementKind, Question, SourceCount,
 };
-use super::highlight::{scan, Highlights};
+use super::highlight::Highlights;
 use super::label::Origin;
 use super::ledger::{ItemId, Ledger};
 
@@ -205,7 +205,7 @@ impl FlowPolicy {
         FlowDecision::NeedsEndorsement(Question {
             server: call.server.to_owned(),
             tool: call.tool.to_owned(),
-            highlights: scan(call.arguments, ledger.untrusted_texts()),
+            highlights: ledger.highlights(call.arguments),
             class,
             sources: uncovered,
             reason: format!("{reason}: a person's endorsement is needed"),
@@ -221,18 +221,17 @@ impl FlowPolicy {
         name: String,
         sources: &[SourceCount],
     ) -> FlowDecision {
-        let highlights = scan(call.arguments, ledger.untrusted_texts());
+        let highlights = ledger.highlights(call.arguments);
         let mut reason = format!(
             "{name}: read-only calls need no endorsement, although the context holds untrusted \
              output from {}",
             sources_text(sources)
         );
         if !highlights.found.is_empty() {
-            let n = highlights.found.len();
             reason.push_str(&format!(
-                "; note: {n} argument value{} also occur{} in untrusted output and go to server `{}`",
-                if n == 1 { "" } else { "s" },
-                if n == 1 { "s" } else { "" },
+                "; note: argument values that also occur in untrusted output: {}, sent to \
+                 server `{}`",
+                highlights.found.len(),
                 plain_name(call.server),
             ));
         }
