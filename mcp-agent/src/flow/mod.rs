@@ -87,8 +87,9 @@
 //!    `--allow-flow` flag ([`FlowPolicy::allow_flow_flag`]) endorses it.
 //!    Both give [`FlowDecision::Endorsed`], recording which.
 //! 4. Otherwise [`FlowDecision::NeedsEndorsement`] with a [`Question`]:
-//!    the untrusted sources not covered (which servers, how many items
-//!    each), the argument values found in untrusted output (see
+//!    the untrusted sources (which servers, how many items each, which
+//!    flow rule allows each, if one does), the argument values found in
+//!    untrusted output (see
 //!    [`highlight`]), and a plain [`summary`](Question::summary). Only
 //!    [`Question::answer`] with a person's [`Answer::Endorse`] turns it
 //!    into an [`Endorsement`]. Any other answer gives a [`Refusal`] whose

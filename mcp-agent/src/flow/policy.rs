@@ -158,22 +158,27 @@ impl FlowPolicy {
                 highlights: Highlights::default(),
             };
         }
-        let sources: Vec<SourceCount> = ledger
+        let mut sources: Vec<SourceCount> = ledger
             .untrusted_sources()
             .map(|(origin, items)| SourceCount {
                 origin: origin.clone(),
                 items,
+                rule: None,
             })
             .collect();
         if class == ToolClass::ReadOnly {
             return self.read_only(ledger, call, name, &sources);
         }
-        let (rules, uncovered) = self.coverage(call, &sources);
+        let rules = self.cover(call, &mut sources);
+        let uncovered: Vec<SourceCount> = sources
+            .iter()
+            .filter(|s| s.rule.is_none())
+            .cloned()
+            .collect();
+        let class_text = class.describe();
         if uncovered.is_empty() {
             let reason = format!(
-                "{name}, {}: flow rules {} cover every untrusted source ({})",
-                class.describe(),
-                list(&rules),
+                "{name}, {class_text}: flow rules allow every untrusted source: {}",
                 sources_text(&sources),
             );
             return FlowDecision::Endorsed(Endorsement::new(
@@ -183,16 +188,12 @@ impl FlowPolicy {
                 reason,
             ));
         }
-        let uncovered_text = sources_text(&uncovered);
         let mut reason = format!(
-            "{name}, {}, after untrusted output from {uncovered_text}",
-            class.describe(),
+            "{name}, {class_text}, after untrusted output from {}",
+            sources_text(&uncovered),
         );
         if !rules.is_empty() {
-            reason.push_str(&format!(
-                " (flow rules {} cover the other sources, not these)",
-                list(&rules)
-            ));
+            reason.push_str(", which no flow rule allows (rules allow the others)");
         }
         if self.allow_flow {
             return FlowDecision::Endorsed(Endorsement::new(
@@ -207,7 +208,7 @@ impl FlowPolicy {
             tool: call.tool.to_owned(),
             highlights: ledger.highlights(call.arguments),
             class,
-            sources: uncovered,
+            sources,
             reason: format!("{reason}: a person's endorsement is needed"),
         })
     }
@@ -242,36 +243,20 @@ impl FlowPolicy {
         }
     }
 
-    /// The flow rules for `call` that cover some source, and the sources
-    /// none covers.
-    fn coverage(
-        &self,
-        call: &ProposedCall<'_>,
-        sources: &[SourceCount],
-    ) -> (Vec<usize>, Vec<SourceCount>) {
+    /// Marks each source with the first flow rule that lets its data into
+    /// `call`, and returns the rules used, in order.
+    fn cover(&self, call: &ProposedCall<'_>, sources: &mut [SourceCount]) -> Vec<usize> {
         let mut used = BTreeSet::new();
-        let mut uncovered = Vec::new();
         for source in sources {
-            let rule = match &source.origin {
+            source.rule = match &source.origin {
                 Origin::Server(id) => self.config.flows().iter().position(|rule| {
                     rule.to.matches(call.server, call.tool) && rule.from.matches(id)
                 }),
                 // Only servers are named by `from`.
                 Origin::User | Origin::Host => None,
             };
-            match rule {
-                Some(index) => {
-                    used.insert(index);
-                }
-                None => uncovered.push(source.clone()),
-            }
+            used.extend(source.rule);
         }
-        (used.into_iter().collect(), uncovered)
+        used.into_iter().collect()
     }
-}
-
-/// `[0, 2]` as `0, 2`.
-fn list(indexes: &[usize]) -> String {
-    let parts: Vec<String> = indexes.iter().map(usize::to_string).collect();
-    parts.join(", ")
 }
