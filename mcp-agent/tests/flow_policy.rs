@@ -316,10 +316,20 @@ fn table() {
                 assert_eq!(e.kind(), &EndorsementKind::Rule(rules.to_vec()), "{name}");
                 assert_eq!(e.reason(), *reason, "{name}");
                 assert_eq!((e.server(), e.tool()), (*server, *tool), "{name}");
+                assert!(e.covers(&call), "{name}");
+                let other = json!({"other": true});
+                assert!(
+                    !e.covers(&ProposedCall {
+                        arguments: &other,
+                        ..call
+                    }),
+                    "{name}"
+                );
             }
             (Expect::Flag(reason), FlowDecision::Endorsed(e)) => {
                 assert_eq!(e.kind(), &EndorsementKind::Flag, "{name}");
                 assert_eq!(e.reason(), *reason, "{name}");
+                assert!(e.covers(&call), "{name}");
             }
             (Expect::Ask(sources, highlights, reason), FlowDecision::NeedsEndorsement(q)) => {
                 assert_eq!(q.reason(), *reason, "{name}");
@@ -374,6 +384,7 @@ fn only_a_persons_yes_endorses() {
     );
     let e = q.clone().answer(Answer::Endorse).expect("endorsed");
     assert_eq!(e.kind(), &EndorsementKind::Person);
+    assert_eq!((e.server(), e.tool()), ("mail", "send"));
     assert!(e
         .reason()
         .starts_with("a person endorsed it: `mail/send`, an egress tool"));

@@ -183,8 +183,7 @@ impl FlowPolicy {
             );
             return FlowDecision::Endorsed(Endorsement::new(
                 EndorsementKind::Rule(rules),
-                call.server,
-                call.tool,
+                call,
                 reason,
             ));
         }
@@ -198,14 +197,14 @@ impl FlowPolicy {
         if self.allow_flow {
             return FlowDecision::Endorsed(Endorsement::new(
                 EndorsementKind::Flag,
-                call.server,
-                call.tool,
+                call,
                 format!("--allow-flow endorses {reason}"),
             ));
         }
         FlowDecision::NeedsEndorsement(Question {
             server: call.server.to_owned(),
             tool: call.tool.to_owned(),
+            arguments: mcp_digest::digest(call.arguments),
             highlights: ledger.highlights(call.arguments),
             class,
             sources,
