@@ -17,6 +17,24 @@
 //! not the entry's `trusted`, which trusts the server's annotations.
 //! `egress` and `flows` sit in the top-level `flow` object, whose unknown
 //! keys are errors so that a misspelt rule never silently does nothing.
+//!
+//! ```
+//! use mcp_agent::flow::{FlowConfig, Integrity};
+//! use serde_json::json;
+//!
+//! let config = FlowConfig::from_host_json(&json!({
+//!     "mcpServers": { "notes": { "command": "notes", "trustOutput": true } },
+//!     "flow": { "egress": ["web/*"], "flows": [{ "from": "mail", "to": "notes/append" }] }
+//! }))?;
+//! assert_eq!(config.label("notes").integrity, Integrity::Trusted);
+//! assert_eq!(config.label("mail").integrity, Integrity::Untrusted);
+//! assert_eq!(config.egress("web", "fetch"), Some(0));
+//!
+//! let error = FlowConfig::from_host_json(&json!({"flow": {"flows": [{"from": "mail", "to": "notes"}]}}))
+//!     .unwrap_err();
+//! assert!(error.to_string().starts_with("flow rule 0: `to` pattern \"notes\""));
+//! # Ok::<(), mcp_agent::flow::ConfigError>(())
+//! ```
 
 use std::collections::BTreeSet;
 

@@ -8,6 +8,16 @@
 //! before (leftmost is always right for `*`). The work is at most the
 //! text's length times the pattern's, and patterns are short
 //! ([`PATTERN_LIMIT`]).
+//!
+//! ```
+//! use mcp_agent::flow::{Glob, ToolGlob};
+//!
+//! assert!(Glob::new("mail-*")?.matches("mail-work"));
+//! let egress = ToolGlob::new("*/fetch?")?;
+//! assert!(egress.matches("web", "fetch2"));
+//! assert!(!egress.matches("web", "prefetch"));
+//! # Ok::<(), mcp_agent::flow::GlobError>(())
+//! ```
 
 use std::fmt;
 

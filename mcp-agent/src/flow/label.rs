@@ -1,4 +1,14 @@
 //! Labels: where a context item came from and whether it may steer.
+//!
+//! ```
+//! use mcp_agent::flow::{Integrity, Label, Origin};
+//!
+//! assert_eq!(Label::user().integrity, Integrity::Trusted);
+//! let mail = Label::server("mail", Integrity::Untrusted);
+//! assert_eq!(mail.origin.server(), Some("mail"));
+//! assert_eq!(mail.origin.to_string(), "server `mail`");
+//! assert_eq!(Origin::Host.to_string(), "the host");
+//! ```
 
 use std::fmt;
 

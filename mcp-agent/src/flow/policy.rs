@@ -1,4 +1,28 @@
-//! The decision for one proposed call.
+//! The decision for one proposed call: its [`ToolClass`], then
+//! [`FlowPolicy::check`] against the conversation's [`Ledger`].
+//!
+//! ```
+//! use mcp_agent::flow::{FlowConfig, FlowDecision, FlowPolicy, Ledger, ProposedCall, ToolClass};
+//! use serde_json::json;
+//!
+//! let config = FlowConfig::from_host_json(&json!({"flow": {"egress": ["web/*"]}}))?;
+//! let policy = FlowPolicy::new(config);
+//! let mut ledger = Ledger::new();
+//! policy.record_output(&mut ledger, "docs", "Read me.");
+//!
+//! let arguments = json!({"q": "flow policy"});
+//! let search = ProposedCall {
+//!     server: "docs",
+//!     tool: "search",
+//!     arguments: &arguments,
+//!     read_only_by_trusted_server: true,
+//! };
+//! assert!(matches!(policy.check(&ledger, &search), FlowDecision::Free { class: ToolClass::ReadOnly, .. }));
+//! // Egress stays consequential whatever the annotations say.
+//! let fetch = ProposedCall { server: "web", tool: "fetch", ..search };
+//! assert!(matches!(policy.check(&ledger, &fetch), FlowDecision::NeedsEndorsement(_)));
+//! # Ok::<(), mcp_agent::flow::ConfigError>(())
+//! ```
 
 use std::collections::BTreeSet;
 
