@@ -76,7 +76,10 @@ impl Ledger {
         if label.integrity == Integrity::Untrusted {
             *self.untrusted.entry(label.origin.clone()).or_default() += 1;
             let room = ITEM_TEXT_LIMIT.min(LEDGER_TEXT_LIMIT - self.kept);
-            let read = fold_into(&mut kept, text, room);
+            // Folding can shrink text without end (a run of spaces is one
+            // space): read no more than a few times the room.
+            let head = &text[..text.floor_char_boundary(room.saturating_mul(4))];
+            let read = fold_into(&mut kept, head, room);
             self.kept += kept.len();
             self.unsearched += (text.len() - read) as u64;
         }
@@ -118,8 +121,12 @@ impl Ledger {
 
     /// The argument values of a call that also occur in untrusted items:
     /// see [`highlight`](super::highlight) for the rule and its bounds.
+    /// Text past the ledger's limits was not kept, so the highlights are
+    /// then [incomplete](Highlights::incomplete).
     pub fn highlights(&self, arguments: &Value) -> Highlights {
-        scan(arguments, self.untrusted_texts())
+        let mut found = scan(arguments, self.untrusted_texts());
+        found.incomplete |= self.unsearched > 0;
+        found
     }
 
     /// The folded text of each untrusted item, with its origin.
@@ -247,6 +254,20 @@ mod tests {
     }
 
     #[test]
+    fn text_that_folds_to_little_is_read_only_so_far() {
+        let mut ledger = Ledger::new();
+        let spaces = " ".repeat(5 * ITEM_TEXT_LIMIT);
+        ledger.record(Label::server("web", Integrity::Untrusted), &spaces);
+        assert_eq!(ledger.unsearched_bytes(), ITEM_TEXT_LIMIT as u64);
+        let small = Ledger::new();
+        assert!(
+            !small
+                .highlights(&serde_json::json!("anything long"))
+                .incomplete
+        );
+    }
+
+    #[test]
     fn text_past_the_limits_is_counted_not_kept() {
         let mut ledger = Ledger::new();
         let big = "x".repeat(ITEM_TEXT_LIMIT + 10);
@@ -261,6 +282,11 @@ mod tests {
         );
         // Trusted text is never kept.
         ledger.record(Label::user(), &big);
+        assert!(
+            ledger
+                .highlights(&serde_json::json!("anything long"))
+                .incomplete
+        );
         assert_eq!(
             ledger.unsearched_bytes(),
             (9 * big.len() - LEDGER_TEXT_LIMIT) as u64
