@@ -1,6 +1,8 @@
 //! Highlights: which argument values the endorsement question points at.
 
-use mcp_agent::flow::highlight::{DEPTH_LIMIT, FRAGMENT_SHOWN, LEAF_BYTES, LEAF_LIMIT};
+use mcp_agent::flow::highlight::{
+    ARGUMENTS_BYTES, DEPTH_LIMIT, FRAGMENT_SHOWN, LEAF_BYTES, LEAF_LIMIT,
+};
 use mcp_agent::flow::{FragmentKind, Highlights, Integrity, Label, Ledger, Origin};
 use serde_json::{json, Value};
 
@@ -236,24 +238,41 @@ fn repetitive_text_is_read_once_per_window() {
 
 #[test]
 fn the_step_budget_stops_a_scan_and_says_so() {
-    // The most leaves, each the longest, and text made of ever longer
-    // heads of them, each cut right after a window not met before: every
-    // such window extends every leaf backwards over the whole head.
+    // Leaves within every other bound, and text made of ever longer heads
+    // of them, each cut right after a window not met before: every such
+    // window extends every leaf backwards over the whole head.
     let mut seed = 7u64;
-    let block: String = (0..LEAF_BYTES)
+    let block: String = (0..1000)
         .map(|_| {
             seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
             char::from(b'a' + (seed >> 59) as u8 % 26)
         })
         .collect();
-    let leaves: Vec<Value> = (0..LEAF_LIMIT).map(|_| json!(block)).collect();
-    let text: String = (0..1400).map(|q| format!("{}#", &block[..q + 8])).collect();
-    let h = highlights(&[("web", &text)], &json!(leaves));
+    let leaves = json!(vec![block.clone(); 64]);
+    let heads: String = (0..990).map(|q| format!("{}#", &block[..q + 8])).collect();
+    let h = highlights(&[("web", &heads)], &leaves);
     assert!(h.incomplete);
     // What was found before the budget ran out stays.
-    assert_eq!(h.found.len(), LEAF_LIMIT);
-    assert!(h
-        .found
-        .iter()
-        .all(|f| !f.whole && block.starts_with(f.fragment.trim_end_matches('…'))));
+    assert_eq!(h.found.len(), 64);
+    assert!(h.found.iter().all(|f| !f.whole));
+    // The same leaves against text that costs little are read in full.
+    let h = highlights(&[("web", &block)], &leaves);
+    assert!(!h.incomplete);
+    assert!(h.found.iter().all(|f| f.whole));
+}
+
+#[test]
+fn arguments_are_read_up_to_their_own_cap() {
+    let secret = "tok-0123456789";
+    let text = format!("leaked {secret}");
+    let filler = "y".repeat(LEAF_BYTES);
+    let mut args: Vec<Value> = vec![json!(filler); ARGUMENTS_BYTES / LEAF_BYTES];
+    args.push(json!(secret));
+    let h = highlights(&[("web", &text)], &json!(args));
+    assert!(h.incomplete);
+    assert!(h.found.is_empty());
+    args.remove(0);
+    let h = highlights(&[("web", &text)], &json!(args));
+    assert!(!h.incomplete);
+    assert_eq!(h.found.len(), 1);
 }

@@ -42,8 +42,8 @@
 //!
 //! # Bounds
 //!
-//! At most [`LEAF_LIMIT`] leaves of at most [`LEAF_BYTES`] bytes each
-//! are read, [`DEPTH_LIMIT`] levels deep. The arguments' 8-byte windows
+//! At most [`LEAF_LIMIT`] leaves of at most [`LEAF_BYTES`] bytes each,
+//! [`ARGUMENTS_BYTES`] in all, are read, [`DEPTH_LIMIT`] levels deep. The arguments' 8-byte windows
 //! (but those wholly inside `https://`, `http://` or `www.`) go into a
 //! table with a bit filter in front, and each untrusted item is read
 //! once, one filter probe per byte. A window is looked up in the table
@@ -55,7 +55,7 @@
 //! bound, the scan stops and says it is incomplete.
 
 use std::collections::{BTreeSet, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::{BuildHasher, Hasher, RandomState};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -75,11 +75,14 @@ pub const LEAF_LIMIT: usize = 256;
 /// Most bytes of one folded leaf read.
 pub const LEAF_BYTES: usize = 4096;
 
+/// Most bytes of folded leaves read in all.
+pub const ARGUMENTS_BYTES: usize = 64 << 10;
+
 /// Deepest nesting of arguments read.
 pub const DEPTH_LIMIT: usize = 64;
 
 /// Most hits and extension bytes of one scan.
-pub const STEP_LIMIT: usize = 8 << 20;
+pub const STEP_LIMIT: usize = 2 << 20;
 
 /// Longest fragment shown, in bytes; longer ones end with `…`.
 pub const FRAGMENT_SHOWN: usize = 160;
@@ -136,9 +139,11 @@ fn leaf(text: &str, pointer: &str, out: &mut Vec<Leaf>) -> bool {
     if out.len() >= LEAF_LIMIT {
         return true;
     }
+    let used: usize = out.iter().map(|l| l.text.len()).sum();
+    let room = LEAF_BYTES.min(ARGUMENTS_BYTES.saturating_sub(used));
     let text = text.trim();
     let mut folded = String::new();
-    let read = fold_into(&mut folded, text, LEAF_BYTES);
+    let read = fold_into(&mut folded, text, room);
     if folded.len() >= MIN_RUN {
         out.push(Leaf {
             pointer: pointer.to_owned(),
@@ -193,21 +198,46 @@ fn children<'a>(
     cut
 }
 
-/// A hasher for keys that are already 8 bytes of text: one multiply.
-#[derive(Default)]
+/// The table's hasher: windows are 8 bytes already, so a key drawn once
+/// per scan is mixed in and the bits stirred (the SplitMix64 finaliser).
+/// A plain multiply would leave the low bits, which pick the bucket, to
+/// the window's first bytes alone, so that windows sharing a start pile
+/// into one bucket; the key keeps text from being written to do so.
+#[derive(Clone, Copy)]
+struct GramKey(u64);
+
+impl GramKey {
+    fn random() -> Self {
+        Self(RandomState::new().hash_one(0u64))
+    }
+}
+
+impl BuildHasher for GramKey {
+    type Hasher = GramHasher;
+
+    fn build_hasher(&self) -> GramHasher {
+        GramHasher(self.0)
+    }
+}
+
 struct GramHasher(u64);
 
 impl Hasher for GramHasher {
     fn finish(&self) -> u64 {
-        self.0
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
     }
+
     fn write(&mut self, bytes: &[u8]) {
         for b in bytes {
-            self.0 = (self.0 << 8 | u64::from(*b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            self.0 = self.0.rotate_left(8) ^ u64::from(*b);
         }
     }
+
     fn write_u64(&mut self, gram: u64) {
-        self.0 = gram.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 ^= gram;
     }
 }
 
@@ -289,6 +319,9 @@ fn each_candidate(filter: &Filter, bytes: &[u8], mut hit: impl FnMut(usize, u64)
     true
 }
 
+/// Slots of the cache of windows met lately in an item.
+const SEEN_SLOTS: usize = 1 << 10;
+
 /// Links' common parts: windows made only of these say nothing.
 const SCHEMES: [&str; 3] = ["https://", "http://", "www."];
 
@@ -306,7 +339,7 @@ struct Postings {
 /// link that matches further is still found through its other windows,
 /// and extended back over them.
 struct Index {
-    table: HashMap<u64, Postings, BuildHasherDefault<GramHasher>>,
+    table: HashMap<u64, Postings, GramKey>,
 }
 
 impl Index {
@@ -314,7 +347,7 @@ impl Index {
     fn new(leaves: &[Leaf]) -> (Self, Filter) {
         let mut filter = Filter::new(leaves.iter().map(|l| l.text.len()).sum());
         let mut index = Self {
-            table: HashMap::default(),
+            table: HashMap::with_hasher(GramKey::random()),
         };
         for (n, leaf) in leaves.iter().enumerate() {
             let noise = scheme_bytes(&leaf.text);
@@ -390,7 +423,18 @@ impl Search<'_> {
             covered,
             steps,
         } = self;
+        // Windows met lately in this item, so that text that repeats
+        // itself is turned away before the table. Folded text has no NUL,
+        // so no window is 0.
+        let mut seen = vec![0u64; SEEN_SLOTS];
         each_candidate(filter, bytes, |start, gram| {
+            let slot = (gram.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                >> (64 - SEEN_SLOTS.trailing_zeros())) as usize;
+            match seen.get_mut(slot) {
+                Some(last) if *last == gram => return true,
+                Some(last) => *last = gram,
+                None => {}
+            }
             // A window met again in the same item, or inside a run already
             // found there, most likely belongs to the same run.
             for &(n, place) in index.first_meeting(gram, item) {
