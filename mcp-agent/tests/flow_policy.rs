@@ -487,6 +487,10 @@ fn decisions_serialise_for_the_transcript() {
     let value = serde_json::to_value(FlowDecision::NeedsEndorsement(q.clone())).expect("json");
     assert_eq!(value["decision"], "needsEndorsement");
     assert_eq!(
+        value["class"],
+        json!({"kind": "egress", "pattern": 0, "glob": "mail/send"})
+    );
+    assert_eq!(
         value["sources"][0],
         json!({"origin": {"kind": "server", "id": "tickets"}, "items": 1})
     );

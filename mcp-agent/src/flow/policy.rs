@@ -54,7 +54,7 @@ pub struct ProposedCall<'a> {
 
 /// What a call can do, as far as flows go.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase", tag = "class")]
+#[serde(rename_all = "camelCase", tag = "kind")]
 pub enum ToolClass {
     /// Marked read-only by a server whose annotations are trusted, and no
     /// egress pattern matches.
