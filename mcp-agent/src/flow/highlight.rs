@@ -606,3 +606,63 @@ fn shown(text: &str) -> String {
     }
     format!("{}…", &text[..end])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_cut_from_words_are_the_windows() {
+        let text: Vec<u8> = (0..64u8).map(|i| b'a' + i % 26).collect();
+        for len in 0..text.len() {
+            let bytes = &text[..len];
+            let mut filter = Filter::new(len);
+            let expected: Vec<(usize, u64)> = bytes
+                .windows(MIN_RUN)
+                .enumerate()
+                .map(|(at, w)| (at, gram(w)))
+                .collect();
+            expected.iter().for_each(|&(_, g)| filter.insert(g));
+            let mut got = Vec::new();
+            assert!(each_candidate(&filter, bytes, |at, g| {
+                got.push((at, g));
+                true
+            }));
+            assert_eq!(got, expected, "length {len}");
+        }
+    }
+
+    #[test]
+    fn a_refused_window_stops_the_reading() {
+        let bytes = b"abcdefghijklmnopqrstuvwxyz";
+        let mut filter = Filter::new(bytes.len());
+        bytes.windows(MIN_RUN).for_each(|w| filter.insert(gram(w)));
+        let mut seen = 0;
+        assert!(!each_candidate(&filter, bytes, |at, _| {
+            seen += 1;
+            at < 10
+        }));
+        assert_eq!(seen, 11);
+    }
+
+    #[test]
+    fn shapes() {
+        let rows = [
+            ("https://evil.example/x", Some(FragmentKind::Url)),
+            ("see https://", None),
+            ("www.example.org", Some(FragmentKind::Url)),
+            ("bob@evil.example", Some(FragmentKind::Email)),
+            ("ab12cd34ef", Some(FragmentKind::Token)),
+            ("instructions,", None),
+            ("password", None),
+            (
+                "ignore all previous instructions",
+                Some(FragmentKind::Phrase),
+            ),
+            ("short", None),
+        ];
+        for (run, expected) in rows {
+            assert_eq!(shape(run, 0, run.len()), expected, "{run}");
+        }
+    }
+}
