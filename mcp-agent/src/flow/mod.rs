@@ -89,8 +89,8 @@
 //! 4. Otherwise [`FlowDecision::NeedsEndorsement`] with a [`Question`]:
 //!    the untrusted sources (which servers, how many items each, which
 //!    flow rule allows each, if one does), the argument values found in
-//!    untrusted output (see
-//!    [`highlight`]), and a plain [`summary`](Question::summary). Only
+//!    untrusted output (see [`highlight`]), and a plain
+//!    [`summary`](Question::summary). Only
 //!    [`Question::answer`] with a person's [`Answer::Endorse`] turns it
 //!    into an [`Endorsement`]. Any other answer gives a [`Refusal`] whose
 //!    [`model_message`](Refusal::model_message) is the tool's error for
@@ -133,16 +133,20 @@
 //!   it instead: the [`FlowDecision::Free`] of a read-only call after
 //!   untrusted output carries the highlights, and its reason says how many
 //!   argument values also occur in untrusted output and which server they
-//!   go to, for the transcript. A server whose reads can leak should have
-//!   its tools listed under `egress`, which makes them consequential.
+//!   go to, for the transcript. Only untrusted text is highlighted: the
+//!   user's own secrets sent in a query are not. A server whose reads can
+//!   leak should have its tools listed under `egress`, which makes them
+//!   consequential.
 //! - **Trusted data shaped by untrusted data.** Secrets the user typed
 //!   are trusted text; the policy sees no difference between the model
 //!   writing them to a tool because the user asked and because a web page
 //!   asked. That is why every consequential call after taint needs an
 //!   endorsement, not just the ones whose arguments match.
-//! - **Paraphrase.** Highlights find copied text, not reworded text,
-//!   encodings (base64, hex) or values split across arguments. They
-//!   inform the person; they are never what decides.
+//! - **Paraphrase.** Highlights find copied text, not reworded or
+//!   reformatted text (an IBAN given spaces), encodings (base64, hex),
+//!   values split across arguments, or object keys, and not text past the
+//!   ledger's limits (they then say they are incomplete). They inform the
+//!   person; they are never what decides.
 //! - **Lying annotations of trusted servers.** A tool marked read-only by
 //!   a server whose annotations are trusted is believed; mark tools that
 //!   can send data out as egress.
