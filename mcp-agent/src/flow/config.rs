@@ -114,7 +114,8 @@ pub enum ConfigError {
     /// A key of the wrong shape.
     #[error("{place}: {message}")]
     Shape {
-        /// Where: `flow`, or `server "id"`.
+        /// Where: `flow` or a path in it (`flow.flows[1]`), or
+        /// `server "id"`.
         place: String,
         /// What the parser said.
         message: String,
@@ -189,10 +190,15 @@ impl FlowConfig {
     pub fn from_host_json(document: &Value) -> Result<Self, ConfigError> {
         let section = match document.get("flow") {
             None => FlowSection::default(),
-            Some(value) => FlowSection::deserialize(value).map_err(|e| ConfigError::Shape {
-                place: "flow".into(),
-                message: e.to_string(),
-            })?,
+            Some(value) => {
+                serde_path_to_error::deserialize(value).map_err(|e| ConfigError::Shape {
+                    place: match e.path().to_string().as_str() {
+                        "." => "flow".to_owned(),
+                        path => format!("flow.{path}"),
+                    },
+                    message: e.into_inner().to_string(),
+                })?
+            }
         };
         let mut config = Self::new(&section)?;
         let entries = ["mcpServers", "servers"]
@@ -302,7 +308,15 @@ mod tests {
             ),
             (
                 json!({"flow": {"egres": ["web/*"]}}),
-                "flow: unknown field `egres`, expected `egress` or `flows`",
+                "flow.egres: unknown field `egres`, expected `egress` or `flows`",
+            ),
+            (
+                json!({"flow": {"flows": [{"from": "a", "to": "b/c"}, {"form": "a", "to": "b/c"}]}}),
+                "flow.flows[1].form: unknown field `form`, expected `from` or `to`",
+            ),
+            (
+                json!({"flow": {"egress": "web/*"}}),
+                "flow.egress: invalid type: string \"web/*\", expected a sequence",
             ),
             (
                 json!({"mcpServers": {"m": {"trustOutput": "yes"}}}),
