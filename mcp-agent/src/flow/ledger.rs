@@ -148,20 +148,22 @@ impl Ledger {
 /// URL on one.
 pub(super) fn fold_into(out: &mut String, text: &str, limit: usize) -> usize {
     let mut space = out.ends_with(' ');
+    out.reserve(text.len().min(limit.saturating_sub(out.len())));
     for (at, c) in text.char_indices() {
-        if c.is_whitespace() {
-            if !space && out.len() < limit {
-                out.push(' ');
-            }
-            space = true;
-            continue;
-        }
+        // Most text is printable ASCII: that case first.
         if c.is_ascii_graphic() {
             if out.len() >= limit {
                 return at;
             }
             out.push(c.to_ascii_lowercase());
             space = false;
+            continue;
+        }
+        if c.is_whitespace() {
+            if !space && out.len() < limit {
+                out.push(' ');
+            }
+            space = true;
             continue;
         }
         if is_invisible(c) {
