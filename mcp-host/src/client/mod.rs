@@ -82,8 +82,9 @@ use crate::probe::{DiscoverReply, EraProbe, LegacyReason, ProbeStep};
 use crate::schema::{InputSchema, SchemaError};
 use crate::untrusted::Untrusted;
 
-/// Where a server is.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Where a server is. Its `Debug` shows header names without their values
+/// and a URL without its query, which may carry keys.
+#[derive(Clone, PartialEq, Eq)]
 pub enum Target {
     /// A process to start, spoken to over its stdin and stdout.
     Stdio(StdioCommand),
@@ -94,6 +95,25 @@ pub enum Target {
         /// Headers added to every request, such as `Authorization`.
         headers: Vec<(String, String)>,
     },
+}
+
+impl std::fmt::Debug for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Stdio(command) => f.debug_tuple("Stdio").field(command).finish(),
+            Self::Http { url, headers } => {
+                let url = match url.split_once('?') {
+                    Some((base, _)) => format!("{base}?…"),
+                    None => url.clone(),
+                };
+                let headers: Vec<&str> = headers.iter().map(|(name, _)| name.as_str()).collect();
+                f.debug_struct("Http")
+                    .field("url", &url)
+                    .field("headers", &headers)
+                    .finish()
+            }
+        }
+    }
 }
 
 /// The default of [`ClientOptions::max_message_size`]: 16 MiB.

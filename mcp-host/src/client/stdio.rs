@@ -36,12 +36,21 @@ use tracing::Instrument;
 use super::error::ClientError;
 
 /// How a server process is started.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+///
+/// Its `Debug` shows the names of the variables, never their values, and
+/// the arguments as [`shown_args`](Self::shown_args) has them: an
+/// argument or variable expanded from a secret never shows.
+#[derive(Clone, Default, PartialEq, Eq)]
 pub struct StdioCommand {
     /// The program.
     pub command: String,
     /// Its arguments.
     pub args: Vec<String>,
+    /// The arguments as the configuration wrote them, before variables
+    /// and inputs were expanded: what reports and `Debug` show instead of
+    /// [`args`](Self::args), so that an expanded secret or input answer
+    /// never shows. `None` shows `args`.
+    pub shown_args: Option<Vec<String>>,
     /// Variables added to the host's environment.
     pub env: Vec<(String, String)>,
     /// The working directory.
@@ -51,11 +60,26 @@ pub struct StdioCommand {
     pub inherit_stderr: bool,
 }
 
+impl std::fmt::Debug for StdioCommand {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let env: Vec<&str> = self.env.iter().map(|(name, _)| name.as_str()).collect();
+        f.debug_struct("StdioCommand")
+            .field("command", &self.command)
+            .field("args", self.shown_args.as_ref().unwrap_or(&self.args))
+            .field("env", &env)
+            .field("cwd", &self.cwd)
+            .field("inherit_stderr", &self.inherit_stderr)
+            .finish()
+    }
+}
+
 impl StdioCommand {
-    /// The program and its arguments, as one line to show a person.
+    /// The program and its arguments, as one line to show a person: the
+    /// arguments as the configuration wrote them, when it did
+    /// ([`shown_args`](Self::shown_args)).
     pub fn command_line(&self) -> String {
         std::iter::once(&self.command)
-            .chain(&self.args)
+            .chain(self.shown_args.as_ref().unwrap_or(&self.args))
             .map(String::as_str)
             .collect::<Vec<_>>()
             .join(" ")

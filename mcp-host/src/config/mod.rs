@@ -449,9 +449,11 @@ impl HostConfig {
                     for (name, value) in &entry.env {
                         env.insert(name.clone(), expanded(&format!("env.{name}"), value)?);
                     }
+                    let written = entry.args.iter().any(|a| a.contains("${"));
                     Target::Stdio(StdioCommand {
                         command,
                         args,
+                        shown_args: written.then(|| entry.args.clone()),
                         env: env.into_iter().collect(),
                         cwd: entry.cwd,
                         inherit_stderr: false,
@@ -704,6 +706,41 @@ mod tests {
         {"type": "promptString", "id": "never"},
         {"type": "command", "id": "picked", "command": "extension.pick"}
     ]"#;
+
+    #[test]
+    fn expanded_secrets_never_show_in_debug_or_reports() {
+        let prompter = inputs::tests::Fixed::new(&[("key", "s3cret"), ("mode", "2")]);
+        let text = format!(
+            r#"{{{INPUTS}, "servers": {{
+                "a": {{"command": "srv", "args": ["--key", "${{input:key}}", "--token=${{API_TOKEN}}"],
+                       "env": {{"KEY": "${{input:key}}"}}}},
+                "b": {{"url": "https://h.example/mcp?key=${{API_TOKEN}}",
+                       "headers": {{"Authorization": "Bearer ${{input:key}}"}}}}
+            }}}}"#
+        );
+        let config = HostConfig::from_json_with(&text, &Fixed, &prompter).expect("valid");
+        let a = command(&config, "a");
+        // The process gets the values...
+        assert_eq!(a.args, ["--key", "s3cret", "--token=t0k"]);
+        // ...reports and Debug show what the configuration wrote.
+        assert_eq!(
+            a.command_line(),
+            "srv --key ${input:key} --token=${API_TOKEN}"
+        );
+        let debug = format!("{config:?}");
+        for secret in ["s3cret", "t0k"] {
+            assert!(!debug.contains(secret), "{secret} in {debug}");
+        }
+        assert!(
+            debug.contains("\"KEY\"") && debug.contains("\"Authorization\""),
+            "{debug}"
+        );
+        assert!(debug.contains("https://h.example/mcp?…"), "{debug}");
+        // A command without variables shows as it is.
+        let plain = read(r#"{"mcpServers": {"p": {"command": "srv", "args": ["--stdio"]}}}"#)
+            .expect("valid");
+        assert_eq!(command(&plain, "p").command_line(), "srv --stdio");
+    }
 
     #[test]
     fn each_input_is_asked_once_and_fills_every_field_that_uses_it() {
