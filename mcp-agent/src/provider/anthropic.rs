@@ -7,6 +7,9 @@
 //!   with its text and images as content blocks (base64 `image` blocks)
 //!   and `is_error`.
 //! - [`ToolChoice::Required`] is `{"type":"any"}`.
+//! - The current Messages API has no sampling parameters (the SDK's
+//!   request type refuses `temperature`), so [`Request::temperature`] is
+//!   not sent.
 //! - Usage: Anthropic counts cache reads and writes apart from
 //!   `input_tokens`; the neutral `input_tokens` is their sum, and
 //!   `cached_input_tokens` the reads.
@@ -65,9 +68,6 @@ pub fn encode(request: &Request, stream: bool) -> WireRequest {
             ToolChoice::Tool(name) => json!({ "type": "tool", "name": name }),
         };
         body.insert("tool_choice".into(), choice);
-    }
-    if let Some(temperature) = request.temperature {
-        body.insert("temperature".into(), json!(temperature));
     }
     if stream {
         body.insert("stream".into(), json!(true));

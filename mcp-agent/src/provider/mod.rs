@@ -164,7 +164,8 @@ pub struct Request {
     /// A cap on the tokens of the answer. Anthropic requires one; when
     /// `None` its encoder sends [`anthropic::DEFAULT_MAX_TOKENS`].
     pub max_output_tokens: Option<u32>,
-    /// Sampling temperature.
+    /// Sampling temperature (OpenAI and Gemini; Anthropic's Messages API
+    /// no longer takes one, and its encoder leaves it out).
     pub temperature: Option<f64>,
 }
 
