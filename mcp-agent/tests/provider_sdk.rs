@@ -6,17 +6,17 @@
 //! builds responses and stream events with the SDKs' own models for our
 //! decoders to read.
 
-mod common;
+mod provider_common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-use common::{full_request, object, plain_request, sse};
 use mcp_agent::provider::{
     Arguments, FinishReason, Limits, Provider, Response, StreamEvent, ToolChoice, Usage,
 };
+use provider_common::{full_request, object, plain_request, sse};
 use serde_json::{json, Value};
 
 fn sdk_dir() -> PathBuf {
@@ -312,4 +312,28 @@ fn streaming_openai_requests_ask_for_usage() {
         .expect("encodes")
         .body;
     assert_eq!(body.get("stream_options"), None);
+}
+
+/// The hand-written turns of the stream tests are shapes the SDKs take:
+/// every event and every whole body.
+#[test]
+fn the_stream_test_cases_are_sdk_shapes() {
+    let mut items = Vec::new();
+    let mut labels = Vec::new();
+    for case in provider_common::cases::all() {
+        let (event_kind, whole_kind) = case.kinds();
+        for (n, event) in case.events.iter().enumerate() {
+            if event == "[DONE]" {
+                continue;
+            }
+            let body: Value = serde_json::from_str(event).expect("JSON");
+            labels.push(format!("{} event {n}", case.name));
+            items.push((event_kind, body));
+        }
+        labels.push(format!("{} whole", case.name));
+        items.push((whole_kind, case.whole.clone()));
+    }
+    for (label, verdict) in labels.iter().zip(validate(&items)) {
+        assert_eq!(verdict, None, "{label}");
+    }
 }

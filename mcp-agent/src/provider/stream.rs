@@ -163,8 +163,13 @@ impl Assembler {
         self.events.push(StreamEvent::Usage(usage));
     }
 
-    /// Records why the model stopped.
+    /// Records why the model stopped ("stop" with tool calls read as
+    /// [`FinishReason::ToolCalls`]).
     pub fn finish(&mut self, reason: FinishReason) {
+        let reason = match reason {
+            FinishReason::Stop if !self.calls.is_empty() => FinishReason::ToolCalls,
+            reason => reason,
+        };
         self.finish = Some(reason.clone());
         self.events.push(StreamEvent::Finished(reason));
     }
@@ -184,8 +189,7 @@ impl Assembler {
         std::mem::take(&mut self.events)
     }
 
-    /// The response: arguments parsed, and "stop" with tool calls read
-    /// as [`FinishReason::ToolCalls`].
+    /// The response, its arguments parsed.
     pub fn into_response(self) -> Response {
         let tool_calls: Vec<ToolCall> = self
             .calls
@@ -197,15 +201,10 @@ impl Assembler {
                 signature: call.signature,
             })
             .collect();
-        let finish = match self.finish {
-            Some(FinishReason::Stop) if !tool_calls.is_empty() => FinishReason::ToolCalls,
-            Some(reason) => reason,
-            None => FinishReason::Unknown,
-        };
         Response {
             text: self.text,
             tool_calls,
-            finish,
+            finish: self.finish.unwrap_or(FinishReason::Unknown),
             usage: self.usage,
         }
     }
@@ -333,6 +332,15 @@ impl StreamDecoder {
     }
 
     fn event(&mut self, data: &str) -> Result<(), DecodeError> {
+        // The reader bounds an event that arrives in pieces; one that
+        // arrives whole in a large chunk is bounded here.
+        let limit = self.assembler.limits.max_event_bytes;
+        if data.len() > limit {
+            return Err(DecodeError::TooLarge {
+                what: "one event of the stream",
+                limit,
+            });
+        }
         if self.done {
             return Err(DecodeError::Sequence {
                 detail: "an event after the end of the stream".to_owned(),

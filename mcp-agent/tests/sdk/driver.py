@@ -110,6 +110,14 @@ def openai_request(kind, stream):
     return run
 
 
+def anthropic_event(body):
+    """A stream event; `ping` is not in the SDK's event union, its stream
+    reader skips it by the event name before validating."""
+    if body == {"type": "ping"}:
+        return
+    TypeAdapter(RawMessageStreamEvent).validate_json(json.dumps(body))
+
+
 VALIDATORS = {
     "openai.request": openai_request(CompletionCreateParamsNonStreaming, False),
     "openai.stream_request": openai_request(CompletionCreateParamsStreaming, True),
@@ -119,9 +127,7 @@ VALIDATORS = {
     "openai.response": model(ChatCompletion),
     "openai.chunk": model(ChatCompletionChunk),
     "anthropic.response": model(Message),
-    "anthropic.event": lambda body: TypeAdapter(RawMessageStreamEvent).validate_json(
-        json.dumps(body)
-    ),
+    "anthropic.event": anthropic_event,
     "gemini.response": model(genai.GenerateContentResponse, strict=True),
 }
 

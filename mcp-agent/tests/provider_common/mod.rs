@@ -125,3 +125,5 @@ pub fn sse<I: IntoIterator<Item = S>, S: AsRef<str>>(events: I) -> Vec<u8> {
     }
     body
 }
+
+pub mod cases;
