@@ -372,14 +372,19 @@ impl Client {
         let body = read_capped(response, MAX_ERROR_BODY)
             .await
             .unwrap_or_default();
-        let value: Option<serde_json::Value> = serde_json::from_slice(&body).ok();
+        // A provider that echoes the key does not get it into our errors:
+        // it is cut from the body before, and from the message after, the
+        // message is read (JSON escapes could hide it from the first).
+        let body = self.redact(String::from_utf8_lossy(&body).into_owned());
+        let value: Option<serde_json::Value> = serde_json::from_str(&body).ok();
         if hints.retry_after.is_none() && self.endpoint.provider == Provider::Gemini {
             hints.retry_after = value.as_ref().and_then(retry::gemini_retry_delay);
         }
         let message = value
             .as_ref()
             .and_then(error_message)
-            .unwrap_or_else(|| bounded(&String::from_utf8_lossy(&body)));
+            .unwrap_or_else(|| bounded(&body));
+        let message = self.redact(message);
         Err(Attempt {
             failure: Failure::Status(status.as_u16()),
             hints,
@@ -390,6 +395,13 @@ impl Client {
                 attempts,
             },
         })
+    }
+
+    fn redact(&self, text: String) -> String {
+        match &self.endpoint.key {
+            Some(key) if text.contains(key.expose()) => text.replace(key.expose(), "[redacted]"),
+            _ => text,
+        }
     }
 
     async fn complete_once(&self, wire: &WireRequest, attempts: u32) -> Result<Response, Attempt> {
