@@ -39,6 +39,8 @@ enum Reply {
         first: Vec<u8>,
         closed: oneshot::Sender<()>,
     },
+    /// A 200 event stream of `first`, then silence.
+    Stall { first: Vec<u8> },
     /// The connection closed before any byte of a response.
     Hangup,
     /// A body of this many bytes sent chunked, without a length.
@@ -153,6 +155,11 @@ async fn answer(socket: &mut TcpStream, reply: Reply) -> std::io::Result<()> {
                     return Ok(());
                 }
             }
+        }
+        Reply::Stall { first } => {
+            socket.write_all(stream_head).await?;
+            chunk(socket, &first).await?;
+            tokio::time::sleep(Duration::from_secs(30)).await;
         }
         Reply::Hangup => {}
         Reply::Endless(size) => {
@@ -653,4 +660,61 @@ async fn a_dropped_request_future_closes_the_connection() {
         .await
         .expect("the server saw the connection close")
         .expect("reported");
+}
+
+#[tokio::test]
+async fn a_stalled_stream_ends_at_the_read_timeout() {
+    let first = sse(openai_events(&["Hi"]));
+    let server = Server::start(vec![Reply::Stall { first }]).await;
+    let endpoint = Endpoint {
+        provider: Provider::OpenAi,
+        base_url: format!("{}/v1", server.base),
+        key: None,
+    };
+    let timeouts = Timeouts {
+        connect: Duration::from_secs(5),
+        read: Duration::from_millis(300),
+        total: Duration::from_secs(20),
+    };
+    let client =
+        Client::with(endpoint, Limits::default(), fast_retries(3), timeouts).expect("client");
+    let started = Instant::now();
+    let mut delivered = 0;
+    let error = client
+        .stream(&request(), std::future::pending(), |_| delivered += 1)
+        .await
+        .expect_err("stalled");
+    assert!(
+        matches!(error, Error::Transport { attempts: 1, .. }),
+        "{error:?}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(delivered, 1);
+    assert_eq!(
+        server.seen().len(),
+        1,
+        "output had been delivered: no retry"
+    );
+    assert_eq!(
+        server.seen()[0].header("authorization"),
+        None,
+        "no key, no header"
+    );
+}
+
+/// A turn can run on a multi-threaded runtime's task.
+#[tokio::test]
+async fn a_turn_is_send() {
+    fn send<T: Send>(_: &T) {}
+    let server = Server::start(vec![]).await;
+    let client = client(Provider::OpenAi, &server, 1);
+    let request = request();
+    let turn = client.stream(&request, std::future::pending(), |_| {});
+    send(&turn);
+    let complete = client.complete(&request);
+    send(&complete);
 }

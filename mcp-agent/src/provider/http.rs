@@ -13,8 +13,9 @@
 //! - Errors name the provider, the status and the provider's message
 //!   (bounded, control characters escaped), never the key.
 
-use std::cell::{Cell, RefCell};
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
 use futures_util::StreamExt;
@@ -268,8 +269,9 @@ impl Client {
         let wire = self.encode(request, true)?;
         // Shared by every attempt: whether an event reached the caller,
         // and the caller's callback.
-        let delivered = Cell::new(false);
-        let on_event = RefCell::new(on_event);
+        // (Atomic and locked, so that the turn's future is `Send`.)
+        let delivered = AtomicBool::new(false);
+        let on_event = Mutex::new(on_event);
         self.retrying(cancel, |attempts| {
             self.stream_once(&wire, attempts, &delivered, &on_event)
         })
@@ -432,8 +434,8 @@ impl Client {
         &self,
         wire: &WireRequest,
         attempts: u32,
-        delivered: &Cell<bool>,
-        on_event: &RefCell<impl FnMut(StreamEvent)>,
+        delivered: &AtomicBool,
+        on_event: &Mutex<impl FnMut(StreamEvent)>,
     ) -> Result<Response, Attempt> {
         let provider = self.endpoint.provider.name();
         let response = self.send(wire, attempts).await?;
@@ -441,15 +443,18 @@ impl Client {
         let mut body = response.bytes_stream();
         let mut any_bytes = false;
         while let Some(chunk) = body.next().await {
-            let failure = retry_failure(any_bytes || delivered.get());
+            let failure = retry_failure(any_bytes || delivered.load(Ordering::Relaxed));
             let chunk = chunk.map_err(|e| Attempt::transport(provider, failure, &e, attempts))?;
             any_bytes |= !chunk.is_empty();
             let events = decoder
                 .push(&chunk)
                 .map_err(|source| Attempt::decode(provider, source))?;
-            for event in events {
-                delivered.set(true);
-                (on_event.borrow_mut())(event);
+            if !events.is_empty() {
+                delivered.store(true, Ordering::Relaxed);
+                // Only this attempt holds the lock; a callback that
+                // panicked poisoned it, and its turn is over anyway.
+                let mut on_event = on_event.lock().unwrap_or_else(|e| e.into_inner());
+                events.into_iter().for_each(&mut *on_event);
             }
         }
         decoder
