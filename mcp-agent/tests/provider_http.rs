@@ -718,3 +718,48 @@ async fn a_turn_is_send() {
     let complete = client.complete(&request);
     send(&complete);
 }
+
+#[tokio::test]
+async fn gemini_retry_info_in_the_body_is_honoured() {
+    let quota = json!({"error": {"code": 429, "status": "RESOURCE_EXHAUSTED", "message": "quota",
+        "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "0.4s"}]}});
+    let ok = json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "ok"}]}, "finishReason": "STOP"}]});
+    let server = Server::start(vec![whole(429, quota), whole(200, ok)]).await;
+    // The policy's own backoff is 10 ms: a wait of 400 ms is the body's.
+    let client = client(Provider::Gemini, &server, 3);
+    let started = Instant::now();
+    let response = client.complete(&request()).await.expect("succeeds");
+    assert_eq!(response.text, "ok");
+    assert!(
+        started.elapsed() >= Duration::from_millis(400),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(server.seen().len(), 2);
+}
+
+#[tokio::test]
+async fn a_retry_after_past_the_wait_cap_gives_up_at_once() {
+    let server = Server::start(vec![
+        Reply::Whole {
+            status: 503,
+            headers: vec![("retry-after", "3600".to_owned())],
+            body: br#"{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}"#.to_vec(),
+        },
+        whole(200, json!({})),
+    ])
+    .await;
+    let client = client(Provider::Anthropic, &server, 3);
+    let started = Instant::now();
+    let error = client.complete(&request()).await.expect_err("gives up");
+    assert!(
+        matches!(&error, Error::Status { status: 503, attempts: 1, message, .. } if message == "overloaded_error: Overloaded"),
+        "{error:?}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(server.seen().len(), 1);
+}

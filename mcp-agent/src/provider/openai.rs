@@ -15,6 +15,8 @@
 //!   and the images of all results follow in one `user` message of
 //!   `image_url` data URLs, each set introduced by a text part naming its
 //!   call.
+//! - A `refusal` is the answer's text, and makes the finish
+//!   [`FinishReason::ContentFilter`].
 //! - Tool call arguments arrive as a JSON string; text that is not a JSON
 //!   object becomes [`Arguments::Invalid`](super::Arguments::Invalid), and
 //!   goes back to the provider as it came.
@@ -160,9 +162,7 @@ pub fn decode(value: &Value, limits: &Limits) -> Result<super::Response, DecodeE
     let message = choice
         .get("message")
         .ok_or_else(|| shape("a choice without a message"))?;
-    if let Some(text) = str_field(message, "content") {
-        asm.text(text)?;
-    }
+    let refused = text(message, &mut asm)?;
     for call in array(message, "tool_calls")? {
         let function = call.get("function").unwrap_or(&Value::Null);
         let id = str_field(call, "id").unwrap_or_default();
@@ -173,7 +173,7 @@ pub fn decode(value: &Value, limits: &Limits) -> Result<super::Response, DecodeE
         asm.usage(self::usage(usage));
     }
     if let Some(reason) = str_field(choice, "finish_reason") {
-        asm.finish(finish(reason));
+        asm.finish(finish(reason, refused));
     }
     Ok(asm.into_response())
 }
@@ -183,6 +183,7 @@ pub fn decode(value: &Value, limits: &Limits) -> Result<super::Response, DecodeE
 #[derive(Debug, Default)]
 pub struct StreamState {
     calls: Vec<(u64, usize)>,
+    refused: bool,
 }
 
 /// Decodes one `chat.completion.chunk`.
@@ -201,9 +202,7 @@ pub fn chunk(
     let choices = array(value, "choices")?;
     if let Some(choice) = choices.first() {
         let delta = choice.get("delta").unwrap_or(&Value::Null);
-        if let Some(text) = str_field(delta, "content") {
-            asm.text(text)?;
-        }
+        state.refused |= text(delta, asm)?;
         for call in array(delta, "tool_calls")? {
             let provider_index = call
                 .get("index")
@@ -225,7 +224,7 @@ pub fn chunk(
             asm.arguments(slot, str_field(function, "arguments").unwrap_or_default())?;
         }
         if let Some(reason) = str_field(choice, "finish_reason") {
-            asm.finish(finish(reason));
+            asm.finish(finish(reason, state.refused));
         }
     }
     if let Some(usage) = value.get("usage").filter(|u| u.is_object()) {
@@ -245,7 +244,25 @@ fn usage(usage: &Value) -> Usage {
     }
 }
 
-fn finish(reason: &str) -> FinishReason {
+/// The text of a message or delta, its `refusal` included; whether
+/// there was a refusal.
+fn text(message: &Value, asm: &mut Assembler) -> Result<bool, DecodeError> {
+    if let Some(text) = str_field(message, "content") {
+        asm.text(text)?;
+    }
+    match str_field(message, "refusal") {
+        Some(refusal) if !refusal.is_empty() => {
+            asm.text(refusal)?;
+            Ok(true)
+        }
+        _ => Ok(false),
+    }
+}
+
+fn finish(reason: &str, refused: bool) -> FinishReason {
+    if refused {
+        return FinishReason::ContentFilter;
+    }
     match reason {
         "stop" => FinishReason::Stop,
         "length" => FinishReason::Length,

@@ -191,6 +191,35 @@ fn openai() -> Vec<Case> {
     ]
 }
 
+fn oa_refusal() -> Case {
+    let whole = json!({
+        "id": "chatcmpl-9", "object": "chat.completion", "created": 7, "model": "m",
+        "choices": [{"index": 0, "finish_reason": "stop", "logprobs": null,
+                     "message": {"role": "assistant", "content": null,
+                                 "refusal": "I can't help with that."}}],
+        "usage": {"prompt_tokens": 4, "completion_tokens": 6, "total_tokens": 10}
+    });
+    Case {
+        name: "openai refusal",
+        provider: Provider::OpenAi,
+        events: strings(
+            vec![
+                oa_chunk(json!({"role": "assistant", "refusal": ""}), None),
+                oa_chunk(json!({"refusal": "I can't "}), None),
+                oa_chunk(json!({"refusal": "help with that."}), None),
+                oa_chunk(json!({}), Some("stop")),
+                oa_usage(4, 6),
+            ],
+            true,
+        ),
+        whole,
+        text: "I can't help with that.",
+        calls: vec![],
+        finish: FinishReason::ContentFilter,
+        usage: usage(4, 6, None),
+    }
+}
+
 fn an_start(input: u64, cached: u64) -> Value {
     json!({"type": "message_start", "message": {
         "id": "msg_9", "type": "message", "role": "assistant", "model": "claude-x",
@@ -414,6 +443,7 @@ fn gemini() -> Vec<Case> {
 /// Every case.
 pub fn all() -> Vec<Case> {
     let mut cases = openai();
+    cases.push(oa_refusal());
     cases.extend(anthropic());
     cases.extend(gemini());
     cases
