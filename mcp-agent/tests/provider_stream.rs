@@ -364,3 +364,31 @@ fn gemini_thought_parts_are_not_the_answer() {
     assert_eq!(response.text, "42");
     assert_eq!(response.tool_calls.len(), 0);
 }
+
+#[test]
+fn openai_chunks_of_another_choice_are_not_ours() {
+    let events = [
+        json!({"choices": [{"index": 1, "delta": {"content": "other"}}]}).to_string(),
+        json!({"choices": [{"index": 0, "delta": {"content": "ours"}}]}).to_string(),
+        oa_finish("stop"),
+        "[DONE]".to_owned(),
+    ];
+    let (_, response) = stream(Provider::OpenAi, Limits::default(), &[&sse(events)]);
+    assert_eq!(response.expect("complete").text, "ours");
+}
+
+#[test]
+fn a_gemini_chunk_after_the_finish_is_taken() {
+    let events = [
+        json!({"candidates": [{"content": {"parts": [{"text": "Hi"}]}, "finishReason": "STOP"}]})
+            .to_string(),
+        json!({"usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 1}}).to_string(),
+    ];
+    let (_, response) = stream(Provider::Gemini, Limits::default(), &[&sse(events)]);
+    let response = response.expect("complete");
+    assert_eq!(response.text, "Hi");
+    assert_eq!(
+        (response.usage.input_tokens, response.usage.output_tokens),
+        (3, 1)
+    );
+}

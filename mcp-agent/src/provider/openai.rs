@@ -199,8 +199,10 @@ pub fn chunk(
     if !value.is_object() {
         return Err(shape("a chunk that is not an object"));
     }
-    let choices = array(value, "choices")?;
-    if let Some(choice) = choices.first() {
+    // Only the first choice is asked for (no `n`); a chunk of another is
+    // not ours.
+    let first = |c: &&Value| c.get("index").and_then(Value::as_u64).unwrap_or(0) == 0;
+    if let Some(choice) = array(value, "choices")?.iter().find(first) {
         let delta = choice.get("delta").unwrap_or(&Value::Null);
         state.refused |= text(delta, asm)?;
         for call in array(delta, "tool_calls")? {

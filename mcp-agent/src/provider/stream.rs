@@ -341,7 +341,9 @@ impl StreamDecoder {
                 limit,
             });
         }
-        if self.done {
+        // Gemini has no closing event, so a chunk after the one with the
+        // finish reason is taken as it comes rather than failing a turn.
+        if self.done && self.provider != Provider::Gemini {
             return Err(DecodeError::Sequence {
                 detail: "an event after the end of the stream".to_owned(),
             });
