@@ -169,11 +169,10 @@ impl Attempt {
         }
     }
 
-    /// An answer that cannot be decoded: never retried, the provider
-    /// would most likely answer the same.
+    /// An answer that cannot be decoded.
     fn decode(provider: &'static str, source: DecodeError) -> Self {
         Self {
-            failure: Failure::AfterOutput,
+            failure: Failure::Unusable,
             hints: Hints::default(),
             error: Error::Decode { provider, source },
         }

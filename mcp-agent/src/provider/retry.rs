@@ -61,8 +61,12 @@ pub enum Failure {
     Status(u16),
     /// The connection broke or timed out before any byte of the body.
     Connection,
-    /// Streamed output had reached the caller when the attempt failed.
+    /// Streamed output had reached the caller when the attempt failed,
+    /// or part of the body had arrived.
     AfterOutput,
+    /// The answer arrived but cannot be used (not the provider's shape,
+    /// too large, cut): the provider would most likely answer the same.
+    Unusable,
 }
 
 /// What the provider said about retrying.
@@ -97,7 +101,7 @@ impl RetryPolicy {
         jitter: f64,
     ) -> Decision {
         let retryable = match failure {
-            Failure::AfterOutput => return Decision::GiveUp,
+            Failure::AfterOutput | Failure::Unusable => return Decision::GiveUp,
             Failure::Connection => true,
             Failure::Status(status) => hints
                 .should_retry
@@ -295,6 +299,7 @@ mod tests {
             (1, S(0), Failure::Status(401), none, 0.0, Decision::GiveUp),
             (1, S(0), Failure::Status(404), none, 0.0, Decision::GiveUp),
             (1, S(0), Failure::AfterOutput, none, 0.0, Decision::GiveUp),
+            (1, S(0), Failure::Unusable, none, 0.0, Decision::GiveUp),
             (4, S(0), Failure::Status(500), none, 0.0, Decision::GiveUp),
             (
                 1,
