@@ -10,38 +10,32 @@ Reads one JSON document on stdin and writes one on stdout:
   as an SDK model and dumped to JSON.
 """
 
-import importlib
 import json
-import pkgutil
 import sys
 
 import typing_extensions
 from pydantic import ConfigDict, TypeAdapter
 
 
-def forbid_extra(package):
-    """Unknown keys become errors in every TypedDict of `package`."""
-    for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
-        try:
-            module = importlib.import_module(info.name)
-        except Exception:
+def forbid_extra(root):
+    """Unknown keys become errors in `root` and every TypedDict its
+    fields reach."""
+    seen = set()
+    stack = [root]
+    while stack:
+        kind = stack.pop()
+        if id(kind) in seen:
             continue
-        for value in vars(module).values():
-            if (
-                isinstance(value, type)
-                and typing_extensions.is_typeddict(value)
-                and value.__module__.startswith(package.__name__)
-            ):
-                value.__pydantic_config__ = ConfigDict(
-                    extra="forbid", arbitrary_types_allowed=True
-                )
+        seen.add(id(kind))
+        if isinstance(kind, type) and typing_extensions.is_typeddict(kind):
+            kind.__pydantic_config__ = ConfigDict(
+                extra="forbid", arbitrary_types_allowed=True
+            )
+            stack.extend(typing_extensions.get_type_hints(kind, include_extras=True).values())
+        else:
+            stack.extend(typing_extensions.get_args(kind))
+    return root
 
-
-import anthropic.types
-import openai.types
-
-forbid_extra(openai.types)
-forbid_extra(anthropic.types)
 
 from anthropic.types import Message, RawMessageStreamEvent
 from anthropic.types.message_create_params import (
@@ -69,8 +63,21 @@ def consume(value):
 
 
 def typed_dict(kind):
-    adapter = TypeAdapter(kind)
+    adapter = TypeAdapter(forbid_extra(kind))
     return lambda body: consume(adapter.validate_python(body, strict=True))
+
+
+def lazy(make, *args):
+    """A validator built on first use: building one is most of the
+    driver's time."""
+    built = []
+
+    def run(body):
+        if not built:
+            built.append(make(*args))
+        return built[0](body)
+
+    return run
 
 
 GEMINI_REQUEST = {
@@ -119,10 +126,10 @@ def anthropic_event(body):
 
 
 VALIDATORS = {
-    "openai.request": openai_request(CompletionCreateParamsNonStreaming, False),
-    "openai.stream_request": openai_request(CompletionCreateParamsStreaming, True),
-    "anthropic.request": typed_dict(MessageCreateParamsNonStreaming),
-    "anthropic.stream_request": typed_dict(MessageCreateParamsStreaming),
+    "openai.request": lazy(openai_request, CompletionCreateParamsNonStreaming, False),
+    "openai.stream_request": lazy(openai_request, CompletionCreateParamsStreaming, True),
+    "anthropic.request": lazy(typed_dict, MessageCreateParamsNonStreaming),
+    "anthropic.stream_request": lazy(typed_dict, MessageCreateParamsStreaming),
     "gemini.request": gemini_request,
     "openai.response": model(ChatCompletion),
     "openai.chunk": model(ChatCompletionChunk),
