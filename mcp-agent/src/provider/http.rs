@@ -12,6 +12,41 @@
 //!   once with [`Error::Cancelled`].
 //! - Errors name the provider, the status and the provider's message
 //!   (bounded, control characters escaped), never the key.
+//!
+//! ```no_run
+//! use mcp_agent::provider::http::{Client, Endpoint};
+//! use mcp_agent::provider::key::ApiKey;
+//! use mcp_agent::provider::{Provider, StreamEvent};
+//! # async fn turn(request: mcp_agent::provider::Request) -> Result<(), Box<dyn std::error::Error>> {
+//! // A local OpenAI-compatible server needs no key; the official
+//! // services take theirs from the environment.
+//! let local = Client::new(Endpoint {
+//!     provider: Provider::OpenAi,
+//!     base_url: "http://127.0.0.1:11434/v1".into(),
+//!     key: None,
+//! })?;
+//! let anthropic = Client::new(Endpoint::official(
+//!     Provider::Anthropic,
+//!     ApiKey::from_env(Provider::Anthropic)?,
+//! ))?;
+//!
+//! let whole = local.complete(&request).await?;
+//! println!("{}", whole.text);
+//!
+//! // Sending on `stop` (or dropping it) cancels the turn.
+//! let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+//! let streamed = anthropic
+//!     .stream(&request, async { let _ = stopped.await; }, |event| {
+//!         if let StreamEvent::TextDelta(text) = event {
+//!             print!("{text}");
+//!         }
+//!     })
+//!     .await?;
+//! drop(stop);
+//! println!("\n{:?}", streamed.usage);
+//! # Ok(())
+//! # }
+//! ```
 
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
