@@ -392,3 +392,34 @@ fn a_gemini_chunk_after_the_finish_is_taken() {
         (3, 1)
     );
 }
+
+/// An event that arrives in pieces is refused as it grows past the cap,
+/// before it is complete.
+#[test]
+fn an_event_growing_past_its_cap_is_refused_early() {
+    let limits = Limits {
+        max_text_bytes: 1 << 20,
+        ..small()
+    };
+    let body = sse([oa(json!({"content": "x".repeat(1000)}))]);
+    let mut decoder = Provider::OpenAi.stream_decoder(limits);
+    let mut refused_at = None;
+    for (at, byte) in body.iter().enumerate() {
+        if let Err(error) = decoder.push(std::slice::from_ref(byte)) {
+            assert!(
+                matches!(
+                    error,
+                    DecodeError::TooLarge {
+                        what: "one event of the stream",
+                        limit: 256
+                    }
+                ),
+                "{error:?}"
+            );
+            refused_at = Some(at);
+            break;
+        }
+    }
+    let at = refused_at.expect("refused");
+    assert!(at <= 257, "refused only at byte {at}");
+}

@@ -261,9 +261,10 @@ impl StreamDecoder {
     /// past [`Limits`].
     pub fn push(&mut self, bytes: &[u8]) -> Result<Vec<StreamEvent>, DecodeError> {
         self.guard()?;
-        let data = self.reader.push(bytes).map_err(|e| self.fail(e.0));
-        let data = data?;
-        self.events(data)
+        match self.reader.push(bytes) {
+            Ok(data) => self.events(data),
+            Err(too_large) => Err(self.fail(too_large.0)),
+        }
     }
 
     /// Decodes the data of one event (for callers that split events
