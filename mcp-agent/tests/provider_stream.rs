@@ -259,10 +259,10 @@ fn broken_and_hostile_streams_are_errors() {
             |e| matches!(e, DecodeError::Shape { .. }),
         ),
         (
-            "a tool call delta without an index",
+            "a first tool call delta without an index or id",
             Provider::OpenAi,
             Limits::default(),
-            vec![oa(json!({"tool_calls": [{"id": "a", "function": {"name": "f"}}]}))],
+            vec![oa(json!({"tool_calls": [{"function": {"name": "f"}}]}))],
             |e| matches!(e, DecodeError::Shape { .. }),
         ),
         (
@@ -422,4 +422,34 @@ fn an_event_growing_past_its_cap_is_refused_early() {
     }
     let at = refused_at.expect("refused");
     assert!(at <= 257, "refused only at byte {at}");
+}
+
+/// Some OpenAI-compatible servers leave out the index of tool call
+/// deltas: a new id is a new call, a delta without one continues the last.
+#[test]
+fn openai_tool_call_deltas_without_an_index() {
+    let call = |id: Option<&str>, name: Option<&str>, args: &str| {
+        let mut call = json!({"function": {"arguments": args}});
+        if let Some(id) = id {
+            call["id"] = json!(id);
+        }
+        if let Some(name) = name {
+            call["function"]["name"] = json!(name);
+        }
+        oa(json!({"tool_calls": [call]}))
+    };
+    let events = [
+        call(Some("a"), Some("f"), "{\"n\":"),
+        call(None, None, " 1}"),
+        call(Some("b"), Some("g"), "{}"),
+        call(Some("a"), None, ""),
+        oa_finish("tool_calls"),
+        "[DONE]".to_owned(),
+    ];
+    let (_, response) = stream(Provider::OpenAi, Limits::default(), &[&sse(events)]);
+    let response = response.expect("complete");
+    assert_eq!(
+        calls(&response),
+        [("a", "f", json!({"n": 1})), ("b", "g", json!({}))]
+    );
 }

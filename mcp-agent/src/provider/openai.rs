@@ -179,11 +179,37 @@ pub fn decode(value: &Value, limits: &Limits) -> Result<super::Response, DecodeE
 }
 
 /// The bookkeeping of a Chat Completions stream: which of our tool calls
-/// each of the provider's tool call indexes is.
+/// each of the provider's tool call deltas continues, and whether the
+/// model refused.
 #[derive(Debug, Default)]
 pub struct StreamState {
-    calls: Vec<(u64, usize)>,
+    calls: Vec<Known>,
     refused: bool,
+}
+
+/// A tool call of the stream: the provider's index and id, our slot.
+#[derive(Debug)]
+struct Known {
+    index: Option<u64>,
+    id: String,
+    slot: usize,
+}
+
+impl StreamState {
+    /// The slot a delta continues: the call of its index; without an
+    /// index (some compatible servers leave it out), the call of its id,
+    /// or with neither the last call. `None` for a new call.
+    fn slot(&self, call: &Value) -> Option<usize> {
+        let known = match (
+            call.get("index").and_then(Value::as_u64),
+            str_field(call, "id"),
+        ) {
+            (Some(index), _) => self.calls.iter().find(|k| k.index == Some(index)),
+            (None, Some(id)) => self.calls.iter().find(|k| k.id == id),
+            (None, None) => self.calls.last(),
+        };
+        known.map(|k| k.slot)
+    }
 }
 
 /// Decodes one `chat.completion.chunk`.
@@ -206,20 +232,21 @@ pub fn chunk(
         let delta = choice.get("delta").unwrap_or(&Value::Null);
         state.refused |= text(delta, asm)?;
         for call in array(delta, "tool_calls")? {
-            let provider_index = call
-                .get("index")
-                .and_then(Value::as_u64)
-                .ok_or_else(|| shape("a tool call delta without an index"))?;
             let function = call.get("function").unwrap_or(&Value::Null);
-            let slot = match state.calls.iter().find(|(i, _)| *i == provider_index) {
-                Some((_, slot)) => *slot,
+            let slot = match state.slot(call) {
+                Some(slot) => slot,
                 None => {
-                    let id = str_field(call, "id")
-                        .map(str::to_owned)
-                        .unwrap_or_else(|| format!("call_{provider_index}"));
+                    let index = call.get("index").and_then(Value::as_u64);
+                    let id = match (str_field(call, "id"), index) {
+                        (Some(id), _) => id.to_owned(),
+                        (None, Some(index)) => format!("call_{index}"),
+                        (None, None) => {
+                            return Err(shape("a tool call delta without an index or id"))
+                        }
+                    };
                     let name = str_field(function, "name").unwrap_or_default();
                     let slot = asm.start_call(&id, name, None)?;
-                    state.calls.push((provider_index, slot));
+                    state.calls.push(Known { index, id, slot });
                     slot
                 }
             };
