@@ -403,6 +403,10 @@ async fn the_key_goes_in_each_providers_header_only() {
     for (provider, body, line, header, value) in table {
         let server = Server::start(vec![whole(200, body)]).await;
         let client = client(provider, &server, 1);
+        assert!(
+            !format!("{client:?}").contains(KEY),
+            "the client's Debug shows the key"
+        );
         let response = client.complete(&request()).await.expect("succeeds");
         assert_eq!(response.text, "ok", "{provider:?}");
         let seen = server.seen();
