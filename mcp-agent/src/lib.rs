@@ -17,9 +17,13 @@
 //!   Messages and Gemini `generateContent`, streaming included.
 //! - [`flow`]: labels on every context item and the policy that decides
 //!   when a call needs a person's endorsement; sans-IO.
+//! - [`conversation`]: the loop between the model and the host's tools:
+//!   the offer and the books of a conversation sans-IO, and
+//!   [`Agent::turn`](conversation::Agent::turn) with I/O.
 
 #![deny(missing_docs)]
 
+pub mod conversation;
 pub mod flow;
 pub mod names;
 pub mod provider;
