@@ -20,9 +20,12 @@
 //! - [`conversation`]: the loop between the model and the host's tools:
 //!   the offer and the books of a conversation sans-IO, and
 //!   [`Agent::turn`](conversation::Agent::turn) with I/O.
+//! - [`cli`]: the `mcp-agent` command, which `mcp-host chat` and
+//!   `mcp-host run` run.
 
 #![deny(missing_docs)]
 
+pub mod cli;
 pub mod conversation;
 pub mod flow;
 pub mod names;

@@ -107,6 +107,19 @@ pub use terminal::Terminal;
     about = "Run MCP servers and call their tools."
 )]
 pub struct Args {
+    /// The options every command takes.
+    #[command(flatten)]
+    pub global: Global,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The options every command takes: where the configuration is, the
+/// timeouts, the pin file and the audit log. Other commands built on the
+/// host (the model side's `chat` and `run`) take the same.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Global {
     /// The configuration file: `mcpServers` JSON, or VS Code's `servers`.
     #[arg(
         long,
@@ -152,9 +165,6 @@ pub struct Args {
     /// the servers' log messages on stderr.
     #[arg(short, long, global = true)]
     pub verbose: bool,
-    /// What to do.
-    #[command(subcommand)]
-    pub command: Command,
 }
 
 /// The hosts whose configuration files `--from` finds.
@@ -267,6 +277,23 @@ pub enum Command {
         #[command(subcommand)]
         command: task::TaskCommand,
     },
+    /// Talks with a model that uses the servers' tools, at the terminal
+    /// (the `mcp-agent` command; `mcp-host chat --help` shows its options).
+    #[command(disable_help_flag = true)]
+    Chat {
+        /// The options of `mcp-agent chat`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Gives a model one task that may use the servers' tools and prints
+    /// its answer (the `mcp-agent` command; `mcp-host run --help` shows
+    /// its options).
+    #[command(disable_help_flag = true)]
+    Run {
+        /// The options and prompt of `mcp-agent run`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Writes a server's tool list as `mcp-gen client --tools` reads it.
     Snapshot {
         /// The server's id, as configured.
@@ -310,15 +337,13 @@ pub fn main() -> ExitCode {
 /// fails.
 #[cfg_attr(not(feature = "oauth"), allow(unused_mut))]
 pub async fn run(args: Args) -> Result<ExitCode, String> {
-    if args.verbose {
+    if let Command::Chat { .. } | Command::Run { .. } = &args.command {
+        return delegate();
+    }
+    if args.global.verbose {
         verbose::install();
     }
-    let source = match (&args.config, args.from) {
-        (Some(path), _) => path.clone(),
-        (None, Some(from)) => from.path()?,
-        (None, None) => return Err(String::from("give --config FILE or --from HOST")),
-    };
-    let mut config = terminal::load_config(source.clone()).await?;
+    let (source, mut config) = load(&args.global).await?;
     #[cfg(feature = "oauth")]
     let store = credential_store();
     #[cfg(feature = "oauth")]
@@ -354,55 +379,12 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
         Command::Call { yes: true, .. } => Arc::new(ApproveAll),
         _ => Arc::new(Terminal),
     };
-    let pins = match &args.pins {
-        Some(path) => PinFile::new(path),
-        None => PinFile::in_state_dir().map_err(|e| e.to_string())?,
-    };
-    // A pin file that cannot be used stops every command but the one
-    // that says so: nothing could be checked against it.
-    pins.load().map_err(|e| e.to_string())?;
-    let audit = match &args.audit_log {
-        Some(path) => Some(AuditLog::new(path)),
-        None => AuditLog::in_state_dir(),
-    };
-    let options = ClientOptions {
-        probe_timeout: args.probe_timeout,
-        request_timeout: args.timeout,
-        task_timeout: args.task_timeout,
-        ..ClientOptions::default()
-    };
-    let mut builder = Host::builder(config)
-        .options(options)
-        .approver(approver)
-        .input(Arc::new(Terminal))
-        .pin_file(pins)
-        .quarantine_flagged(args.quarantine_flagged);
-    if let Some(audit) = audit {
-        let kept = if args.audit_redact.is_empty() {
-            Arguments::Digest
-        } else {
-            Arguments::Redacted(args.audit_redact.clone())
-        };
-        builder = builder.audit(audit.arguments(kept));
-    }
+    // A login needs someone to do it: at a terminal, or when asked for.
     #[cfg(feature = "oauth")]
-    let builder = {
-        // A login needs someone to do it: at a terminal, or when asked for.
-        let wanted =
-            matches!(args.command, Command::Login { .. }) || std::io::stdin().is_terminal();
-        // Without a state directory, tokens last as long as the command.
-        let store = store.unwrap_or_else(|_| Arc::new(crate::auth::MemoryStore::new()));
-        let builder = builder.credentials(store);
-        if wanted {
-            builder.login(Arc::new(crate::auth::LoopbackLogin {
-                open_browser: !args.no_browser,
-                ..crate::auth::LoopbackLogin::default()
-            }))
-        } else {
-            builder
-        }
-    };
-    let host = builder.start().await;
+    let someone = matches!(args.command, Command::Login { .. }) || std::io::stdin().is_terminal();
+    #[cfg(not(feature = "oauth"))]
+    let someone = false;
+    let host = start_host(&args.global, config, approver, someone).await?;
     if !matches!(args.command, Command::Trust { .. }) {
         trust::report(&host);
     }
@@ -416,6 +398,7 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
         Command::Read { uri, server } => content::read(&host, &uri, server.as_deref()).await,
         Command::Login { server } => login(&host, &server).await,
         Command::Logout { .. } => Ok(ExitCode::SUCCESS),
+        Command::Chat { .. } | Command::Run { .. } => delegate(),
         Command::Snapshot { server, out } => snapshot(&host, &server, out.as_deref()).await,
         #[cfg(feature = "tasks")]
         Command::Task { command } => task::run(&host, command).await,
@@ -425,6 +408,120 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
     };
     host.shutdown().await;
     outcome
+}
+
+/// The configuration the options name, and where it was read from.
+///
+/// # Errors
+///
+/// A message when neither `--config` nor `--from` is usable, or the file
+/// cannot be read or is not a valid configuration.
+pub async fn load(global: &Global) -> Result<(PathBuf, crate::HostConfig), String> {
+    let source = match (&global.config, global.from) {
+        (Some(path), _) => path.clone(),
+        (None, Some(from)) => from.path()?,
+        (None, None) => return Err(String::from("give --config FILE or --from HOST")),
+    };
+    let config = terminal::load_config(source.clone()).await?;
+    Ok((source, config))
+}
+
+/// Starts the host of `config` as the options say: its pin file, audit
+/// log, timeouts and credential store, with `approver` deciding the calls
+/// no rule lets through, and a browser login when `login` (someone is
+/// there to do it).
+///
+/// # Errors
+///
+/// A message when the pin file cannot be used (nothing could be checked
+/// against it) or the state directory cannot be found.
+#[cfg_attr(not(feature = "oauth"), allow(unused_variables, unused_mut))]
+pub async fn start_host(
+    global: &Global,
+    config: crate::HostConfig,
+    approver: Arc<dyn Approver>,
+    login: bool,
+) -> Result<Host, String> {
+    let pins = match &global.pins {
+        Some(path) => PinFile::new(path),
+        None => PinFile::in_state_dir().map_err(|e| e.to_string())?,
+    };
+    // A pin file that cannot be used stops every command but the one
+    // that says so: nothing could be checked against it.
+    pins.load().map_err(|e| e.to_string())?;
+    let audit = match &global.audit_log {
+        Some(path) => Some(AuditLog::new(path)),
+        None => AuditLog::in_state_dir(),
+    };
+    let options = ClientOptions {
+        probe_timeout: global.probe_timeout,
+        request_timeout: global.timeout,
+        task_timeout: global.task_timeout,
+        ..ClientOptions::default()
+    };
+    let mut builder = Host::builder(config)
+        .options(options)
+        .approver(approver)
+        .input(Arc::new(Terminal))
+        .pin_file(pins)
+        .quarantine_flagged(global.quarantine_flagged);
+    if let Some(audit) = audit {
+        let kept = if global.audit_redact.is_empty() {
+            Arguments::Digest
+        } else {
+            Arguments::Redacted(global.audit_redact.clone())
+        };
+        builder = builder.audit(audit.arguments(kept));
+    }
+    #[cfg(feature = "oauth")]
+    let builder = {
+        // Without a state directory, tokens last as long as the command.
+        let store =
+            credential_store().unwrap_or_else(|_| Arc::new(crate::auth::MemoryStore::new()));
+        let builder = builder.credentials(store);
+        if login {
+            builder.login(Arc::new(crate::auth::LoopbackLogin {
+                open_browser: !global.no_browser,
+                ..crate::auth::LoopbackLogin::default()
+            }))
+        } else {
+            builder
+        }
+    };
+    Ok(builder.start().await)
+}
+
+/// `chat` and `run`: the model side, which is the `mcp-agent` command
+/// (of the `mcp-agent` crate, installed beside this one), run in place of
+/// this process with the same arguments.
+fn delegate() -> Result<ExitCode, String> {
+    let own = std::env::current_exe().ok();
+    let beside = own
+        .as_ref()
+        .map(|p| p.with_file_name("mcp-agent"))
+        .filter(|p| p.is_file());
+    let program = beside.unwrap_or_else(|| PathBuf::from("mcp-agent"));
+    let mut command = std::process::Command::new(&program);
+    command.args(std::env::args_os().skip(1));
+    let missing = |e: std::io::Error| {
+        format!(
+            "`chat` and `run` are the `mcp-agent` command, which could not be run ({e}); \
+             install it beside mcp-host (`cargo install --path mcp-agent`)"
+        )
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        // Only returns when it could not run the program.
+        Err(missing(command.exec()))
+    }
+    #[cfg(not(unix))]
+    {
+        let status = command.status().map_err(missing)?;
+        Ok(ExitCode::from(
+            status.code().unwrap_or(1).clamp(0, 255) as u8
+        ))
+    }
 }
 
 /// The credential store of the command: the file in the state directory.
