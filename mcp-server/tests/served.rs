@@ -109,7 +109,6 @@ fn names(_: &CompletionRequest) -> Vec<String> {
 fn configurations() -> Vec<(&'static str, Server)> {
     let build = |builder: mcp_server::ServerBuilder<_>| builder.build().expect("builds");
     vec![
-        ("nothing", Server::builder(()).build().expect("builds")),
         ("tools", build(Server::builder(Calculator).tools())),
         (
             "tools and a completer",
@@ -340,11 +339,19 @@ fn check_link(config: &str, era: &str, capabilities: &Value, method: &str, answe
         other => panic!("no capability known for `{other}`"),
     };
     let advertised = needs.iter().any(|path| has(capabilities, path));
-    assert_eq!(
-        advertised,
-        !not_found(answer),
+    // Served means answered with a result: the probes' parameters are
+    // valid for every configuration that serves the method, so any error
+    // is a failure, and one that is not -32601 is not "not served" either.
+    // A listen stream opens with its acknowledgement instead.
+    let served = if method == "subscriptions/listen" {
+        answer["method"] == json!("notifications/subscriptions/acknowledged")
+    } else {
+        answer.get("error").is_none() && answer.get("result").is_some()
+    };
+    assert!(
+        served == advertised && (served || not_found(answer)),
         "{config}, {era}: `{method}` {} but its capability ({}) {} in {capabilities}; answer {answer}",
-        if not_found(answer) { "is not served" } else { "is served" },
+        if served { "is served" } else { "is not served" },
         needs.join(" or "),
         if advertised { "is advertised" } else { "is not advertised" },
     );
@@ -354,6 +361,11 @@ fn check_link(config: &str, era: &str, capabilities: &Value, method: &str, answe
 fn check_shape(schema: &Schema, what: &str, method: &str, answer: &Value) {
     assert_eq!(answer["jsonrpc"], json!("2.0"), "{what}: {answer}");
     if answer.get("error").is_some() {
+        // Only "not served" may be an error (see `check_link`).
+        assert!(
+            not_found(answer),
+            "{what}: an error other than -32601: {answer}"
+        );
         return schema.check("JSONRPCErrorResponse", answer, what);
     }
     let result = &answer["result"];
@@ -399,6 +411,13 @@ const LEGACY_METHODS: &[&str] = &[
     "resources/unsubscribe",
     "logging/setLevel",
 ];
+
+#[test]
+fn a_server_that_would_serve_nothing_is_not_built() {
+    let error = Server::builder(()).build().expect_err("nothing to serve");
+    assert!(matches!(error, mcp_server::BuildError::Nothing), "{error}");
+    assert!(error.to_string().contains("would serve nothing"), "{error}");
+}
 
 #[tokio::test]
 async fn modern_capabilities_are_what_is_served_and_answers_are_2026_07_28() {

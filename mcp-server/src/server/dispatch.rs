@@ -1158,7 +1158,26 @@ mod tests {
             .build()
             .expect("runtime");
         let _entered = runtime.enter();
-        let server = Server::builder(()).build().expect("server");
+        /// One tool, so that the server serves something.
+        struct One;
+        impl crate::tool::ToolSet for One {
+            fn tools() -> Vec<mcp_types::v2026_07_28::Tool> {
+                serde_json::from_value(
+                    serde_json::json!([{"name": "one", "inputSchema": {"type": "object"}}]),
+                )
+                .unwrap_or_default()
+            }
+            fn call_tool<'a>(
+                &'a self,
+                _: &str,
+                _: &'a crate::Context,
+                _: serde_json::Map<String, serde_json::Value>,
+            ) -> Option<crate::BoxFuture<'a, Result<crate::tool::ToolOutput, crate::ErrorObject>>>
+            {
+                None
+            }
+        }
+        let server = Server::builder(One).tools().build().expect("server");
         let bytes = server.handle_bytes(b"{}", None);
         let value = server.handle(serde_json::Value::Null, None);
         assert!(

@@ -241,6 +241,9 @@ impl Server {
 pub enum BuildError {
     /// Two tool sets have a tool of this name.
     DuplicateTool(String),
+    /// The server would serve nothing: no tool set, prompt set or resource
+    /// set was given, and its state's type has none of its own.
+    Nothing,
     /// No key could be generated for sealing state.
     #[cfg(feature = "sealed-state")]
     Keys(KeyRingError),
@@ -252,6 +255,10 @@ impl std::fmt::Display for BuildError {
             BuildError::DuplicateTool(name) => {
                 write!(f, "two tool sets have a tool named `{name}`")
             }
+            BuildError::Nothing => f.write_str(
+                "the server would serve nothing: give it tools (`.tools()`, or `#[tools]` on the \
+                 state's type), prompts (`.prompts()`) or resources (`.resources()`)",
+            ),
             #[cfg(feature = "sealed-state")]
             BuildError::Keys(e) => write!(f, "cannot create the state key: {e}"),
         }
@@ -519,13 +526,20 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
     ///
     /// # Errors
     ///
-    /// When two tool sets have a tool of the same name, or when no keys
+    /// When two tool sets have a tool of the same name, when the server
+    /// would serve no tools, prompts or resources at all, or when no keys
     /// were given and the operating system's random source cannot produce
     /// one.
     pub fn build(mut self) -> Result<Server, BuildError> {
         self.add_own_sets();
         if let Some(name) = self.duplicate {
             return Err(BuildError::DuplicateTool(name));
+        }
+        if !(self.handlers.has_tools()
+            || self.handlers.has_prompts()
+            || self.handlers.has_resources())
+        {
+            return Err(BuildError::Nothing);
         }
         #[cfg(feature = "sealed-state")]
         let keys = match self.keys {
