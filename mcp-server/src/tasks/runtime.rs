@@ -11,6 +11,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
 use futures_util::FutureExt as _;
+use mcp_types::backoff::Backoff;
 use mcp_types::jsonrpc::ErrorObject;
 use mcp_types::v2026_07_28::{InputResponse, Tool};
 use serde_json::{json, Map, Value};
@@ -78,6 +79,15 @@ fn new_id() -> Result<String, ErrorObject> {
         base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
     ))
 }
+
+/// The waits between tries to store a handler's outcome after a store
+/// error (see [`Runtime::settle`]).
+const SETTLE_BACKOFF: Backoff = Backoff::new(Duration::from_millis(10), Duration::from_secs(1));
+
+/// The message of a task failed because its handler's outcome could not
+/// be stored.
+pub(crate) const UNSTORED: &str =
+    "the task's outcome could not be stored: the task store kept failing";
 
 fn not_found() -> ErrorObject {
     ErrorObject::invalid_params("Failed to retrieve task: Task not found")
@@ -156,6 +166,7 @@ impl Runtime {
         }
         let created = record.created();
         let id = record.id.clone();
+        let expires = ttl.map(|ttl| now.saturating_add(ttl));
         self.store()
             .create(record, now)
             .await
@@ -176,7 +187,7 @@ impl Runtime {
             // elsewhere (cancelled through another replica, or failed for
             // a lapsed lease): the handler is dropped with it.
             tokio::select! {
-                () = runtime.drive(&id, first, rerun, cancelled, wake) => {}
+                () = runtime.drive(&id, first, rerun, cancelled, wake, expires) => {}
                 () = runtime.keep_lease(&id) => {}
             }
             runtime.live().remove(&id);
@@ -253,6 +264,7 @@ impl Runtime {
         rerun: Rerun,
         mut cancelled: watch::Receiver<bool>,
         wake: Arc<Notify>,
+        expires_ms: Option<u64>,
     ) {
         let ttl = self.settings.ttl.unwrap_or(Duration::MAX);
         let deadline = tokio::time::Instant::now().checked_add(ttl);
@@ -274,14 +286,14 @@ impl Runtime {
             };
             let (requests, request_state) = match outcome {
                 Outcome::Complete(result) => {
-                    self.settle(id, |r, now| {
+                    self.settle(id, expires_ms, |r, now| {
                         r.complete(result.clone(), now);
                     })
                     .await;
                     return;
                 }
                 Outcome::Error(error) => {
-                    self.settle(id, |r, now| {
+                    self.settle(id, expires_ms, |r, now| {
                         r.fail(&error, now);
                     })
                     .await;
@@ -292,7 +304,7 @@ impl Runtime {
                     request_state,
                 } => (requests, request_state),
             };
-            self.settle(id, |r, now| {
+            self.settle(id, expires_ms, |r, now| {
                 r.input_required(requests.clone(), request_state.clone(), now);
             })
             .await;
@@ -302,7 +314,7 @@ impl Runtime {
             let (answers, state) = loop {
                 let mut resume = None;
                 let found = self
-                    .settle(id, |r, _| {
+                    .settle(id, expires_ms, |r, _| {
                         resume = r.take_resume();
                     })
                     .await;
@@ -322,8 +334,52 @@ impl Runtime {
     }
 
     /// Applies `change` to the record `id`; `false` when it is gone or
-    /// settled.
-    async fn settle(&self, id: &str, mut change: impl FnMut(&mut TaskRecord, u64) + Send) -> bool {
+    /// settled. A store error does not lose the change: it is tried again
+    /// after [`SETTLE_BACKOFF`] until the task expires or, with a store
+    /// that leases tasks, for one lease length (past that another replica
+    /// may take the task for lapsed). When every try failed, the task is
+    /// failed with [`UNSTORED`] if the store takes that much.
+    async fn settle(
+        &self,
+        id: &str,
+        expires_ms: Option<u64>,
+        mut change: impl FnMut(&mut TaskRecord, u64) + Send,
+    ) -> bool {
+        let mut give_up_ms = expires_ms.unwrap_or(u64::MAX);
+        let mut failures = 0;
+        loop {
+            let error = match self.try_settle(id, &mut change).await {
+                Ok(live) => return live,
+                Err(error) => error,
+            };
+            failures += 1;
+            let now = now_ms();
+            if let (1, Some(lease)) = (failures, self.store().lease()) {
+                give_up_ms = give_up_ms.min(now.saturating_add(millis(lease)));
+            }
+            let left = Duration::from_millis(give_up_ms.saturating_sub(now));
+            let Some(wait) = SETTLE_BACKOFF.delay(failures, left) else {
+                tracing::error!(task = id, failures, %error, "gave up storing a task's outcome");
+                break;
+            };
+            tracing::warn!(task = id, failures, %error, "storing a task's outcome failed; trying again");
+            tokio::time::sleep(wait).await;
+        }
+        let error = ErrorObject::internal_error(UNSTORED);
+        let _ = self
+            .try_settle(id, &mut |r: &mut TaskRecord, now| {
+                r.fail(&error, now);
+            })
+            .await;
+        false
+    }
+
+    /// One try of [`Runtime::settle`].
+    async fn try_settle(
+        &self,
+        id: &str,
+        change: &mut (dyn FnMut(&mut TaskRecord, u64) + Send),
+    ) -> Result<bool, super::StoreError> {
         let now = now_ms();
         let mut changed = false;
         let mut apply = |r: &mut TaskRecord| {
@@ -332,16 +388,16 @@ impl Runtime {
             change(r, now);
             changed = r.updated_ms != before || r.status != status;
         };
-        match self.store().update(id, now, &mut apply).await {
-            Ok(Some(record)) => {
+        Ok(match self.store().update(id, now, &mut apply).await? {
+            Some(record) => {
                 let live = !record.status.is_terminal();
                 if changed {
                     self.announce(record);
                 }
                 live
             }
-            Ok(None) | Err(_) => false,
-        }
+            None => false,
+        })
     }
 
     /// The record `id` if `principal` owns it. An unfinished task whose
@@ -523,6 +579,122 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
         panic!("task {id} never settled");
+    }
+
+    /// A fault injector: the in-memory store, except that it refuses the
+    /// next `budget` writes that would leave a record `refused` says, as a
+    /// backend that fails would.
+    struct Faulty {
+        inner: crate::tasks::MemoryTaskStore,
+        refused: fn(&TaskRecord) -> bool,
+        budget: std::sync::atomic::AtomicUsize,
+        lease: Option<Duration>,
+    }
+
+    impl Faulty {
+        fn new(refused: fn(&TaskRecord) -> bool, budget: usize) -> Self {
+            Faulty {
+                inner: crate::tasks::MemoryTaskStore::new(16),
+                refused,
+                budget: budget.into(),
+                lease: None,
+            }
+        }
+
+        fn refuses(&self, record: &TaskRecord) -> bool {
+            use std::sync::atomic::Ordering;
+            (self.refused)(record)
+                && self
+                    .budget
+                    .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+                    .is_ok()
+        }
+    }
+
+    impl TaskStore for Faulty {
+        fn create(
+            &self,
+            record: TaskRecord,
+            now_ms: u64,
+        ) -> BoxFuture<'_, Result<(), crate::tasks::StoreError>> {
+            self.inner.create(record, now_ms)
+        }
+
+        fn get<'a>(
+            &'a self,
+            id: &'a str,
+            now_ms: u64,
+        ) -> BoxFuture<'a, Result<Option<TaskRecord>, crate::tasks::StoreError>> {
+            self.inner.get(id, now_ms)
+        }
+
+        fn update<'a>(
+            &'a self,
+            id: &'a str,
+            now_ms: u64,
+            change: crate::tasks::store::Change<'a>,
+        ) -> BoxFuture<'a, Result<Option<TaskRecord>, crate::tasks::StoreError>> {
+            Box::pin(async move {
+                let mut refused = false;
+                let mut guarded = |r: &mut TaskRecord| {
+                    let mut after = r.clone();
+                    change(&mut after);
+                    refused = self.refuses(&after);
+                    if !refused {
+                        *r = after;
+                    }
+                };
+                let after = self.inner.update(id, now_ms, &mut guarded).await?;
+                if refused {
+                    return Err(crate::tasks::StoreError::Backend("injected".into()));
+                }
+                Ok(after)
+            })
+        }
+
+        fn lease(&self) -> Option<Duration> {
+            self.lease
+        }
+    }
+
+    fn completed(record: &TaskRecord) -> bool {
+        record.status == crate::tasks::Status::Completed
+    }
+
+    fn done_soon() -> BoxFuture<'static, Outcome> {
+        Box::pin(async {
+            tokio::task::yield_now().await;
+            Outcome::Complete(json!({"content": [{"type": "text", "text": "done"}]}))
+        })
+    }
+
+    #[tokio::test]
+    async fn a_result_survives_store_errors_while_it_is_stored() {
+        let runtime = runtime(TaskSettings::default().store(Faulty::new(completed, 3)));
+        let id = start(&runtime, None, done_soon()).await;
+        let task = settled(&runtime, &id, None).await;
+        assert_eq!(task["status"], "completed", "{task}");
+        assert_eq!(task["result"]["content"][0]["text"], "done");
+    }
+
+    #[tokio::test]
+    async fn a_result_the_store_never_takes_fails_the_task_saying_so() {
+        let mut store = Faulty::new(completed, usize::MAX);
+        store.lease = Some(Duration::from_millis(150));
+        let runtime = runtime(TaskSettings::default().store(store));
+        let id = start(&runtime, None, done_soon()).await;
+        let mut task = Value::Null;
+        for _ in 0..100 {
+            task = runtime.get(&params(&id), None).await.expect("found");
+            if task["status"] != "working" {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(task["status"], "failed", "{task}");
+        assert_eq!(task["error"]["code"], -32603);
+        assert_eq!(task["error"]["message"], UNSTORED);
+        assert!(task.get("result").is_none());
     }
 
     #[tokio::test]
