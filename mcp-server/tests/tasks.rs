@@ -61,16 +61,15 @@ impl Jobs {
                 "painted {}",
                 answer["content"]["colour"].as_str().unwrap_or("?")
             ))),
-            None => {
-                let result = serde_json::from_value(json!({"inputRequests": {"colour": {
-                    "method": "elicitation/create",
-                    "params": {"mode": "form", "message": "Which colour?", "requestedSchema": {
-                        "type": "object", "properties": {"colour": {"type": "string"}}}}
-                }}}))
-                .map_err(|e| ToolError::Protocol(ErrorObject::internal_error(e.to_string())))?;
-                Ok(ToolOutput::input_required(result))
-            }
+            None => ask_colour(),
         }
+    }
+
+    /// Asks for a colour, and once answered asks under the same key again.
+    #[tool(task = "optional")]
+    async fn nag(&self) -> Result<ToolOutput, ToolError> {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        ask_colour()
     }
 
     /// Runs until cancelled.
@@ -92,6 +91,17 @@ impl Jobs {
     fn plain(&self) -> String {
         "plain".into()
     }
+}
+
+/// Asks for a colour under the key `colour`.
+fn ask_colour() -> Result<ToolOutput, ToolError> {
+    let result = serde_json::from_value(json!({"inputRequests": {"colour": {
+        "method": "elicitation/create",
+        "params": {"mode": "form", "message": "Which colour?", "requestedSchema": {
+            "type": "object", "properties": {"colour": {"type": "string"}}}}
+    }}}))
+    .map_err(|e| ToolError::Protocol(ErrorObject::internal_error(e.to_string())))?;
+    Ok(ToolOutput::input_required(result))
 }
 
 fn server() -> Server {
@@ -365,6 +375,32 @@ async fn input_inside_a_task_is_answered_with_tasks_update() {
         assert_eq!(
             get(&mut client, &id).await["result"]["content"][0]["text"],
             "painted teal"
+        );
+    }
+}
+
+#[tokio::test]
+async fn asking_again_under_an_answered_key_fails_the_task() {
+    for mut client in clients().await {
+        let id = start(&mut client, "nag", json!({})).await;
+        let task = wait_for(&mut client, &id, "input_required").await;
+        assert_eq!(task["status"], "input_required", "{task}");
+        let answer = json!({"colour": {"action": "accept", "content": {"colour": "teal"}}});
+        client
+            .request(
+                5,
+                "tasks/update",
+                json!({"taskId": id, "inputResponses": answer}),
+                true,
+            )
+            .await;
+        let task = wait_for(&mut client, &id, "failed").await;
+        assert_eq!(task["status"], "failed", "{task}");
+        assert_eq!(task["error"]["code"], -32603);
+        assert_eq!(
+            task["error"]["message"],
+            "the tool asked again for input `colour`, which was answered already: \
+             a key names one request over a task's life"
         );
     }
 }

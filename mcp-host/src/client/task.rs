@@ -195,6 +195,7 @@ impl Client {
         let task_id = driver.task_id().to_owned();
         let limit = options.task_timeout.unwrap_or(self.options.task_timeout);
         let mut guard = CancelOnDrop::new(self, &task_id, owned);
+        let started = tokio::time::Instant::now();
         let work = async {
             loop {
                 match next {
@@ -202,7 +203,7 @@ impl Client {
                         tokio::time::sleep(wait).await;
                         let got = self.get_task(&task_id).await?.accept();
                         next = driver
-                            .on_task(got)
+                            .on_task(got, started.elapsed())
                             .map_err(|e| self.task_error(&task_id, e))?;
                         self.report(options, driver.report());
                     }

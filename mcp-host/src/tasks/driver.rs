@@ -7,12 +7,18 @@
 //!    call (or [`TaskDriver::resume`] with a task id kept from earlier). It
 //!    returns the first [`Next`] step.
 //! 2. [`Next::Poll`]: wait that long, send `tasks/get`, and give the result
-//!    to [`TaskDriver::on_task`], which returns the next step.
+//!    to [`TaskDriver::on_task`] with the time now (on any monotonic clock
+//!    the caller keeps), which returns the next step.
 //! 3. [`Next::Answer`]: answer each input request through the host's input
 //!    handler, send the answers with `tasks/update`, then wait and poll as
 //!    for [`Next::Poll`]. The keys are marked answered when the step is
 //!    handed out, so that a poll that still lists them (the server's view
-//!    is eventually consistent) does not ask the person again.
+//!    is eventually consistent) does not ask the person again. A key
+//!    answered once is never waited on again: a poll that lists it after
+//!    the server showed it had taken the answer (the server asked again,
+//!    which the extension forbids), or that still lists it
+//!    [`ANSWER_GRACE`] after the answer, ends the task with
+//!    [`TaskError::AskedAgain`].
 //! 4. [`Next::Done`]: the task reached a terminal status; stop.
 //!
 //! The driver honours the server's `pollIntervalMs` within
@@ -20,7 +26,7 @@
 //! neither make the client spin nor stall it, and bounds the input
 //! requests one task may ask over its life ([`MAX_INPUT_KEYS`]).
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use mcp_types::ext::tasks::{CreateTaskResult, GetTaskResult};
@@ -38,6 +44,12 @@ pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
 pub const MAX_INPUT_KEYS: usize = 256;
 /// Longest task id the driver keeps: longer ones are refused.
 pub const MAX_TASK_ID_LEN: usize = 256;
+/// How long after an answer a server may still list its key (its view is
+/// eventually consistent) before the client takes it for a server that
+/// waits on an answer it had.
+pub const ANSWER_GRACE: Duration = Duration::from_secs(30);
+/// The most of a server's input key that an error repeats.
+const SHOWN_KEY_LEN: usize = 64;
 
 /// Where a task is, as its server last reported it: the extension's own
 /// status type (`working`, `input_required`, `completed`, `failed`,
@@ -89,6 +101,13 @@ pub enum TaskError {
     /// A task id that is empty or longer than [`MAX_TASK_ID_LEN`].
     #[error("the server gave a task id that is empty or longer than {MAX_TASK_ID_LEN} bytes")]
     BadTaskId,
+    /// The task waits on an input key this client answered already: the
+    /// server asked under it again, or never took the answer.
+    #[error("the task waits again on input {key:?}, which this client answered already")]
+    AskedAgain {
+        /// The key, as the server gave it (cut to its first 64 characters).
+        key: String,
+    },
 }
 
 /// What a poll showed, for a status line.
@@ -109,9 +128,18 @@ pub struct TaskReport {
 #[derive(Debug, Clone)]
 pub struct TaskDriver {
     task_id: String,
-    answered: BTreeSet<String>,
+    answered: BTreeMap<String, Answered>,
     interval: Duration,
     report: TaskReport,
+}
+
+/// What the driver knows of one input key it answered.
+#[derive(Debug, Clone, Copy)]
+struct Answered {
+    /// When the answer step was handed out.
+    at: Duration,
+    /// Whether a poll since showed the key no longer outstanding.
+    taken: bool,
 }
 
 /// The poll interval the server asked for, within the bounds.
@@ -144,7 +172,7 @@ impl TaskDriver {
         let status = created.status;
         let driver = Self {
             task_id: created.task_id.clone(),
-            answered: BTreeSet::new(),
+            answered: BTreeMap::new(),
             interval,
             report: TaskReport {
                 task_id: created.task_id.clone(),
@@ -167,7 +195,7 @@ impl TaskDriver {
         checked_id(task_id)?;
         let driver = Self {
             task_id: task_id.to_owned(),
-            answered: BTreeSet::new(),
+            answered: BTreeMap::new(),
             interval: DEFAULT_POLL_INTERVAL,
             report: TaskReport {
                 task_id: task_id.to_owned(),
@@ -189,13 +217,14 @@ impl TaskDriver {
         &self.report
     }
 
-    /// Takes the result of a `tasks/get` and says what to do next.
+    /// Takes the result of a `tasks/get`, received at `now`, and says what
+    /// to do next.
     ///
     /// # Errors
     ///
-    /// [`TaskError`] when the answer is for another task or asks for too
-    /// much input.
-    pub fn on_task(&mut self, got: GetTaskResult) -> Result<Next, TaskError> {
+    /// [`TaskError`] when the answer is for another task, asks for too
+    /// much input, or waits on input answered already.
+    pub fn on_task(&mut self, got: GetTaskResult, now: Duration) -> Result<Next, TaskError> {
         let (task_id, status, message, poll) = match &got {
             GetTaskResult::Working(t) => (
                 &t.task_id,
@@ -239,12 +268,17 @@ impl TaskDriver {
         self.report.message.clone_from(message);
         self.report.seen += 1;
         Ok(match got {
-            GetTaskResult::Working(_) => Next::Poll(self.interval),
+            GetTaskResult::Working(_) => {
+                self.taken(|_| false);
+                Next::Poll(self.interval)
+            }
             GetTaskResult::InputRequired(t) => {
+                self.refuse_answered(&t.input_requests, now)?;
+                self.taken(|key| t.input_requests.contains_key(key));
                 let requests: Vec<_> = t
                     .input_requests
                     .into_iter()
-                    .filter(|(key, _)| !self.answered.contains(key))
+                    .filter(|(key, _)| !self.answered.contains_key(key))
                     .collect();
                 if self.answered.len() + requests.len() > MAX_INPUT_KEYS {
                     return Err(TaskError::TooManyInputs(MAX_INPUT_KEYS));
@@ -254,8 +288,12 @@ impl TaskDriver {
                     // has not caught up with the update yet.
                     return Ok(Next::Poll(self.interval));
                 }
+                let answered = Answered {
+                    at: now,
+                    taken: false,
+                };
                 self.answered
-                    .extend(requests.iter().map(|(key, _)| key.clone()));
+                    .extend(requests.iter().map(|(key, _)| (key.clone(), answered)));
                 Next::Answer {
                     requests,
                     then: self.interval,
@@ -269,6 +307,33 @@ impl TaskDriver {
             })),
             GetTaskResult::Cancelled(t) => Next::Done(TaskEnd::Cancelled(t.status_message)),
         })
+    }
+
+    /// Marks the answered keys a poll no longer lists (`listed` says which
+    /// it lists) as taken by the server.
+    fn taken(&mut self, listed: impl Fn(&str) -> bool) {
+        for (key, answered) in &mut self.answered {
+            answered.taken |= !listed(key);
+        }
+    }
+
+    /// Refuses a poll at `now` that waits on an answered key: one the
+    /// server had taken, or one answered longer than [`ANSWER_GRACE`] ago.
+    fn refuse_answered<V>(
+        &self,
+        listed: &BTreeMap<String, V>,
+        now: Duration,
+    ) -> Result<(), TaskError> {
+        let stale = |a: &Answered| a.taken || now.saturating_sub(a.at) >= ANSWER_GRACE;
+        match listed
+            .keys()
+            .find(|key| self.answered.get(*key).is_some_and(stale))
+        {
+            Some(key) => Err(TaskError::AskedAgain {
+                key: key.chars().take(SHOWN_KEY_LEN).collect(),
+            }),
+            None => Ok(()),
+        }
     }
 }
 
@@ -325,7 +390,10 @@ mod tests {
     fn working_polls_again_and_terminal_statuses_end() {
         let (mut driver, _) = TaskDriver::start(&created(Some(10))).expect("started");
         let next = driver
-            .on_task(polled("working", json!({"statusMessage": "halfway"})))
+            .on_task(
+                polled("working", json!({"statusMessage": "halfway"})),
+                Duration::ZERO,
+            )
             .expect("working");
         assert_eq!(next, Next::Poll(Duration::from_millis(200)));
         assert_eq!(driver.report().message.as_deref(), Some("halfway"));
@@ -333,7 +401,10 @@ mod tests {
 
         let result = json!({"content": [{"type": "text", "text": "done"}], "isError": false});
         let next = driver
-            .on_task(polled("completed", json!({"result": result})))
+            .on_task(
+                polled("completed", json!({"result": result})),
+                Duration::ZERO,
+            )
             .expect("completed");
         let Next::Done(TaskEnd::Completed(got)) = next else {
             panic!("{next:?}")
@@ -342,7 +413,7 @@ mod tests {
 
         let error = json!({"code": -32603, "message": "backend down"});
         let next = driver
-            .on_task(polled("failed", json!({"error": error})))
+            .on_task(polled("failed", json!({"error": error})), Duration::ZERO)
             .expect("failed");
         assert_eq!(
             next,
@@ -354,7 +425,10 @@ mod tests {
         );
 
         let next = driver
-            .on_task(polled("cancelled", json!({"statusMessage": "stopped"})))
+            .on_task(
+                polled("cancelled", json!({"statusMessage": "stopped"})),
+                Duration::ZERO,
+            )
             .expect("cancelled");
         assert_eq!(next, Next::Done(TaskEnd::Cancelled(Some("stopped".into()))));
     }
@@ -366,7 +440,9 @@ mod tests {
             "input_required",
             json!({"inputRequests": {"a": elicit("A?"), "b": elicit("B?")}}),
         );
-        let Next::Answer { requests, then } = driver.on_task(first.clone()).expect("asks") else {
+        let Next::Answer { requests, then } =
+            driver.on_task(first.clone(), Duration::ZERO).expect("asks")
+        else {
             panic!("no answer step")
         };
         let keys: Vec<_> = requests.iter().map(|(k, _)| k.as_str()).collect();
@@ -375,22 +451,99 @@ mod tests {
 
         // The server has not seen the update yet: the same keys again.
         assert_eq!(
-            driver.on_task(first).expect("again"),
+            driver.on_task(first, Duration::ZERO).expect("again"),
             Next::Poll(Duration::from_millis(200))
         );
 
         // A new key among the old ones: only it is asked.
         let next = driver
-            .on_task(polled(
-                "input_required",
-                json!({"inputRequests": {"a": elicit("A?"), "c": elicit("C?")}}),
-            ))
+            .on_task(
+                polled(
+                    "input_required",
+                    json!({"inputRequests": {"a": elicit("A?"), "c": elicit("C?")}}),
+                ),
+                Duration::ZERO,
+            )
             .expect("a new key");
         let Next::Answer { requests, .. } = next else {
             panic!("{next:?}")
         };
         assert_eq!(requests.len(), 1);
         assert_eq!(requests[0].0, "c");
+    }
+
+    #[test]
+    fn an_answered_key_is_never_waited_on_again() {
+        let s = Duration::from_secs;
+        let asking = |keys: &[&str]| {
+            let requests: Map<String, Value> = keys
+                .iter()
+                .map(|k| ((*k).to_owned(), elicit("?")))
+                .collect();
+            polled("input_required", json!({ "inputRequests": requests }))
+        };
+        let again = |key: &str| {
+            Err(TaskError::AskedAgain {
+                key: key.to_owned(),
+            })
+        };
+        let poll = Ok(Next::Poll(Duration::from_millis(200)));
+        // After `a` was answered at 0 s: each later poll, when it comes,
+        // and what the driver does with it.
+        for (polls, last) in [
+            // The server has not caught up yet, within the grace.
+            (vec![(asking(&["a"]), s(1))], poll.clone()),
+            (vec![(asking(&["a"]), s(29))], poll.clone()),
+            // It never takes the answer.
+            (
+                vec![(asking(&["a"]), s(1)), (asking(&["a"]), s(30))],
+                again("a"),
+            ),
+            // It took the answer (working), then asks under `a` again.
+            (
+                vec![(polled("working", json!({})), s(1)), (asking(&["a"]), s(2))],
+                again("a"),
+            ),
+            // It took it (asks for `b` alone), then lists `a` beside `b`.
+            (
+                vec![(asking(&["b"]), s(1)), (asking(&["a", "b"]), s(2))],
+                again("a"),
+            ),
+            // Only `b` again, answered already and not taken: wait.
+            (
+                vec![(asking(&["b"]), s(1)), (asking(&["b"]), s(2))],
+                poll.clone(),
+            ),
+        ] {
+            let (mut driver, _) = TaskDriver::start(&created(None)).expect("started");
+            let first = driver.on_task(asking(&["a"]), s(0)).expect("asks");
+            assert!(matches!(first, Next::Answer { .. }), "{first:?}");
+            let mut outcome = Ok(first);
+            for (got, at) in polls {
+                outcome = driver.on_task(got, at);
+            }
+            assert_eq!(outcome, last);
+        }
+    }
+
+    #[test]
+    fn a_hostile_key_is_cut_in_the_error() {
+        let (mut driver, _) = TaskDriver::start(&created(None)).expect("started");
+        let key = "k".repeat(10_000);
+        let asking = polled(
+            "input_required",
+            json!({"inputRequests": {key.clone(): elicit("?")}}),
+        );
+        driver
+            .on_task(asking.clone(), Duration::ZERO)
+            .expect("asks");
+        let error = driver.on_task(asking, ANSWER_GRACE).expect_err("stale");
+        assert_eq!(
+            error,
+            TaskError::AskedAgain {
+                key: "k".repeat(SHOWN_KEY_LEN)
+            }
+        );
     }
 
     #[test]
@@ -401,10 +554,10 @@ mod tests {
             requests.insert(format!("k{n}"), elicit("?"));
         }
         let error = driver
-            .on_task(polled(
-                "input_required",
-                json!({ "inputRequests": requests }),
-            ))
+            .on_task(
+                polled("input_required", json!({ "inputRequests": requests })),
+                Duration::ZERO,
+            )
             .expect_err("too many");
         assert_eq!(error, TaskError::TooManyInputs(MAX_INPUT_KEYS));
     }
@@ -413,7 +566,7 @@ mod tests {
     fn an_answer_for_another_task_or_a_bad_id_is_refused() {
         let (mut driver, _) = TaskDriver::start(&created(None)).expect("started");
         let error = driver
-            .on_task(polled("working", json!({"taskId": "t2"})))
+            .on_task(polled("working", json!({"taskId": "t2"})), Duration::ZERO)
             .expect_err("other task");
         assert_eq!(
             error,

@@ -13,7 +13,9 @@
 //! - answers the task's input requests through the host's
 //!   [`InputHandler`](crate::client::InputHandler), exactly as it answers
 //!   a multi-round-trip request, and each key once, however many polls
-//!   list it;
+//!   list it; a task that waits again on a key answered already (asked
+//!   again, or never taken within [`ANSWER_GRACE`]) fails the call with
+//!   [`TaskError::AskedAgain`] naming the key;
 //! - reports every poll to the call's progress callback, with the task's
 //!   status in [`Progress::task`](crate::client::Progress::task);
 //! - returns the tool's result; a `failed` task's JSON-RPC error is
@@ -40,8 +42,8 @@
 mod driver;
 
 pub use driver::{
-    Next, TaskDriver, TaskEnd, TaskError, TaskReport, TaskStatus, DEFAULT_POLL_INTERVAL,
-    MAX_INPUT_KEYS, MAX_POLL_INTERVAL, MAX_TASK_ID_LEN, MIN_POLL_INTERVAL,
+    Next, TaskDriver, TaskEnd, TaskError, TaskReport, TaskStatus, ANSWER_GRACE,
+    DEFAULT_POLL_INTERVAL, MAX_INPUT_KEYS, MAX_POLL_INTERVAL, MAX_TASK_ID_LEN, MIN_POLL_INTERVAL,
 };
 
 use mcp_types::meta::TASKS_EXTENSION;
