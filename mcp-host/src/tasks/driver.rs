@@ -20,6 +20,12 @@
 //!    [`ANSWER_GRACE`] after the answer, ends the task with
 //!    [`TaskError::AskedAgain`].
 //! 4. [`Next::Done`]: the task reached a terminal status; stop.
+//! 5. A `tasks/get` or `tasks/update` that fails: give
+//!    [`TaskDriver::on_failure`] what kind of failure it was and the time
+//!    left before the caller gives up. A passing failure (a connection
+//!    lost, a 503, a -32603) says how long to wait before sending the same
+//!    request again, with doubling waits ([`RETRY_BACKOFF`]); `None` (a
+//!    definitive failure, or no time left) means stop with that error.
 //!
 //! The driver honours the server's `pollIntervalMs` within
 //! [`MIN_POLL_INTERVAL`] and [`MAX_POLL_INTERVAL`], so that a server can
@@ -29,6 +35,8 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use mcp_types::backoff::Backoff;
+use mcp_types::error::ErrorCode;
 use mcp_types::ext::tasks::{CreateTaskResult, GetTaskResult};
 use mcp_types::jsonrpc::ErrorObject;
 use mcp_types::v2026_07_28::InputRequest;
@@ -48,6 +56,9 @@ pub const MAX_TASK_ID_LEN: usize = 256;
 /// eventually consistent) before the client takes it for a server that
 /// waits on an answer it had.
 pub const ANSWER_GRACE: Duration = Duration::from_secs(30);
+/// The waits before a request about the task is sent again after a
+/// passing failure.
+pub const RETRY_BACKOFF: Backoff = Backoff::new(Duration::from_millis(100), Duration::from_secs(5));
 /// The most of a server's input key that an error repeats.
 const SHOWN_KEY_LEN: usize = 64;
 
@@ -82,6 +93,38 @@ pub enum Next {
     },
     /// The task ended.
     Done(TaskEnd),
+}
+
+/// How a request about the task failed, as far as retrying it goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RequestFailure {
+    /// No answer came: the connection failed, was reset or broke off, or
+    /// the request timed out.
+    Connection,
+    /// An HTTP status other than 2xx.
+    HttpStatus(u16),
+    /// A JSON-RPC error, by its code.
+    Rpc(i64),
+    /// Anything else: the answer broke the protocol, the server's process
+    /// is gone, and the like.
+    Other,
+}
+
+impl RequestFailure {
+    /// Whether the same request may well succeed if sent again: a lost
+    /// connection, a status that says "later" (408, 425, 429, 500, 502,
+    /// 503, 504), or an internal error. A task the server does not know
+    /// (-32602) and every other failure is definitive.
+    pub fn is_transient(self) -> bool {
+        match self {
+            RequestFailure::Connection => true,
+            RequestFailure::HttpStatus(status) => {
+                matches!(status, 408 | 425 | 429 | 500 | 502 | 503 | 504)
+            }
+            RequestFailure::Rpc(code) => code == ErrorCode::INTERNAL_ERROR.0,
+            RequestFailure::Other => false,
+        }
+    }
 }
 
 /// Why the driver stopped.
@@ -131,6 +174,8 @@ pub struct TaskDriver {
     answered: BTreeMap<String, Answered>,
     interval: Duration,
     report: TaskReport,
+    /// Passing failures in a row since the last answer.
+    failures: u32,
 }
 
 /// What the driver knows of one input key it answered.
@@ -174,6 +219,7 @@ impl TaskDriver {
             task_id: created.task_id.clone(),
             answered: BTreeMap::new(),
             interval,
+            failures: 0,
             report: TaskReport {
                 task_id: created.task_id.clone(),
                 status,
@@ -197,6 +243,7 @@ impl TaskDriver {
             task_id: task_id.to_owned(),
             answered: BTreeMap::new(),
             interval: DEFAULT_POLL_INTERVAL,
+            failures: 0,
             report: TaskReport {
                 task_id: task_id.to_owned(),
                 status: TaskStatus::Working,
@@ -264,6 +311,7 @@ impl TaskDriver {
             });
         }
         self.interval = interval(poll);
+        self.failures = 0;
         self.report.status = status;
         self.report.message.clone_from(message);
         self.report.seen += 1;
@@ -307,6 +355,23 @@ impl TaskDriver {
             })),
             GetTaskResult::Cancelled(t) => Next::Done(TaskEnd::Cancelled(t.status_message)),
         })
+    }
+
+    /// A `tasks/get` or `tasks/update` failed with `failure`, `left` before
+    /// the caller gives up: how long to wait before sending it again, or
+    /// `None` to stop with its error (a definitive failure, or no time
+    /// left).
+    pub fn on_failure(&mut self, failure: RequestFailure, left: Duration) -> Option<Duration> {
+        if !failure.is_transient() {
+            return None;
+        }
+        self.failures = self.failures.saturating_add(1);
+        RETRY_BACKOFF.delay(self.failures, left)
+    }
+
+    /// A `tasks/update` went through: the failures in a row start again.
+    pub fn on_updated(&mut self) {
+        self.failures = 0;
     }
 
     /// Marks the answered keys a poll no longer lists (`listed` says which
@@ -544,6 +609,54 @@ mod tests {
                 key: "k".repeat(SHOWN_KEY_LEN)
             }
         );
+    }
+
+    #[test]
+    fn passing_failures_are_retried_with_doubling_waits_and_others_stop() {
+        let ms = Duration::from_millis;
+        let hour = Duration::from_secs(3600);
+        for (failure, transient) in [
+            (RequestFailure::Connection, true),
+            (RequestFailure::HttpStatus(503), true),
+            (RequestFailure::HttpStatus(502), true),
+            (RequestFailure::HttpStatus(429), true),
+            (RequestFailure::HttpStatus(500), true),
+            (RequestFailure::Rpc(-32603), true),
+            (RequestFailure::HttpStatus(400), false),
+            (RequestFailure::HttpStatus(401), false),
+            (RequestFailure::HttpStatus(404), false),
+            (RequestFailure::Rpc(-32602), false),
+            (RequestFailure::Rpc(-32601), false),
+            (RequestFailure::Other, false),
+        ] {
+            let (mut driver, _) = TaskDriver::start(&created(None)).expect("started");
+            let waits: Vec<_> = (0..3).map(|_| driver.on_failure(failure, hour)).collect();
+            let expected = if transient {
+                vec![Some(ms(100)), Some(ms(200)), Some(ms(400))]
+            } else {
+                vec![None; 3]
+            };
+            assert_eq!(waits, expected, "{failure:?}");
+        }
+
+        // Never past the caller's deadline; a poll that answers starts the
+        // count again, and so does an update that goes through.
+        let (mut driver, _) = TaskDriver::start(&created(None)).expect("started");
+        let lost = RequestFailure::Connection;
+        assert_eq!(driver.on_failure(lost, ms(50)), Some(ms(50)));
+        assert_eq!(driver.on_failure(lost, hour), Some(ms(200)));
+        assert_eq!(driver.on_failure(lost, Duration::ZERO), None);
+        driver
+            .on_task(polled("working", json!({})), ms(1))
+            .expect("working");
+        assert_eq!(driver.on_failure(lost, hour), Some(ms(100)));
+        assert_eq!(driver.on_failure(lost, hour), Some(ms(200)));
+        driver.on_updated();
+        assert_eq!(driver.on_failure(lost, hour), Some(ms(100)));
+        for _ in 0..20 {
+            driver.on_failure(lost, hour);
+        }
+        assert_eq!(driver.on_failure(lost, hour), Some(Duration::from_secs(5)));
     }
 
     #[test]
