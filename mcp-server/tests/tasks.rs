@@ -104,11 +104,21 @@ fn ask_colour() -> Result<ToolOutput, ToolError> {
     Ok(ToolOutput::input_required(result))
 }
 
+/// The server of most tests: every call that has to wait becomes a task
+/// (no grace), so that the short jobs here are tasks.
 fn server() -> Server {
+    serving(Duration::ZERO)
+}
+
+fn serving(grace: Duration) -> Server {
     Server::builder(Jobs)
         .info("jobs", "1.0.0")
         .tools()
-        .tasks(TaskSettings::default().poll_interval(Duration::from_millis(10)))
+        .tasks(
+            TaskSettings::default()
+                .poll_interval(Duration::from_millis(10))
+                .inline_grace(grace),
+        )
         .build()
         .expect("server builds")
 }
@@ -140,10 +150,14 @@ enum Client {
 
 impl Client {
     fn stdio() -> Self {
+        Client::stdio_to(server())
+    }
+
+    fn stdio_to(server: Server) -> Self {
         let (client, server_side) = tokio::io::duplex(1 << 16);
         let (r, w) = tokio::io::split(server_side);
         let task = tokio::spawn(async move {
-            let _ = stdio::serve_io(server(), r, w).await;
+            let _ = stdio::serve_io(server, r, w).await;
         });
         let (reader, writer) = tokio::io::split(client);
         Client::Stdio {
@@ -475,6 +489,26 @@ async fn quick_answers_and_plain_tools_are_not_tasks() {
             assert!(reply["result"].get("taskId").is_none());
         }
     }
+}
+
+#[tokio::test]
+async fn a_handler_done_within_the_grace_answers_the_call_itself() {
+    let mut client = Client::stdio_to(serving(Duration::from_millis(150)));
+    let reply = client
+        .request(
+            1,
+            "tools/call",
+            json!({"name": "work", "arguments": {"ms": 1}}),
+            true,
+        )
+        .await;
+    assert_eq!(reply["result"]["resultType"], "complete", "{reply}");
+    assert_eq!(reply["result"]["content"][0]["text"], "worked 1 ms");
+    assert!(reply["result"].get("taskId").is_none(), "{reply}");
+    // Past the grace it is a task as before.
+    let id = start(&mut client, "work", json!({"ms": 400})).await;
+    let task = wait_for(&mut client, &id, "completed").await;
+    assert_eq!(task["result"]["content"][0]["text"], "worked 400 ms");
 }
 
 #[tokio::test]

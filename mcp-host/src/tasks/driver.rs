@@ -28,7 +28,8 @@
 //!    definitive failure, or no time left) means stop with that error.
 //!
 //! The driver honours the server's `pollIntervalMs` within
-//! [`MIN_POLL_INTERVAL`] and [`MAX_POLL_INTERVAL`], so that a server can
+//! [`MIN_POLL_INTERVAL`] and [`MAX_POLL_INTERVAL`], after a first poll
+//! that comes within [`FIRST_POLL_INTERVAL`], so that a server can
 //! neither make the client spin nor stall it, and bounds the input
 //! requests one task may ask over its life ([`MAX_INPUT_KEYS`]).
 
@@ -46,6 +47,9 @@ use serde_json::{Map, Value};
 pub const MIN_POLL_INTERVAL: Duration = Duration::from_millis(50);
 /// The longest wait between two polls, whatever the server asks.
 pub const MAX_POLL_INTERVAL: Duration = Duration::from_secs(30);
+/// The longest wait before the first poll of a task just created: a
+/// short job's result then comes back sooner than a whole interval.
+pub const FIRST_POLL_INTERVAL: Duration = Duration::from_millis(100);
 /// The wait between polls when the server suggests none.
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
 /// Most distinct input request keys one task may ask over its life.
@@ -205,8 +209,9 @@ fn checked_id(task_id: &str) -> Result<(), TaskError> {
 
 impl TaskDriver {
     /// The books of the task `created` announces, and the first step: a
-    /// poll after the server's interval (a task may be created in any
-    /// status, but only a poll brings its result or its input requests).
+    /// poll after the server's interval, or [`FIRST_POLL_INTERVAL`] if
+    /// that is shorter (a task may be created in any status, but only a
+    /// poll brings its result or its input requests).
     ///
     /// # Errors
     ///
@@ -227,7 +232,7 @@ impl TaskDriver {
                 seen: 1,
             },
         };
-        Ok((driver, Next::Poll(interval)))
+        Ok((driver, Next::Poll(interval.min(FIRST_POLL_INTERVAL))))
     }
 
     /// The books of a task known only by its id, for a host that polls a
@@ -438,15 +443,24 @@ mod tests {
     }
 
     #[test]
-    fn the_server_interval_is_honoured_within_bounds() {
-        for (asked, waited) in [
-            (None, DEFAULT_POLL_INTERVAL),
-            (Some(200), Duration::from_millis(200)),
-            (Some(0), MIN_POLL_INTERVAL),
-            (Some(-5), MIN_POLL_INTERVAL),
-            (Some(i64::MAX), MAX_POLL_INTERVAL),
+    fn the_server_interval_is_honoured_within_bounds_after_a_short_first_poll() {
+        let ms = Duration::from_millis;
+        // (the interval asked, the first wait, the waits after)
+        for (asked, first, waited) in [
+            // No interval at first; the poll then asks for 200 ms.
+            (None, FIRST_POLL_INTERVAL, ms(200)),
+            (Some(500), ms(100), ms(500)),
+            (Some(200), ms(100), ms(200)),
+            (Some(80), ms(80), ms(80)),
+            (Some(0), MIN_POLL_INTERVAL, MIN_POLL_INTERVAL),
+            (Some(-5), MIN_POLL_INTERVAL, MIN_POLL_INTERVAL),
+            (Some(i64::MAX), FIRST_POLL_INTERVAL, MAX_POLL_INTERVAL),
         ] {
-            let (_, next) = TaskDriver::start(&created(asked)).expect("started");
+            let (mut driver, next) = TaskDriver::start(&created(asked)).expect("started");
+            assert_eq!(next, Next::Poll(first), "{asked:?}");
+            let asks = asked.map_or(json!({}), |ms| json!({ "pollIntervalMs": ms }));
+            let working = polled("working", asks);
+            let next = driver.on_task(working, ms(1)).expect("working");
             assert_eq!(next, Next::Poll(waited), "{asked:?}");
         }
     }

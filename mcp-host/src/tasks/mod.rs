@@ -8,7 +8,8 @@
 //! (and [`Host::call`](crate::Host::call), and typed clients) follow it
 //! transparently:
 //!
-//! - polls at the server's `pollIntervalMs`, kept between
+//! - polls first within [`FIRST_POLL_INTERVAL`], then at the server's
+//!   `pollIntervalMs`, kept between
 //!   [`MIN_POLL_INTERVAL`] and [`MAX_POLL_INTERVAL`];
 //! - answers the task's input requests through the host's
 //!   [`InputHandler`](crate::client::InputHandler), exactly as it answers
@@ -47,8 +48,8 @@ mod driver;
 
 pub use driver::{
     Next, RequestFailure, TaskDriver, TaskEnd, TaskError, TaskReport, TaskStatus, ANSWER_GRACE,
-    DEFAULT_POLL_INTERVAL, MAX_INPUT_KEYS, MAX_POLL_INTERVAL, MAX_TASK_ID_LEN, MIN_POLL_INTERVAL,
-    RETRY_BACKOFF,
+    DEFAULT_POLL_INTERVAL, FIRST_POLL_INTERVAL, MAX_INPUT_KEYS, MAX_POLL_INTERVAL, MAX_TASK_ID_LEN,
+    MIN_POLL_INTERVAL, RETRY_BACKOFF,
 };
 
 use mcp_types::meta::TASKS_EXTENSION;

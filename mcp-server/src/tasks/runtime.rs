@@ -132,6 +132,11 @@ impl Runtime {
         let _ = self.changes.send(Arc::new(record));
     }
 
+    /// How long a waiting handler may still answer its call inline.
+    pub(crate) fn inline_grace(&self) -> Duration {
+        self.settings.inline_grace
+    }
+
     /// What the tool `name` declares.
     pub(crate) fn support(&self, name: &str) -> TaskSupport {
         self.support.get(name).copied().unwrap_or_default()
