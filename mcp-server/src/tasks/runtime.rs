@@ -93,9 +93,21 @@ fn not_found() -> ErrorObject {
     ErrorObject::invalid_params("Failed to retrieve task: Task not found")
 }
 
-fn store_error(e: super::StoreError) -> ErrorObject {
-    ErrorObject::internal_error(e.to_string())
+/// What a client is told of a store error: a generic message, the detail
+/// (which may name the backend, its address or its data) only in the
+/// server's log.
+fn store_error(error: super::StoreError) -> ErrorObject {
+    tracing::error!(%error, "a task request failed on the task store");
+    ErrorObject::internal_error(match error {
+        super::StoreError::Full { .. } => STORE_FULL,
+        super::StoreError::Backend(_) => STORE_FAILED,
+    })
 }
+
+/// The message of a request refused because the store holds too many tasks.
+const STORE_FULL: &str = "the server holds too many tasks; try again later";
+/// The message of a request that failed on the task store.
+const STORE_FAILED: &str = "the task store failed";
 
 /// The `taskId` of a `tasks/*` request's params.
 fn task_id(params: &Map<String, Value>) -> Result<&str, ErrorObject> {
@@ -191,11 +203,16 @@ impl Runtime {
             // The lease keeper ends first when the task was settled
             // elsewhere (cancelled through another replica, or failed for
             // a lapsed lease): the handler is dropped with it.
-            tokio::select! {
-                () = runtime.drive(&id, first, rerun, cancelled, wake, expires) => {}
-                () = runtime.keep_lease(&id) => {}
+            let finished = tokio::select! {
+                finished = runtime.drive(&id, first, rerun, cancelled, wake, expires) => finished,
+                () = runtime.keep_lease(&id) => false,
+            };
+            let live = runtime.live().remove(&id);
+            // A handler stopped before it finished may have handed work
+            // elsewhere, which watches its context: tell it.
+            if let (Some(live), false) = (live, finished) {
+                let _ = live.cancel.send(true);
             }
-            runtime.live().remove(&id);
         });
         Ok(created)
     }
@@ -261,7 +278,8 @@ impl Runtime {
     }
 
     /// Runs the handler until the task settles, parking it while it waits
-    /// for input.
+    /// for input; whether the handler finished (rather than being stopped
+    /// by a cancel, the TTL, or the task settled elsewhere).
     async fn drive(
         &self,
         id: &str,
@@ -270,7 +288,7 @@ impl Runtime {
         mut cancelled: watch::Receiver<bool>,
         wake: Arc<Notify>,
         expires_ms: Option<u64>,
-    ) {
+    ) -> bool {
         let ttl = self.settings.ttl.unwrap_or(Duration::MAX);
         let deadline = tokio::time::Instant::now().checked_add(ttl);
         let expired = async move {
@@ -286,8 +304,8 @@ impl Runtime {
                 outcome = guarded => outcome.unwrap_or_else(|_| {
                     Outcome::Error(ErrorObject::internal_error("the tool panicked"))
                 }),
-                _ = cancelled.wait_for(|c| *c) => return,
-                () = &mut expired => return,
+                _ = cancelled.wait_for(|c| *c) => return false,
+                () = &mut expired => return false,
             };
             let (requests, request_state) = match outcome {
                 Outcome::Complete(result) => {
@@ -295,14 +313,14 @@ impl Runtime {
                         r.complete(result.clone(), now);
                     })
                     .await;
-                    return;
+                    return true;
                 }
                 Outcome::Error(error) => {
                     self.settle(id, expires_ms, |r, now| {
                         r.fail(&error, now);
                     })
                     .await;
-                    return;
+                    return true;
                 }
                 Outcome::InputRequired {
                     requests,
@@ -324,14 +342,14 @@ impl Runtime {
                     })
                     .await;
                 match (found, resume) {
-                    (false, _) => return,
+                    (false, _) => return false,
                     (true, Some(resume)) => break resume,
                     (true, None) => {}
                 }
                 tokio::select! {
                     _ = tokio::time::timeout(self.settings.poll_interval, wake.notified()) => {}
-                    _ = cancelled.wait_for(|c| *c) => return,
-                    () = &mut expired => return,
+                    _ = cancelled.wait_for(|c| *c) => return false,
+                    () = &mut expired => return false,
                 }
             };
             run = rerun(answers, state);
@@ -702,6 +720,64 @@ mod tests {
         assert!(task.get("result").is_none());
     }
 
+    /// Starts `run` and returns the task id and what its context watches.
+    async fn start_watched(
+        runtime: &Arc<Runtime>,
+        run: BoxFuture<'static, Outcome>,
+    ) -> (String, watch::Receiver<bool>) {
+        let (cancel, watched) = watch::channel(false);
+        let created = runtime
+            .start(None, run, never_rerun(), cancel)
+            .await
+            .expect("created");
+        let id = created["taskId"].as_str().expect("an id").to_owned();
+        (id, watched)
+    }
+
+    /// Whether `watched` turns `true` within a second.
+    async fn told_to_stop(watched: &mut watch::Receiver<bool>) -> bool {
+        let told = tokio::time::timeout(Duration::from_secs(1), watched.wait_for(|c| *c));
+        matches!(told.await, Ok(Ok(_)))
+    }
+
+    #[tokio::test]
+    async fn a_handler_stopped_by_expiry_or_lapse_is_told_and_a_finished_one_is_not() {
+        let expiring = runtime(TaskSettings::default().ttl(Some(Duration::from_millis(30))));
+        let (_, mut watched) = start_watched(&expiring, Box::pin(std::future::pending())).await;
+        assert!(told_to_stop(&mut watched).await, "expired");
+
+        let mut store = Faulty::new(completed, 0);
+        store.lease = Some(Duration::from_millis(60));
+        let leased = runtime(TaskSettings::default().store(store));
+        let (id, mut watched) = start_watched(&leased, Box::pin(std::future::pending())).await;
+        // Another replica took the task for lapsed.
+        let mut lapse = |r: &mut TaskRecord| {
+            r.lapse(u64::MAX);
+        };
+        leased
+            .store()
+            .update(&id, now_ms(), &mut lapse)
+            .await
+            .expect("updated");
+        assert!(told_to_stop(&mut watched).await, "lapsed");
+
+        let plain = runtime(TaskSettings::default());
+        let (id, mut watched) = start_watched(&plain, done_soon()).await;
+        assert_eq!(settled(&plain, &id, None).await["status"], "completed");
+        assert!(!told_to_stop(&mut watched).await, "finished");
+        assert!(!*watched.borrow());
+    }
+
+    #[tokio::test]
+    async fn the_context_hears_when_the_runtime_lets_go_of_the_call() {
+        let (cancel, watched) = watch::channel(false);
+        let cx = crate::Context::new("tools/call", Default::default()).with_cancellation(watched);
+        let waiting = tokio::spawn(async move { cx.cancelled().await });
+        drop(cancel);
+        let heard = tokio::time::timeout(Duration::from_secs(1), waiting).await;
+        assert!(matches!(heard, Ok(Ok(()))), "{heard:?}");
+    }
+
     #[tokio::test]
     async fn another_principal_is_told_the_task_does_not_exist() {
         let runtime = runtime(TaskSettings::default());
@@ -768,6 +844,23 @@ mod tests {
             .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_'));
     }
 
+    fn cancelled(record: &TaskRecord) -> bool {
+        record.status == crate::tasks::Status::Cancelled
+    }
+
+    #[tokio::test]
+    async fn a_client_is_told_of_a_store_error_in_general_terms() {
+        let runtime = runtime(TaskSettings::default().store(Faulty::new(cancelled, 1)));
+        let id = start(&runtime, None, Box::pin(std::future::pending())).await;
+        let error = runtime
+            .cancel(&params(&id), None)
+            .await
+            .expect_err("the store failed");
+        assert_eq!(error.code, -32603);
+        assert_eq!(error.message, STORE_FAILED);
+        assert_eq!(error.data, None);
+    }
+
     #[tokio::test]
     async fn a_full_store_refuses_new_tasks() {
         let settings = TaskSettings::default().store(crate::tasks::MemoryTaskStore::new(1));
@@ -784,5 +877,6 @@ mod tests {
             .await
             .expect_err("full");
         assert_eq!(error.code, -32603);
+        assert_eq!(error.message, STORE_FULL);
     }
 }
