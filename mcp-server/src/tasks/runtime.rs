@@ -200,13 +200,43 @@ impl Runtime {
         self.listen();
         let runtime = self.clone();
         tokio::spawn(async move {
-            // The lease keeper ends first when the task was settled
+            // The handler and the lease keeper run as tasks of their own,
+            // so that a handler busy in one poll does not hold up its
+            // lease. The lease keeper ends first when the task was settled
             // elsewhere (cancelled through another replica, or failed for
             // a lapsed lease): the handler is dropped with it.
-            let finished = tokio::select! {
-                finished = runtime.drive(&id, first, rerun, cancelled, wake, expires) => finished,
-                () = runtime.keep_lease(&id) => false,
+            let handler = tokio::spawn({
+                let (runtime, id) = (runtime.clone(), id.clone());
+                async move {
+                    runtime
+                        .drive(&id, first, rerun, cancelled, wake, expires)
+                        .await
+                }
+            });
+            let lease = runtime.store().lease().map(|_| {
+                let (runtime, id) = (runtime.clone(), id.clone());
+                tokio::spawn(async move { runtime.keep_lease(&id).await })
+            });
+            let (stop_handler, stop_lease) = (
+                handler.abort_handle(),
+                lease.as_ref().map(|l| l.abort_handle()),
+            );
+            let lost = async move {
+                match lease {
+                    Some(lease) => drop(lease.await),
+                    None => std::future::pending().await,
+                }
             };
+            let finished = tokio::select! {
+                finished = handler => finished.unwrap_or(false),
+                () = lost => {
+                    stop_handler.abort();
+                    false
+                }
+            };
+            if let Some(stop_lease) = stop_lease {
+                stop_lease.abort();
+            }
             let live = runtime.live().remove(&id);
             // A handler stopped before it finished may have handed work
             // elsewhere, which watches its context: tell it.
@@ -258,8 +288,9 @@ impl Runtime {
     }
 
     /// Renews the lease of task `id` at a third of its length while the
-    /// handler runs; returns when the task is settled or gone. Never
-    /// returns for a store without leases.
+    /// handler runs (in a task of its own beside the handler's); returns
+    /// when the task is settled or gone. Never returns for a store without
+    /// leases.
     async fn keep_lease(&self, id: &str) {
         let Some(lease) = self.store().lease() else {
             return std::future::pending().await;
@@ -846,6 +877,24 @@ mod tests {
 
     fn cancelled(record: &TaskRecord) -> bool {
         record.status == crate::tasks::Status::Cancelled
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_handler_busy_in_one_poll_keeps_its_lease() {
+        let mut store = Faulty::new(completed, 0);
+        store.lease = Some(Duration::from_millis(90));
+        let runtime = runtime(TaskSettings::default().store(store));
+        let busy: BoxFuture<'static, Outcome> = Box::pin(async {
+            tokio::task::yield_now().await;
+            // Holds its thread, as CPU-bound work that never yields does.
+            std::thread::sleep(Duration::from_millis(400));
+            Outcome::Complete(json!({"content": []}))
+        });
+        let id = start(&runtime, None, busy).await;
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        let task = runtime.get(&params(&id), None).await.expect("found");
+        assert_eq!(task["status"], "working", "{task}");
+        assert_eq!(settled(&runtime, &id, None).await["status"], "completed");
     }
 
     #[tokio::test]
