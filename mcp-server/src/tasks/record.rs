@@ -327,6 +327,17 @@ impl TaskRecord {
     }
 }
 
+/// Whether a replica may take a lapsed lease (see [`TaskRecord::lapsed`])
+/// for a replica that stopped, at `now_ms`: only once it has reached the
+/// store without an error for a whole lease length of `lease_ms` since its
+/// last failed call (`last_store_error_ms`, if any). While the store was
+/// out of its reach it may have been out of the running replica's reach
+/// too, and that replica could not renew its lease; it gets a lease length
+/// after the store comes back to do so.
+pub fn may_judge_leases(now_ms: u64, last_store_error_ms: Option<u64>, lease_ms: u64) -> bool {
+    last_store_error_ms.is_none_or(|at| now_ms.saturating_sub(at) >= lease_ms)
+}
+
 /// The error of a task whose handler asked again for the input `key`,
 /// answered already.
 pub fn asked_again(key: &str) -> ErrorObject {
@@ -547,6 +558,27 @@ mod tests {
         assert_eq!(created["ttlMs"], json!(60_000));
         for absent in ["task", "result", "error", "inputRequests", "requestState"] {
             assert!(created.get(absent).is_none(), "{absent}");
+        }
+    }
+
+    #[test]
+    fn leases_are_judged_only_after_a_lease_length_of_reaching_the_store() {
+        // (now, the last store error, the lease length, may judge)
+        for (now, error, lease, judges) in [
+            (10_000, None, 3_000, true),
+            (10_000, Some(9_999), 3_000, false),
+            (10_000, Some(7_001), 3_000, false),
+            (10_000, Some(7_000), 3_000, true),
+            (10_000, Some(0), 3_000, true),
+            // A clock that went back since the error: not yet.
+            (10_000, Some(12_000), 3_000, false),
+            (10_000, Some(10_000), 0, true),
+        ] {
+            assert_eq!(
+                may_judge_leases(now, error, lease),
+                judges,
+                "{now} {error:?} {lease}"
+            );
         }
     }
 

@@ -17,7 +17,7 @@ use mcp_types::v2026_07_28::{InputResponse, Tool};
 use serde_json::{json, Map, Value};
 use tokio::sync::{broadcast, watch, Notify};
 
-use super::record::{Accepted, TaskRecord};
+use super::record::{self, Accepted, TaskRecord};
 use super::store::Signal;
 use super::{TaskSettings, TaskStore, TaskSupport};
 use crate::BoxFuture;
@@ -54,6 +54,10 @@ pub(crate) struct Runtime {
     changes: broadcast::Sender<Arc<TaskRecord>>,
     /// Whether the signals of other replicas are listened to yet.
     listening: std::sync::atomic::AtomicBool,
+    /// When a call to the store last failed (milliseconds since the Unix
+    /// epoch; 0 for never): until a lease length later, no lease is taken
+    /// for lapsed (see [`record::may_judge_leases`]).
+    last_store_error_ms: std::sync::atomic::AtomicU64,
 }
 
 /// `duration` in whole milliseconds, saturating.
@@ -132,6 +136,7 @@ impl Runtime {
             live: Mutex::new(HashMap::new()),
             changes: broadcast::channel(256).0,
             listening: std::sync::atomic::AtomicBool::new(false),
+            last_store_error_ms: std::sync::atomic::AtomicU64::new(0),
         })
     }
 
@@ -156,6 +161,29 @@ impl Runtime {
 
     fn store(&self) -> &dyn TaskStore {
         &*self.settings.store
+    }
+
+    /// `result` of a call to the store, its failure noted (see
+    /// [`Runtime::judges_leases`]).
+    fn reached<T>(&self, result: Result<T, super::StoreError>) -> Result<T, super::StoreError> {
+        if result.is_err() {
+            let now = now_ms().max(1);
+            self.last_store_error_ms
+                .store(now, std::sync::atomic::Ordering::Relaxed);
+        }
+        result
+    }
+
+    /// Whether this replica may take a lapsed lease for a stopped replica
+    /// at `now`: not within a lease length of its last store error.
+    fn judges_leases(&self, now: u64) -> bool {
+        let Some(lease) = self.store().lease() else {
+            return true;
+        };
+        let error = self
+            .last_store_error_ms
+            .load(std::sync::atomic::Ordering::Relaxed);
+        record::may_judge_leases(now, (error != 0).then_some(error), millis(lease))
     }
 
     fn live(&self) -> std::sync::MutexGuard<'_, HashMap<String, Live>> {
@@ -184,10 +212,8 @@ impl Runtime {
         let created = record.created();
         let id = record.id.clone();
         let expires = ttl.map(|ttl| now.saturating_add(ttl));
-        self.store()
-            .create(record, now)
-            .await
-            .map_err(store_error)?;
+        let created_now = self.store().create(record, now).await;
+        self.reached(created_now).map_err(store_error)?;
         let cancelled = cancel.subscribe();
         let wake = Arc::new(Notify::new());
         self.live().insert(
@@ -299,7 +325,7 @@ impl Runtime {
             tokio::time::sleep(lease / 3).await;
             let until = now_ms().saturating_add(millis(lease));
             let mut renew = |r: &mut TaskRecord| r.renew(until);
-            match self.store().update(id, now_ms(), &mut renew).await {
+            match self.reached(self.store().update(id, now_ms(), &mut renew).await) {
                 Ok(Some(record)) if !record.status.is_terminal() => {}
                 Ok(_) => return,
                 // The backend may come back before the lease runs out.
@@ -442,16 +468,18 @@ impl Runtime {
             change(r, now);
             changed = r.updated_ms != before || r.status != status;
         };
-        Ok(match self.store().update(id, now, &mut apply).await? {
-            Some(record) => {
-                let live = !record.status.is_terminal();
-                if changed {
-                    self.announce(record);
+        Ok(
+            match self.reached(self.store().update(id, now, &mut apply).await)? {
+                Some(record) => {
+                    let live = !record.status.is_terminal();
+                    if changed {
+                        self.announce(record);
+                    }
+                    live
                 }
-                live
-            }
-            None => false,
-        })
+                None => false,
+            },
+        )
     }
 
     /// The record `id` if `principal` owns it. An unfinished task whose
@@ -463,21 +491,18 @@ impl Runtime {
     ) -> Result<TaskRecord, ErrorObject> {
         let id = task_id(params)?;
         let now = now_ms();
-        let record = match self.store().get(id, now).await.map_err(store_error)? {
+        let got = self.store().get(id, now).await;
+        let record = match self.reached(got).map_err(store_error)? {
             Some(record) if record.owned_by(principal) => record,
             _ => return Err(not_found()),
         };
-        if !record.lapsed(now) {
+        if !record.lapsed(now) || !self.judges_leases(now) {
             return Ok(record);
         }
         let mut lapsed = false;
         let mut apply = |r: &mut TaskRecord| lapsed = r.lapse(now);
-        match self
-            .store()
-            .update(id, now, &mut apply)
-            .await
-            .map_err(store_error)?
-        {
+        let updated = self.store().update(id, now, &mut apply).await;
+        match self.reached(updated).map_err(store_error)? {
             Some(after) => {
                 if lapsed {
                     self.announce(after.clone());
@@ -533,11 +558,8 @@ impl Runtime {
             let mut apply = |r: &mut TaskRecord| {
                 accepted = r.accept(kept.clone(), now);
             };
-            let after = self
-                .store()
-                .update(&record.id, now, &mut apply)
-                .await
-                .map_err(store_error)?;
+            let updated = self.store().update(&record.id, now, &mut apply).await;
+            let after = self.reached(updated).map_err(store_error)?;
             if let (Some(after), false) = (after, accepted == Accepted::Ignored) {
                 self.announce(after);
             }
@@ -546,7 +568,8 @@ impl Runtime {
             self.signal_here(&record.id, Signal::Wake);
             // The handler may run on another replica; it also looks for
             // itself at every poll interval, so a lost signal only delays.
-            let _ = self.store().notify(&record.id, Signal::Wake).await;
+            let signalled = self.store().notify(&record.id, Signal::Wake).await;
+            let _ = self.reached(signalled);
         }
         Ok(json!({}))
     }
@@ -564,18 +587,16 @@ impl Runtime {
         let mut apply = |r: &mut TaskRecord| {
             changed = r.cancel(now);
         };
-        let after = self
-            .store()
-            .update(&record.id, now, &mut apply)
-            .await
-            .map_err(store_error)?;
+        let updated = self.store().update(&record.id, now, &mut apply).await;
+        let after = self.reached(updated).map_err(store_error)?;
         if let (Some(after), true) = (after, changed) {
             self.announce(after);
         }
         self.signal_here(&record.id, Signal::Cancel);
         // The handler may run on another replica; its lease keeper also
         // sees the cancelled record, so a lost signal only delays.
-        let _ = self.store().notify(&record.id, Signal::Cancel).await;
+        let signalled = self.store().notify(&record.id, Signal::Cancel).await;
+        let _ = self.reached(signalled);
         Ok(json!({}))
     }
 }
@@ -895,6 +916,38 @@ mod tests {
         let task = runtime.get(&params(&id), None).await.expect("found");
         assert_eq!(task["status"], "working", "{task}");
         assert_eq!(settled(&runtime, &id, None).await["status"], "completed");
+    }
+
+    fn failed(record: &TaskRecord) -> bool {
+        record.status == crate::tasks::Status::Failed
+    }
+
+    #[tokio::test]
+    async fn no_lease_lapses_within_a_lease_length_of_a_store_error() {
+        let lease = Duration::from_millis(100);
+        let mut store = Faulty::new(failed, 1);
+        store.lease = Some(lease);
+        let runtime = runtime(TaskSettings::default().store(store));
+        // A task whose replica stopped renewing its lease.
+        let now = now_ms();
+        let mut record = TaskRecord::new("task_orphan".into(), None, now, None, 500);
+        record.renew(now - 1);
+        runtime.store().create(record, now).await.expect("created");
+        let orphan = params("task_orphan");
+
+        // Failing it fails on the store: the store is out of reach.
+        let error = runtime
+            .get(&orphan, None)
+            .await
+            .expect_err("the store failed");
+        assert_eq!(error.message, STORE_FAILED);
+        // Within a lease length of that, the lapsed lease is not judged.
+        let task = runtime.get(&orphan, None).await.expect("found");
+        assert_eq!(task["status"], "working", "{task}");
+        // A lease length later it is.
+        tokio::time::sleep(lease + Duration::from_millis(20)).await;
+        let task = runtime.get(&orphan, None).await.expect("found");
+        assert_eq!(task["status"], "failed", "{task}");
     }
 
     #[tokio::test]
