@@ -10,12 +10,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{everything_http, everything_stdio, first_text, host_command, options};
+use common::{everything_http, everything_stdio, first_text, host_command, options, scripted};
 use mcp_host::approval::{ApproveAll, Gate, Policy};
 use mcp_host::client::{
     CallOptions, Client, ClientError, InputHandler, Progress, Target, ToolStart,
 };
-use mcp_host::tasks::TaskStatus;
+use mcp_host::tasks::{TaskError, TaskStatus};
 use mcp_host::untrusted::Untrusted;
 use mcp_host::{BoxFuture, ServerId};
 use mcp_types::ext::tasks::GetTaskResult;
@@ -504,4 +504,27 @@ async fn passing_poll_failures_are_retried() {
     assert_eq!(first_text(&result), "computed `flaky` in 1 s");
     assert!(task_of(&reports).is_some(), "the call became a task");
     assert_eq!(refused.load(Ordering::SeqCst), 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_asks_again_under_an_answered_key_fails_the_call() {
+    let input = Arc::new(Confirm::default());
+    let client = connect(scripted("reask", Vec::new()), input.clone()).await;
+    let hurried = CallOptions {
+        task_timeout: Some(Duration::from_secs(20)),
+        ..CallOptions::default()
+    };
+    let outcome = run(&client, "nag", json!({}), &hurried).await;
+    let Err(ClientError::Task { task_id, error }) = outcome else {
+        panic!("{outcome:?}")
+    };
+    assert_eq!(task_id.accept(), "task_nag");
+    assert_eq!(
+        error,
+        TaskError::AskedAgain {
+            key: "colour".into()
+        }
+    );
+    assert_eq!(input.asked.load(Ordering::SeqCst), 1, "asked once");
+    client.shutdown().await;
 }
