@@ -26,6 +26,8 @@
 //!    lost, a 503, a -32603) says how long to wait before sending the same
 //!    request again, with doubling waits ([`RETRY_BACKOFF`]); `None` (a
 //!    definitive failure, or no time left) means stop with that error.
+//!    An answer to a poll starts the count of failures again, and so does
+//!    [`TaskDriver::on_updated`] once a `tasks/update` went through.
 //!
 //! The driver honours the server's `pollIntervalMs` within
 //! [`MIN_POLL_INTERVAL`] and [`MAX_POLL_INTERVAL`], after a first poll
