@@ -10,12 +10,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{everything_http, everything_stdio, first_text, host_command, options};
+use common::{everything_http, everything_stdio, first_text, host_command, options, scripted};
 use mcp_host::approval::{ApproveAll, Gate, Policy};
 use mcp_host::client::{
     CallOptions, Client, ClientError, InputHandler, Progress, Target, ToolStart,
 };
-use mcp_host::tasks::TaskStatus;
+use mcp_host::tasks::{TaskError, TaskStatus};
 use mcp_host::untrusted::Untrusted;
 use mcp_host::{BoxFuture, ServerId};
 use mcp_types::ext::tasks::GetTaskResult;
@@ -424,4 +424,107 @@ fn the_command_shows_a_task_and_gets_waits_and_cancels_by_id() {
         common::printed(&waited)["content"][0]["text"],
         "computed `waited` in 1 s"
     );
+}
+
+/// An HTTP proxy on 127.0.0.1 in front of `upstream` that answers the
+/// first `refuse` `tasks/get` requests with 503 and passes everything else
+/// through; its URL, and how many it refused.
+async fn flaky_proxy(upstream: String, refuse: usize) -> (String, Arc<AtomicUsize>) {
+    use axum::body::{Body, Bytes};
+    use axum::http::{header, HeaderMap, Method, StatusCode};
+    use axum::response::Response;
+
+    let refused = Arc::new(AtomicUsize::new(0));
+    let counted = refused.clone();
+    let http = reqwest::Client::new();
+    let forward = move |method: Method, mut headers: HeaderMap, body: Bytes| {
+        let (http, upstream, refused) = (http.clone(), upstream.clone(), counted.clone());
+        async move {
+            let polled = headers.get("mcp-method").is_some_and(|m| m == "tasks/get");
+            let refusing = polled
+                && refused
+                    .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                        (n < refuse).then_some(n + 1)
+                    })
+                    .is_ok();
+            if refusing {
+                let mut busy = Response::new(Body::from("busy"));
+                *busy.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+                return busy;
+            }
+            headers.remove(header::HOST);
+            let answer = http
+                .request(method, &upstream)
+                .headers(headers)
+                .body(body)
+                .send()
+                .await
+                .expect("the upstream answers");
+            let (status, headers) = (answer.status(), answer.headers().clone());
+            let body = answer.bytes().await.expect("the upstream's body");
+            let mut out = Response::new(Body::from(body));
+            *out.status_mut() = status;
+            for (name, value) in &headers {
+                if name != header::CONTENT_LENGTH && name != header::TRANSFER_ENCODING {
+                    out.headers_mut().insert(name, value.clone());
+                }
+            }
+            out
+        }
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("address");
+    let app = axum::Router::new().fallback(forward);
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    (format!("http://{addr}/mcp"), refused)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn passing_poll_failures_are_retried() {
+    let (_server, url) = everything_http();
+    let (proxy, refused) = flaky_proxy(url, 3).await;
+    let target = Target::Http {
+        url: proxy,
+        headers: Vec::new(),
+    };
+    let client = connect(target, Arc::new(Confirm::default())).await;
+    let (with_progress, reports) = recording();
+    let result = run(
+        &client,
+        "slow_compute",
+        json!({"seconds": 1, "label": "flaky"}),
+        &with_progress,
+    )
+    .await
+    .expect("completed through the 503s");
+    assert_eq!(first_text(&result), "computed `flaky` in 1 s");
+    assert!(task_of(&reports).is_some(), "the call became a task");
+    assert_eq!(refused.load(Ordering::SeqCst), 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_asks_again_under_an_answered_key_fails_the_call() {
+    let input = Arc::new(Confirm::default());
+    let client = connect(scripted("reask", Vec::new()), input.clone()).await;
+    let hurried = CallOptions {
+        task_timeout: Some(Duration::from_secs(20)),
+        ..CallOptions::default()
+    };
+    let outcome = run(&client, "nag", json!({}), &hurried).await;
+    let Err(ClientError::Task { task_id, error }) = outcome else {
+        panic!("{outcome:?}")
+    };
+    assert_eq!(task_id.accept(), "task_nag");
+    assert_eq!(
+        error,
+        TaskError::AskedAgain {
+            key: "colour".into()
+        }
+    );
+    assert_eq!(input.asked.load(Ordering::SeqCst), 1, "asked once");
+    client.shutdown().await;
 }

@@ -150,29 +150,30 @@ impl Context {
     }
 
     /// This context with the cancellation signal of a task: set to `true`
-    /// by `tasks/cancel`.
+    /// by `tasks/cancel`, and when the task expires or lapses before its
+    /// handler finished.
     pub fn with_cancellation(mut self, cancelled: tokio::sync::watch::Receiver<bool>) -> Self {
         self.cancelled = Some(cancelled);
         self
     }
 
-    /// Whether the client cancelled the task this call runs for (always
-    /// `false` outside a task). The runtime stops awaiting a cancelled
+    /// Whether the task this call runs for was stopped before its handler
+    /// finished: the client cancelled it, it expired, or its lease lapsed
+    /// (always `false` outside a task). The runtime stops awaiting such a
     /// handler, which drops it; a handler that hands work to other threads
     /// or processes checks this to stop them too.
     pub fn is_cancelled(&self) -> bool {
         self.cancelled.as_ref().is_some_and(|c| *c.borrow())
     }
 
-    /// Resolves once the client cancels the task this call runs for; never
-    /// outside a task.
+    /// Resolves once the task this call runs for is stopped (see
+    /// [`Context::is_cancelled`]), or once the runtime lets go of the call
+    /// altogether (the call or task ended, or the server stopped): no one
+    /// waits for the work any more. Never outside a task.
     pub async fn cancelled(&self) {
         match self.cancelled.clone() {
-            Some(mut cancelled) => {
-                if cancelled.wait_for(|c| *c).await.is_err() {
-                    std::future::pending::<()>().await;
-                }
-            }
+            // An error is the sender gone: the runtime let go of the call.
+            Some(mut cancelled) => drop(cancelled.wait_for(|c| *c).await),
             None => std::future::pending().await,
         }
     }

@@ -44,10 +44,12 @@
 //! request that declares the extension in its client capabilities.
 //!
 //! For such a request the handler starts inline. If it answers before it
-//! first has to wait, the answer goes back as it is: a quick result, or an
-//! `InputRequiredResult` that gathers input by multi-round-trip before any
-//! task exists. If it has to wait, the runtime stores a new task, answers
-//! `CreateTaskResult`, and the handler goes on in the background:
+//! first has to wait, or within a short grace after
+//! ([`TaskSettings::inline_grace`], 30 ms by default), the answer goes back
+//! as it is: a quick result, or an `InputRequiredResult` that gathers input
+//! by multi-round-trip before any task exists. If it takes longer, the
+//! runtime stores a new task, answers `CreateTaskResult`, and the handler
+//! goes on in the background:
 //!
 //! - a result (a tool error included) completes the task; a JSON-RPC
 //!   error fails it, with the error inlined;
@@ -154,6 +156,7 @@ pub struct TaskSettings {
     pub(crate) store: Arc<dyn TaskStore>,
     pub(crate) ttl: Option<Duration>,
     pub(crate) poll_interval: Duration,
+    pub(crate) inline_grace: Duration,
 }
 
 impl std::fmt::Debug for TaskSettings {
@@ -161,18 +164,20 @@ impl std::fmt::Debug for TaskSettings {
         f.debug_struct("TaskSettings")
             .field("ttl", &self.ttl)
             .field("poll_interval", &self.poll_interval)
+            .field("inline_grace", &self.inline_grace)
             .finish_non_exhaustive()
     }
 }
 
 impl Default for TaskSettings {
     /// A [`MemoryTaskStore`] of 10,000 tasks, a TTL of one hour, polls
-    /// every 500 ms.
+    /// every 500 ms, and a grace of 30 ms before a call becomes a task.
     fn default() -> Self {
         TaskSettings {
             store: Arc::new(MemoryTaskStore::default()),
             ttl: Some(Duration::from_secs(3600)),
             poll_interval: Duration::from_millis(500),
+            inline_grace: Duration::from_millis(30),
         }
     }
 }
@@ -194,6 +199,15 @@ impl TaskSettings {
     /// The polling interval suggested to clients (at least 1 ms).
     pub fn poll_interval(mut self, interval: Duration) -> Self {
         self.poll_interval = interval.max(Duration::from_millis(1));
+        self
+    }
+
+    /// How long a handler that has had to wait may still take to answer
+    /// the `tools/call` itself, before the call becomes a task (zero: a
+    /// task as soon as it waits). A short job then costs no poll; the
+    /// extension leaves to the server whether a request becomes a task.
+    pub fn inline_grace(mut self, grace: Duration) -> Self {
+        self.inline_grace = grace;
         self
     }
 }

@@ -61,16 +61,15 @@ impl Jobs {
                 "painted {}",
                 answer["content"]["colour"].as_str().unwrap_or("?")
             ))),
-            None => {
-                let result = serde_json::from_value(json!({"inputRequests": {"colour": {
-                    "method": "elicitation/create",
-                    "params": {"mode": "form", "message": "Which colour?", "requestedSchema": {
-                        "type": "object", "properties": {"colour": {"type": "string"}}}}
-                }}}))
-                .map_err(|e| ToolError::Protocol(ErrorObject::internal_error(e.to_string())))?;
-                Ok(ToolOutput::input_required(result))
-            }
+            None => ask_colour(),
         }
+    }
+
+    /// Asks for a colour, and once answered asks under the same key again.
+    #[tool(task = "optional")]
+    async fn nag(&self) -> Result<ToolOutput, ToolError> {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        ask_colour()
     }
 
     /// Runs until cancelled.
@@ -94,11 +93,32 @@ impl Jobs {
     }
 }
 
+/// Asks for a colour under the key `colour`.
+fn ask_colour() -> Result<ToolOutput, ToolError> {
+    let result = serde_json::from_value(json!({"inputRequests": {"colour": {
+        "method": "elicitation/create",
+        "params": {"mode": "form", "message": "Which colour?", "requestedSchema": {
+            "type": "object", "properties": {"colour": {"type": "string"}}}}
+    }}}))
+    .map_err(|e| ToolError::Protocol(ErrorObject::internal_error(e.to_string())))?;
+    Ok(ToolOutput::input_required(result))
+}
+
+/// The server of most tests: every call that has to wait becomes a task
+/// (no grace), so that the short jobs here are tasks.
 fn server() -> Server {
+    serving(Duration::ZERO)
+}
+
+fn serving(grace: Duration) -> Server {
     Server::builder(Jobs)
         .info("jobs", "1.0.0")
         .tools()
-        .tasks(TaskSettings::default().poll_interval(Duration::from_millis(10)))
+        .tasks(
+            TaskSettings::default()
+                .poll_interval(Duration::from_millis(10))
+                .inline_grace(grace),
+        )
         .build()
         .expect("server builds")
 }
@@ -130,10 +150,14 @@ enum Client {
 
 impl Client {
     fn stdio() -> Self {
+        Client::stdio_to(server())
+    }
+
+    fn stdio_to(server: Server) -> Self {
         let (client, server_side) = tokio::io::duplex(1 << 16);
         let (r, w) = tokio::io::split(server_side);
         let task = tokio::spawn(async move {
-            let _ = stdio::serve_io(server(), r, w).await;
+            let _ = stdio::serve_io(server, r, w).await;
         });
         let (reader, writer) = tokio::io::split(client);
         Client::Stdio {
@@ -370,6 +394,32 @@ async fn input_inside_a_task_is_answered_with_tasks_update() {
 }
 
 #[tokio::test]
+async fn asking_again_under_an_answered_key_fails_the_task() {
+    for mut client in clients().await {
+        let id = start(&mut client, "nag", json!({})).await;
+        let task = wait_for(&mut client, &id, "input_required").await;
+        assert_eq!(task["status"], "input_required", "{task}");
+        let answer = json!({"colour": {"action": "accept", "content": {"colour": "teal"}}});
+        client
+            .request(
+                5,
+                "tasks/update",
+                json!({"taskId": id, "inputResponses": answer}),
+                true,
+            )
+            .await;
+        let task = wait_for(&mut client, &id, "failed").await;
+        assert_eq!(task["status"], "failed", "{task}");
+        assert_eq!(task["error"]["code"], -32603);
+        assert_eq!(
+            task["error"]["message"],
+            "the tool asked again for input `colour`, which was answered already: \
+             a key names one request over a task's life"
+        );
+    }
+}
+
+#[tokio::test]
 async fn a_cancelled_task_settles_as_cancelled() {
     for mut client in clients().await {
         let id = start(&mut client, "forever", json!({})).await;
@@ -439,6 +489,26 @@ async fn quick_answers_and_plain_tools_are_not_tasks() {
             assert!(reply["result"].get("taskId").is_none());
         }
     }
+}
+
+#[tokio::test]
+async fn a_handler_done_within_the_grace_answers_the_call_itself() {
+    let mut client = Client::stdio_to(serving(Duration::from_millis(150)));
+    let reply = client
+        .request(
+            1,
+            "tools/call",
+            json!({"name": "work", "arguments": {"ms": 1}}),
+            true,
+        )
+        .await;
+    assert_eq!(reply["result"]["resultType"], "complete", "{reply}");
+    assert_eq!(reply["result"]["content"][0]["text"], "worked 1 ms");
+    assert!(reply["result"].get("taskId").is_none(), "{reply}");
+    // Past the grace it is a task as before.
+    let id = start(&mut client, "work", json!({"ms": 400})).await;
+    let task = wait_for(&mut client, &id, "completed").await;
+    assert_eq!(task["result"]["content"][0]["text"], "worked 400 ms");
 }
 
 #[tokio::test]

@@ -61,6 +61,7 @@
 //! - [`result`]: `resultType`, and decoding a result by the method it
 //!   answers, including the `InputRequiredResult` of multi-round-trip
 //!   requests.
+//! - [`backoff`]: the waits between retries after passing failures.
 //! - [`cache`]: the cache hints of the six cacheable results.
 //! - [`error`]: the error codes, their bands, and the typed `data` of the
 //!   modern errors.
@@ -99,6 +100,7 @@ pub mod v2026_07_28;
 #[rustfmt::skip] // generated: its layout is the generator's
 pub mod v2025_11_25;
 
+pub mod backoff;
 pub mod cache;
 pub mod error;
 pub mod ext;

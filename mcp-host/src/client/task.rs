@@ -13,7 +13,7 @@ use serde_json::{json, Map, Value};
 use super::call::decode;
 use super::{CallOptions, Client, ClientError, Progress, Stamp, Transport};
 use crate::approval::{Approval, ToolCall};
-use crate::tasks::{Next, TaskDriver, TaskEnd, TaskError, TaskReport};
+use crate::tasks::{Next, RequestFailure, TaskDriver, TaskEnd, TaskError, TaskReport};
 use crate::untrusted::Untrusted;
 
 const GET: &str = "tasks/get";
@@ -195,20 +195,31 @@ impl Client {
         let task_id = driver.task_id().to_owned();
         let limit = options.task_timeout.unwrap_or(self.options.task_timeout);
         let mut guard = CancelOnDrop::new(self, &task_id, owned);
+        let started = tokio::time::Instant::now();
+        let deadline = started.checked_add(limit);
         let work = async {
             loop {
                 match next {
                     Next::Poll(wait) => {
                         tokio::time::sleep(wait).await;
-                        let got = self.get_task(&task_id).await?.accept();
+                        let got = match self.get_task(&task_id).await {
+                            Ok(got) => got.accept(),
+                            Err(error) => {
+                                next = Next::Poll(retry(&mut driver, error, deadline)?);
+                                continue;
+                            }
+                        };
                         next = driver
-                            .on_task(got)
+                            .on_task(got, started.elapsed())
                             .map_err(|e| self.task_error(&task_id, e))?;
                         self.report(options, driver.report());
                     }
                     Next::Answer { requests, then } => {
                         let answers = self.answer_all(requests).await?;
-                        self.update_task(&task_id, answers).await?;
+                        while let Err(error) = self.update_task(&task_id, answers.clone()).await {
+                            tokio::time::sleep(retry(&mut driver, error, deadline)?).await;
+                        }
+                        driver.on_updated();
                         next = Next::Poll(then);
                     }
                     Next::Done(end) => return Ok(end),
@@ -244,6 +255,34 @@ impl Client {
                 message: message.map(|m| self.untrusted(m)),
             }),
         }
+    }
+}
+
+/// How long to wait before sending again the request that failed with
+/// `error`, as the driver rules with the time left before `deadline`;
+/// the error itself when it is not worth another try.
+fn retry(
+    driver: &mut TaskDriver,
+    error: ClientError,
+    deadline: Option<tokio::time::Instant>,
+) -> Result<std::time::Duration, ClientError> {
+    let left = deadline.map_or(std::time::Duration::MAX, |deadline| {
+        deadline.saturating_duration_since(tokio::time::Instant::now())
+    });
+    driver.on_failure(failure(&error), left).ok_or(error)
+}
+
+/// What kind of failure `error` is, for the driver. A stdio server's pipe
+/// that fails or closes is gone for good; over HTTP, a request that got
+/// no answer may get one next time.
+fn failure(error: &ClientError) -> RequestFailure {
+    match error {
+        ClientError::Http(_) | ClientError::Truncated { .. } | ClientError::Timeout(_) => {
+            RequestFailure::Connection
+        }
+        ClientError::HttpStatus { status, .. } => RequestFailure::HttpStatus(*status),
+        ClientError::Rpc(error) => RequestFailure::Rpc(error.accept_ref().code),
+        _ => RequestFailure::Other,
     }
 }
 

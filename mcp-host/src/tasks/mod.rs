@@ -8,12 +8,19 @@
 //! (and [`Host::call`](crate::Host::call), and typed clients) follow it
 //! transparently:
 //!
-//! - polls at the server's `pollIntervalMs`, kept between
+//! - polls first within [`FIRST_POLL_INTERVAL`], then at the server's
+//!   `pollIntervalMs`, kept between
 //!   [`MIN_POLL_INTERVAL`] and [`MAX_POLL_INTERVAL`];
 //! - answers the task's input requests through the host's
 //!   [`InputHandler`](crate::client::InputHandler), exactly as it answers
 //!   a multi-round-trip request, and each key once, however many polls
-//!   list it;
+//!   list it; a task that waits again on a key answered already (asked
+//!   again, or never taken within [`ANSWER_GRACE`]) fails the call with
+//!   [`TaskError::AskedAgain`] naming the key;
+//! - sends a `tasks/get` or `tasks/update` again after a passing failure
+//!   (a lost connection, a 503, a -32603), with doubling waits
+//!   ([`RETRY_BACKOFF`]) for as long as the task's timeout allows, and
+//!   gives up at once on a definitive one;
 //! - reports every poll to the call's progress callback, with the task's
 //!   status in [`Progress::task`](crate::client::Progress::task);
 //! - returns the tool's result; a `failed` task's JSON-RPC error is
@@ -40,8 +47,9 @@
 mod driver;
 
 pub use driver::{
-    Next, TaskDriver, TaskEnd, TaskError, TaskReport, TaskStatus, DEFAULT_POLL_INTERVAL,
-    MAX_INPUT_KEYS, MAX_POLL_INTERVAL, MAX_TASK_ID_LEN, MIN_POLL_INTERVAL,
+    Next, RequestFailure, TaskDriver, TaskEnd, TaskError, TaskReport, TaskStatus, ANSWER_GRACE,
+    DEFAULT_POLL_INTERVAL, FIRST_POLL_INTERVAL, MAX_INPUT_KEYS, MAX_POLL_INTERVAL, MAX_TASK_ID_LEN,
+    MIN_POLL_INTERVAL, RETRY_BACKOFF,
 };
 
 use mcp_types::meta::TASKS_EXTENSION;

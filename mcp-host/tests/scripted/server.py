@@ -189,6 +189,38 @@ def fault(id_, name, arguments):
     return True
 
 
+# Mode "reask": tool `nag` becomes a task that asks for input under the key
+# `colour`, takes the answer (one poll shows it working), then asks under
+# the same key again, which the tasks extension forbids.
+REASK = {"updated": False, "polls_since": 0}
+
+
+def task(status, **members):
+    stamp = "2026-12-01T00:00:00Z"
+    return dict({"taskId": "task_nag", "status": status, "createdAt": stamp,
+                 "lastUpdatedAt": stamp, "ttlMs": 60000, "pollIntervalMs": 50}, **members)
+
+
+def reask(method, id_):
+    """Answers `method` in mode reask; False when it is not a task method."""
+    colour = {"colour": {"method": "elicitation/create", "params": {
+        "mode": "form", "message": "Which colour?",
+        "requestedSchema": {"type": "object", "properties": {}}}}}
+    if method == "tasks/get":
+        if REASK["updated"]:
+            REASK["polls_since"] += 1
+        if REASK["updated"] and REASK["polls_since"] == 1:
+            result(id_, dict(task("working"), resultType="complete"))
+        else:
+            result(id_, dict(task("input_required", inputRequests=colour), resultType="complete"))
+    elif method in ("tasks/update", "tasks/cancel"):
+        REASK["updated"] = REASK["updated"] or method == "tasks/update"
+        result(id_, {"resultType": "complete"})
+    else:
+        return False
+    return True
+
+
 def record(name, arguments):
     path = os.environ.get("CALL_LOG")
     if path:
@@ -226,7 +258,8 @@ def modern(message):
                                {"name": "scripted-" + MODE, "version": "1"}}})
     elif method == "tools/list":
         hostile = HOSTILE if MODE == "hostile" else []
-        tools = rugpull_tools() if MODE == "rugpull" else TOOLS + FAULTS + hostile
+        nag = [{"name": "nag", "inputSchema": {"type": "object"}}] if MODE == "reask" else []
+        tools = rugpull_tools() if MODE == "rugpull" else TOOLS + FAULTS + hostile + nag
         result(id_, {"resultType": "complete", "tools": tools, "ttlMs": 0,
                      "cacheScope": "public"})
     elif method == "tools/call":
@@ -242,6 +275,9 @@ def modern(message):
                 weather += " \u001b[31mred\u001b[0m \u202ereversed \U000E0041"
             text(id_, weather)
             return
+        if MODE == "reask" and name == "nag":
+            result(id_, dict(task("working"), resultType="task"))
+            return
         if name == "slow" or fault(id_, name, arguments):
             return  # slow: never answered
         marker = os.path.join(os.environ.get("MARKER_DIR", "."), "crashed")
@@ -249,6 +285,8 @@ def modern(message):
             open(marker, "w").close()
             os._exit(3)
         text(id_, name + " done")
+    elif MODE == "reask" and reask(method, id_):
+        return
     else:
         error(id_, -32601, "Method not found")
 

@@ -168,9 +168,12 @@ impl TaskRecord {
     }
 
     /// The handler needs input: `requests` become the outstanding input
-    /// requests. A key the task issued before names a request that was
-    /// answered already, and the handler asks again: its old answer is
-    /// dropped. Returns `false` (and changes nothing) on a terminal task.
+    /// requests. A key names one request over the task's life, and a key
+    /// the task issued before was answered already (the handler runs again
+    /// only once every request is answered): a handler that asks under it
+    /// again fails the task (see [`asked_again`]), instead of leaving it
+    /// waiting for an answer the client will never send twice. Returns
+    /// `false` (and changes nothing) on a terminal task.
     pub fn input_required(
         &mut self,
         requests: Map<String, Value>,
@@ -180,12 +183,11 @@ impl TaskRecord {
         if self.status.is_terminal() {
             return false;
         }
-        for key in requests.keys() {
-            self.input_responses.remove(key);
-            if !self.issued.contains(key) {
-                self.issued.push(key.clone());
-            }
+        if let Some(key) = requests.keys().find(|key| self.issued.contains(key)) {
+            let error = asked_again(key);
+            return self.fail(&error, now_ms);
         }
+        self.issued.extend(requests.keys().cloned());
         self.input_requests = requests;
         self.request_state = request_state;
         self.status = if self.input_requests.is_empty() {
@@ -325,6 +327,26 @@ impl TaskRecord {
     }
 }
 
+/// Whether a replica may take a lapsed lease (see [`TaskRecord::lapsed`])
+/// for a replica that stopped, at `now_ms`: only once it has reached the
+/// store without an error for a whole lease length of `lease_ms` since its
+/// last failed call (`last_store_error_ms`, if any). While the store was
+/// out of its reach it may have been out of the running replica's reach
+/// too, and that replica could not renew its lease; it gets a lease length
+/// after the store comes back to do so.
+pub fn may_judge_leases(now_ms: u64, last_store_error_ms: Option<u64>, lease_ms: u64) -> bool {
+    last_store_error_ms.is_none_or(|at| now_ms.saturating_sub(at) >= lease_ms)
+}
+
+/// The error of a task whose handler asked again for the input `key`,
+/// answered already.
+pub fn asked_again(key: &str) -> ErrorObject {
+    ErrorObject::internal_error(format!(
+        "the tool asked again for input `{key}`, which was answered already: \
+         a key names one request over a task's life"
+    ))
+}
+
 /// `ms` since the Unix epoch as an ISO 8601 UTC timestamp with
 /// milliseconds, such as `2026-07-28T10:30:00.000Z`.
 pub fn iso8601(ms: u64) -> String {
@@ -438,6 +460,60 @@ mod tests {
     }
 
     #[test]
+    fn asking_again_under_an_answered_key_fails_the_task() {
+        // (keys asked in round one, keys asked in round two, status after
+        // round two, outstanding keys after round two)
+        for (first, second, status, outstanding) in [
+            (
+                json!({"a": {}}),
+                json!({"b": {}}),
+                Status::InputRequired,
+                vec!["b"],
+            ),
+            (json!({"a": {}}), json!({"a": {}}), Status::Failed, vec![]),
+            (
+                json!({"a": {}}),
+                json!({"b": {}, "a": {}}),
+                Status::Failed,
+                vec![],
+            ),
+            (
+                json!({"a": {}, "b": {}}),
+                json!({"b": {}}),
+                Status::Failed,
+                vec![],
+            ),
+            (json!({"a": {}}), json!({}), Status::Working, vec![]),
+        ] {
+            let mut task = record();
+            assert!(task.input_required(map(first.clone()), None, 1_100));
+            let answers = first
+                .as_object()
+                .map(|keys| {
+                    keys.keys()
+                        .map(|k| (k.clone(), json!({"action": "accept"})))
+                })
+                .map(Map::from_iter)
+                .unwrap_or_default();
+            assert_eq!(task.accept(answers, 1_200), Accepted::Resume);
+            assert!(task.take_resume().is_some());
+            assert!(task.input_required(map(second.clone()), None, 1_300));
+            assert_eq!(task.status, status, "{first} then {second}");
+            let keys: Vec<_> = task.input_requests.keys().map(String::as_str).collect();
+            assert_eq!(keys, outstanding, "{first} then {second}");
+            if status == Status::Failed {
+                let again = if second.get("a").is_some() { "a" } else { "b" };
+                assert_eq!(
+                    task.detailed()["error"]["message"],
+                    json!(asked_again(again).message)
+                );
+                assert_eq!(task.detailed()["error"]["code"], json!(-32603));
+                assert_eq!(task.updated_ms, 1_300);
+            }
+        }
+    }
+
+    #[test]
     fn updates_are_ignored_unless_the_task_waits_for_input() {
         let mut task = record();
         assert_eq!(task.accept(map(json!({"a": {}})), 1_100), Accepted::Ignored);
@@ -482,6 +558,27 @@ mod tests {
         assert_eq!(created["ttlMs"], json!(60_000));
         for absent in ["task", "result", "error", "inputRequests", "requestState"] {
             assert!(created.get(absent).is_none(), "{absent}");
+        }
+    }
+
+    #[test]
+    fn leases_are_judged_only_after_a_lease_length_of_reaching_the_store() {
+        // (now, the last store error, the lease length, may judge)
+        for (now, error, lease, judges) in [
+            (10_000, None, 3_000, true),
+            (10_000, Some(9_999), 3_000, false),
+            (10_000, Some(7_001), 3_000, false),
+            (10_000, Some(7_000), 3_000, true),
+            (10_000, Some(0), 3_000, true),
+            // A clock that went back since the error: not yet.
+            (10_000, Some(12_000), 3_000, false),
+            (10_000, Some(10_000), 0, true),
+        ] {
+            assert_eq!(
+                may_judge_leases(now, error, lease),
+                judges,
+                "{now} {error:?} {lease}"
+            );
         }
     }
 

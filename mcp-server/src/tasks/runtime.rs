@@ -11,12 +11,13 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
 use futures_util::FutureExt as _;
+use mcp_types::backoff::Backoff;
 use mcp_types::jsonrpc::ErrorObject;
 use mcp_types::v2026_07_28::{InputResponse, Tool};
 use serde_json::{json, Map, Value};
 use tokio::sync::{broadcast, watch, Notify};
 
-use super::record::{Accepted, TaskRecord};
+use super::record::{self, Accepted, TaskRecord};
 use super::store::Signal;
 use super::{TaskSettings, TaskStore, TaskSupport};
 use crate::BoxFuture;
@@ -53,6 +54,10 @@ pub(crate) struct Runtime {
     changes: broadcast::Sender<Arc<TaskRecord>>,
     /// Whether the signals of other replicas are listened to yet.
     listening: std::sync::atomic::AtomicBool,
+    /// When a call to the store last failed (milliseconds since the Unix
+    /// epoch; 0 for never): until a lease length later, no lease is taken
+    /// for lapsed (see [`record::may_judge_leases`]).
+    last_store_error_ms: std::sync::atomic::AtomicU64,
 }
 
 /// `duration` in whole milliseconds, saturating.
@@ -79,13 +84,34 @@ fn new_id() -> Result<String, ErrorObject> {
     ))
 }
 
+/// The waits between tries to store a handler's outcome after a store
+/// error (see [`Runtime::settle`]).
+const SETTLE_BACKOFF: Backoff = Backoff::new(Duration::from_millis(10), Duration::from_secs(1));
+
+/// The message of a task failed because its handler's outcome could not
+/// be stored.
+pub(crate) const UNSTORED: &str =
+    "the task's outcome could not be stored: the task store kept failing";
+
 fn not_found() -> ErrorObject {
     ErrorObject::invalid_params("Failed to retrieve task: Task not found")
 }
 
-fn store_error(e: super::StoreError) -> ErrorObject {
-    ErrorObject::internal_error(e.to_string())
+/// What a client is told of a store error: a generic message, the detail
+/// (which may name the backend, its address or its data) only in the
+/// server's log.
+fn store_error(error: super::StoreError) -> ErrorObject {
+    tracing::error!(%error, "a task request failed on the task store");
+    ErrorObject::internal_error(match error {
+        super::StoreError::Full { .. } => STORE_FULL,
+        super::StoreError::Backend(_) => STORE_FAILED,
+    })
 }
+
+/// The message of a request refused because the store holds too many tasks.
+const STORE_FULL: &str = "the server holds too many tasks; try again later";
+/// The message of a request that failed on the task store.
+const STORE_FAILED: &str = "the task store failed";
 
 /// The `taskId` of a `tasks/*` request's params.
 fn task_id(params: &Map<String, Value>) -> Result<&str, ErrorObject> {
@@ -110,6 +136,7 @@ impl Runtime {
             live: Mutex::new(HashMap::new()),
             changes: broadcast::channel(256).0,
             listening: std::sync::atomic::AtomicBool::new(false),
+            last_store_error_ms: std::sync::atomic::AtomicU64::new(0),
         })
     }
 
@@ -122,6 +149,11 @@ impl Runtime {
         let _ = self.changes.send(Arc::new(record));
     }
 
+    /// How long a waiting handler may still answer its call inline.
+    pub(crate) fn inline_grace(&self) -> Duration {
+        self.settings.inline_grace
+    }
+
     /// What the tool `name` declares.
     pub(crate) fn support(&self, name: &str) -> TaskSupport {
         self.support.get(name).copied().unwrap_or_default()
@@ -129,6 +161,29 @@ impl Runtime {
 
     fn store(&self) -> &dyn TaskStore {
         &*self.settings.store
+    }
+
+    /// `result` of a call to the store, its failure noted (see
+    /// [`Runtime::judges_leases`]).
+    fn reached<T>(&self, result: Result<T, super::StoreError>) -> Result<T, super::StoreError> {
+        if result.is_err() {
+            let now = now_ms().max(1);
+            self.last_store_error_ms
+                .store(now, std::sync::atomic::Ordering::Relaxed);
+        }
+        result
+    }
+
+    /// Whether this replica may take a lapsed lease for a stopped replica
+    /// at `now`: not within a lease length of its last store error.
+    fn judges_leases(&self, now: u64) -> bool {
+        let Some(lease) = self.store().lease() else {
+            return true;
+        };
+        let error = self
+            .last_store_error_ms
+            .load(std::sync::atomic::Ordering::Relaxed);
+        record::may_judge_leases(now, (error != 0).then_some(error), millis(lease))
     }
 
     fn live(&self) -> std::sync::MutexGuard<'_, HashMap<String, Live>> {
@@ -156,10 +211,9 @@ impl Runtime {
         }
         let created = record.created();
         let id = record.id.clone();
-        self.store()
-            .create(record, now)
-            .await
-            .map_err(store_error)?;
+        let expires = ttl.map(|ttl| now.saturating_add(ttl));
+        let created_now = self.store().create(record, now).await;
+        self.reached(created_now).map_err(store_error)?;
         let cancelled = cancel.subscribe();
         let wake = Arc::new(Notify::new());
         self.live().insert(
@@ -172,14 +226,49 @@ impl Runtime {
         self.listen();
         let runtime = self.clone();
         tokio::spawn(async move {
-            // The lease keeper ends first when the task was settled
+            // The handler and the lease keeper run as tasks of their own,
+            // so that a handler busy in one poll does not hold up its
+            // lease. The lease keeper ends first when the task was settled
             // elsewhere (cancelled through another replica, or failed for
             // a lapsed lease): the handler is dropped with it.
-            tokio::select! {
-                () = runtime.drive(&id, first, rerun, cancelled, wake) => {}
-                () = runtime.keep_lease(&id) => {}
+            let handler = tokio::spawn({
+                let (runtime, id) = (runtime.clone(), id.clone());
+                async move {
+                    runtime
+                        .drive(&id, first, rerun, cancelled, wake, expires)
+                        .await
+                }
+            });
+            let lease = runtime.store().lease().map(|_| {
+                let (runtime, id) = (runtime.clone(), id.clone());
+                tokio::spawn(async move { runtime.keep_lease(&id).await })
+            });
+            let (stop_handler, stop_lease) = (
+                handler.abort_handle(),
+                lease.as_ref().map(|l| l.abort_handle()),
+            );
+            let lost = async move {
+                match lease {
+                    Some(lease) => drop(lease.await),
+                    None => std::future::pending().await,
+                }
+            };
+            let finished = tokio::select! {
+                finished = handler => finished.unwrap_or(false),
+                () = lost => {
+                    stop_handler.abort();
+                    false
+                }
+            };
+            if let Some(stop_lease) = stop_lease {
+                stop_lease.abort();
             }
-            runtime.live().remove(&id);
+            let live = runtime.live().remove(&id);
+            // A handler stopped before it finished may have handed work
+            // elsewhere, which watches its context: tell it.
+            if let (Some(live), false) = (live, finished) {
+                let _ = live.cancel.send(true);
+            }
         });
         Ok(created)
     }
@@ -225,8 +314,9 @@ impl Runtime {
     }
 
     /// Renews the lease of task `id` at a third of its length while the
-    /// handler runs; returns when the task is settled or gone. Never
-    /// returns for a store without leases.
+    /// handler runs (in a task of its own beside the handler's); returns
+    /// when the task is settled or gone. Never returns for a store without
+    /// leases.
     async fn keep_lease(&self, id: &str) {
         let Some(lease) = self.store().lease() else {
             return std::future::pending().await;
@@ -235,7 +325,7 @@ impl Runtime {
             tokio::time::sleep(lease / 3).await;
             let until = now_ms().saturating_add(millis(lease));
             let mut renew = |r: &mut TaskRecord| r.renew(until);
-            match self.store().update(id, now_ms(), &mut renew).await {
+            match self.reached(self.store().update(id, now_ms(), &mut renew).await) {
                 Ok(Some(record)) if !record.status.is_terminal() => {}
                 Ok(_) => return,
                 // The backend may come back before the lease runs out.
@@ -245,7 +335,8 @@ impl Runtime {
     }
 
     /// Runs the handler until the task settles, parking it while it waits
-    /// for input.
+    /// for input; whether the handler finished (rather than being stopped
+    /// by a cancel, the TTL, or the task settled elsewhere).
     async fn drive(
         &self,
         id: &str,
@@ -253,7 +344,8 @@ impl Runtime {
         rerun: Rerun,
         mut cancelled: watch::Receiver<bool>,
         wake: Arc<Notify>,
-    ) {
+        expires_ms: Option<u64>,
+    ) -> bool {
         let ttl = self.settings.ttl.unwrap_or(Duration::MAX);
         let deadline = tokio::time::Instant::now().checked_add(ttl);
         let expired = async move {
@@ -269,30 +361,30 @@ impl Runtime {
                 outcome = guarded => outcome.unwrap_or_else(|_| {
                     Outcome::Error(ErrorObject::internal_error("the tool panicked"))
                 }),
-                _ = cancelled.wait_for(|c| *c) => return,
-                () = &mut expired => return,
+                _ = cancelled.wait_for(|c| *c) => return false,
+                () = &mut expired => return false,
             };
             let (requests, request_state) = match outcome {
                 Outcome::Complete(result) => {
-                    self.settle(id, |r, now| {
+                    self.settle(id, expires_ms, |r, now| {
                         r.complete(result.clone(), now);
                     })
                     .await;
-                    return;
+                    return true;
                 }
                 Outcome::Error(error) => {
-                    self.settle(id, |r, now| {
+                    self.settle(id, expires_ms, |r, now| {
                         r.fail(&error, now);
                     })
                     .await;
-                    return;
+                    return true;
                 }
                 Outcome::InputRequired {
                     requests,
                     request_state,
                 } => (requests, request_state),
             };
-            self.settle(id, |r, now| {
+            self.settle(id, expires_ms, |r, now| {
                 r.input_required(requests.clone(), request_state.clone(), now);
             })
             .await;
@@ -302,19 +394,19 @@ impl Runtime {
             let (answers, state) = loop {
                 let mut resume = None;
                 let found = self
-                    .settle(id, |r, _| {
+                    .settle(id, expires_ms, |r, _| {
                         resume = r.take_resume();
                     })
                     .await;
                 match (found, resume) {
-                    (false, _) => return,
+                    (false, _) => return false,
                     (true, Some(resume)) => break resume,
                     (true, None) => {}
                 }
                 tokio::select! {
                     _ = tokio::time::timeout(self.settings.poll_interval, wake.notified()) => {}
-                    _ = cancelled.wait_for(|c| *c) => return,
-                    () = &mut expired => return,
+                    _ = cancelled.wait_for(|c| *c) => return false,
+                    () = &mut expired => return false,
                 }
             };
             run = rerun(answers, state);
@@ -322,8 +414,52 @@ impl Runtime {
     }
 
     /// Applies `change` to the record `id`; `false` when it is gone or
-    /// settled.
-    async fn settle(&self, id: &str, mut change: impl FnMut(&mut TaskRecord, u64) + Send) -> bool {
+    /// settled. A store error does not lose the change: it is tried again
+    /// after [`SETTLE_BACKOFF`] until the task expires or, with a store
+    /// that leases tasks, for one lease length (past that another replica
+    /// may take the task for lapsed). When every try failed, the task is
+    /// failed with [`UNSTORED`] if the store takes that much.
+    async fn settle(
+        &self,
+        id: &str,
+        expires_ms: Option<u64>,
+        mut change: impl FnMut(&mut TaskRecord, u64) + Send,
+    ) -> bool {
+        let mut give_up_ms = expires_ms.unwrap_or(u64::MAX);
+        let mut failures = 0;
+        loop {
+            let error = match self.try_settle(id, &mut change).await {
+                Ok(live) => return live,
+                Err(error) => error,
+            };
+            failures += 1;
+            let now = now_ms();
+            if let (1, Some(lease)) = (failures, self.store().lease()) {
+                give_up_ms = give_up_ms.min(now.saturating_add(millis(lease)));
+            }
+            let left = Duration::from_millis(give_up_ms.saturating_sub(now));
+            let Some(wait) = SETTLE_BACKOFF.delay(failures, left) else {
+                tracing::error!(task = id, failures, %error, "gave up storing a task's outcome");
+                break;
+            };
+            tracing::warn!(task = id, failures, %error, "storing a task's outcome failed; trying again");
+            tokio::time::sleep(wait).await;
+        }
+        let error = ErrorObject::internal_error(UNSTORED);
+        let _ = self
+            .try_settle(id, &mut |r: &mut TaskRecord, now| {
+                r.fail(&error, now);
+            })
+            .await;
+        false
+    }
+
+    /// One try of [`Runtime::settle`].
+    async fn try_settle(
+        &self,
+        id: &str,
+        change: &mut (dyn FnMut(&mut TaskRecord, u64) + Send),
+    ) -> Result<bool, super::StoreError> {
         let now = now_ms();
         let mut changed = false;
         let mut apply = |r: &mut TaskRecord| {
@@ -332,16 +468,18 @@ impl Runtime {
             change(r, now);
             changed = r.updated_ms != before || r.status != status;
         };
-        match self.store().update(id, now, &mut apply).await {
-            Ok(Some(record)) => {
-                let live = !record.status.is_terminal();
-                if changed {
-                    self.announce(record);
+        Ok(
+            match self.reached(self.store().update(id, now, &mut apply).await)? {
+                Some(record) => {
+                    let live = !record.status.is_terminal();
+                    if changed {
+                        self.announce(record);
+                    }
+                    live
                 }
-                live
-            }
-            Ok(None) | Err(_) => false,
-        }
+                None => false,
+            },
+        )
     }
 
     /// The record `id` if `principal` owns it. An unfinished task whose
@@ -353,21 +491,18 @@ impl Runtime {
     ) -> Result<TaskRecord, ErrorObject> {
         let id = task_id(params)?;
         let now = now_ms();
-        let record = match self.store().get(id, now).await.map_err(store_error)? {
+        let got = self.store().get(id, now).await;
+        let record = match self.reached(got).map_err(store_error)? {
             Some(record) if record.owned_by(principal) => record,
             _ => return Err(not_found()),
         };
-        if !record.lapsed(now) {
+        if !record.lapsed(now) || !self.judges_leases(now) {
             return Ok(record);
         }
         let mut lapsed = false;
         let mut apply = |r: &mut TaskRecord| lapsed = r.lapse(now);
-        match self
-            .store()
-            .update(id, now, &mut apply)
-            .await
-            .map_err(store_error)?
-        {
+        let updated = self.store().update(id, now, &mut apply).await;
+        match self.reached(updated).map_err(store_error)? {
             Some(after) => {
                 if lapsed {
                     self.announce(after.clone());
@@ -423,11 +558,8 @@ impl Runtime {
             let mut apply = |r: &mut TaskRecord| {
                 accepted = r.accept(kept.clone(), now);
             };
-            let after = self
-                .store()
-                .update(&record.id, now, &mut apply)
-                .await
-                .map_err(store_error)?;
+            let updated = self.store().update(&record.id, now, &mut apply).await;
+            let after = self.reached(updated).map_err(store_error)?;
             if let (Some(after), false) = (after, accepted == Accepted::Ignored) {
                 self.announce(after);
             }
@@ -436,7 +568,8 @@ impl Runtime {
             self.signal_here(&record.id, Signal::Wake);
             // The handler may run on another replica; it also looks for
             // itself at every poll interval, so a lost signal only delays.
-            let _ = self.store().notify(&record.id, Signal::Wake).await;
+            let signalled = self.store().notify(&record.id, Signal::Wake).await;
+            let _ = self.reached(signalled);
         }
         Ok(json!({}))
     }
@@ -454,18 +587,16 @@ impl Runtime {
         let mut apply = |r: &mut TaskRecord| {
             changed = r.cancel(now);
         };
-        let after = self
-            .store()
-            .update(&record.id, now, &mut apply)
-            .await
-            .map_err(store_error)?;
+        let updated = self.store().update(&record.id, now, &mut apply).await;
+        let after = self.reached(updated).map_err(store_error)?;
         if let (Some(after), true) = (after, changed) {
             self.announce(after);
         }
         self.signal_here(&record.id, Signal::Cancel);
         // The handler may run on another replica; its lease keeper also
         // sees the cancelled record, so a lost signal only delays.
-        let _ = self.store().notify(&record.id, Signal::Cancel).await;
+        let signalled = self.store().notify(&record.id, Signal::Cancel).await;
+        let _ = self.reached(signalled);
         Ok(json!({}))
     }
 }
@@ -523,6 +654,180 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
         panic!("task {id} never settled");
+    }
+
+    /// A fault injector: the in-memory store, except that it refuses the
+    /// next `budget` writes that would leave a record `refused` says, as a
+    /// backend that fails would.
+    struct Faulty {
+        inner: crate::tasks::MemoryTaskStore,
+        refused: fn(&TaskRecord) -> bool,
+        budget: std::sync::atomic::AtomicUsize,
+        lease: Option<Duration>,
+    }
+
+    impl Faulty {
+        fn new(refused: fn(&TaskRecord) -> bool, budget: usize) -> Self {
+            Faulty {
+                inner: crate::tasks::MemoryTaskStore::new(16),
+                refused,
+                budget: budget.into(),
+                lease: None,
+            }
+        }
+
+        fn refuses(&self, record: &TaskRecord) -> bool {
+            use std::sync::atomic::Ordering;
+            (self.refused)(record)
+                && self
+                    .budget
+                    .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+                    .is_ok()
+        }
+    }
+
+    impl TaskStore for Faulty {
+        fn create(
+            &self,
+            record: TaskRecord,
+            now_ms: u64,
+        ) -> BoxFuture<'_, Result<(), crate::tasks::StoreError>> {
+            self.inner.create(record, now_ms)
+        }
+
+        fn get<'a>(
+            &'a self,
+            id: &'a str,
+            now_ms: u64,
+        ) -> BoxFuture<'a, Result<Option<TaskRecord>, crate::tasks::StoreError>> {
+            self.inner.get(id, now_ms)
+        }
+
+        fn update<'a>(
+            &'a self,
+            id: &'a str,
+            now_ms: u64,
+            change: crate::tasks::store::Change<'a>,
+        ) -> BoxFuture<'a, Result<Option<TaskRecord>, crate::tasks::StoreError>> {
+            Box::pin(async move {
+                let mut refused = false;
+                let mut guarded = |r: &mut TaskRecord| {
+                    let mut after = r.clone();
+                    change(&mut after);
+                    refused = self.refuses(&after);
+                    if !refused {
+                        *r = after;
+                    }
+                };
+                let after = self.inner.update(id, now_ms, &mut guarded).await?;
+                if refused {
+                    return Err(crate::tasks::StoreError::Backend("injected".into()));
+                }
+                Ok(after)
+            })
+        }
+
+        fn lease(&self) -> Option<Duration> {
+            self.lease
+        }
+    }
+
+    fn completed(record: &TaskRecord) -> bool {
+        record.status == crate::tasks::Status::Completed
+    }
+
+    fn done_soon() -> BoxFuture<'static, Outcome> {
+        Box::pin(async {
+            tokio::task::yield_now().await;
+            Outcome::Complete(json!({"content": [{"type": "text", "text": "done"}]}))
+        })
+    }
+
+    #[tokio::test]
+    async fn a_result_survives_store_errors_while_it_is_stored() {
+        let runtime = runtime(TaskSettings::default().store(Faulty::new(completed, 3)));
+        let id = start(&runtime, None, done_soon()).await;
+        let task = settled(&runtime, &id, None).await;
+        assert_eq!(task["status"], "completed", "{task}");
+        assert_eq!(task["result"]["content"][0]["text"], "done");
+    }
+
+    #[tokio::test]
+    async fn a_result_the_store_never_takes_fails_the_task_saying_so() {
+        let mut store = Faulty::new(completed, usize::MAX);
+        store.lease = Some(Duration::from_millis(150));
+        let runtime = runtime(TaskSettings::default().store(store));
+        let id = start(&runtime, None, done_soon()).await;
+        let mut task = Value::Null;
+        for _ in 0..100 {
+            task = runtime.get(&params(&id), None).await.expect("found");
+            if task["status"] != "working" {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(task["status"], "failed", "{task}");
+        assert_eq!(task["error"]["code"], -32603);
+        assert_eq!(task["error"]["message"], UNSTORED);
+        assert!(task.get("result").is_none());
+    }
+
+    /// Starts `run` and returns the task id and what its context watches.
+    async fn start_watched(
+        runtime: &Arc<Runtime>,
+        run: BoxFuture<'static, Outcome>,
+    ) -> (String, watch::Receiver<bool>) {
+        let (cancel, watched) = watch::channel(false);
+        let created = runtime
+            .start(None, run, never_rerun(), cancel)
+            .await
+            .expect("created");
+        let id = created["taskId"].as_str().expect("an id").to_owned();
+        (id, watched)
+    }
+
+    /// Whether `watched` turns `true` within a second.
+    async fn told_to_stop(watched: &mut watch::Receiver<bool>) -> bool {
+        let told = tokio::time::timeout(Duration::from_secs(1), watched.wait_for(|c| *c));
+        matches!(told.await, Ok(Ok(_)))
+    }
+
+    #[tokio::test]
+    async fn a_handler_stopped_by_expiry_or_lapse_is_told_and_a_finished_one_is_not() {
+        let expiring = runtime(TaskSettings::default().ttl(Some(Duration::from_millis(30))));
+        let (_, mut watched) = start_watched(&expiring, Box::pin(std::future::pending())).await;
+        assert!(told_to_stop(&mut watched).await, "expired");
+
+        let mut store = Faulty::new(completed, 0);
+        store.lease = Some(Duration::from_millis(60));
+        let leased = runtime(TaskSettings::default().store(store));
+        let (id, mut watched) = start_watched(&leased, Box::pin(std::future::pending())).await;
+        // Another replica took the task for lapsed.
+        let mut lapse = |r: &mut TaskRecord| {
+            r.lapse(u64::MAX);
+        };
+        leased
+            .store()
+            .update(&id, now_ms(), &mut lapse)
+            .await
+            .expect("updated");
+        assert!(told_to_stop(&mut watched).await, "lapsed");
+
+        let plain = runtime(TaskSettings::default());
+        let (id, mut watched) = start_watched(&plain, done_soon()).await;
+        assert_eq!(settled(&plain, &id, None).await["status"], "completed");
+        assert!(!told_to_stop(&mut watched).await, "finished");
+        assert!(!*watched.borrow());
+    }
+
+    #[tokio::test]
+    async fn the_context_hears_when_the_runtime_lets_go_of_the_call() {
+        let (cancel, watched) = watch::channel(false);
+        let cx = crate::Context::new("tools/call", Default::default()).with_cancellation(watched);
+        let waiting = tokio::spawn(async move { cx.cancelled().await });
+        drop(cancel);
+        let heard = tokio::time::timeout(Duration::from_secs(1), waiting).await;
+        assert!(matches!(heard, Ok(Ok(()))), "{heard:?}");
     }
 
     #[tokio::test]
@@ -591,6 +896,73 @@ mod tests {
             .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_'));
     }
 
+    fn cancelled(record: &TaskRecord) -> bool {
+        record.status == crate::tasks::Status::Cancelled
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_handler_busy_in_one_poll_keeps_its_lease() {
+        let mut store = Faulty::new(completed, 0);
+        store.lease = Some(Duration::from_millis(90));
+        let runtime = runtime(TaskSettings::default().store(store));
+        let busy: BoxFuture<'static, Outcome> = Box::pin(async {
+            tokio::task::yield_now().await;
+            // Holds its thread, as CPU-bound work that never yields does.
+            std::thread::sleep(Duration::from_millis(400));
+            Outcome::Complete(json!({"content": []}))
+        });
+        let id = start(&runtime, None, busy).await;
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        let task = runtime.get(&params(&id), None).await.expect("found");
+        assert_eq!(task["status"], "working", "{task}");
+        assert_eq!(settled(&runtime, &id, None).await["status"], "completed");
+    }
+
+    fn failed(record: &TaskRecord) -> bool {
+        record.status == crate::tasks::Status::Failed
+    }
+
+    #[tokio::test]
+    async fn no_lease_lapses_within_a_lease_length_of_a_store_error() {
+        let lease = Duration::from_millis(100);
+        let mut store = Faulty::new(failed, 1);
+        store.lease = Some(lease);
+        let runtime = runtime(TaskSettings::default().store(store));
+        // A task whose replica stopped renewing its lease.
+        let now = now_ms();
+        let mut record = TaskRecord::new("task_orphan".into(), None, now, None, 500);
+        record.renew(now - 1);
+        runtime.store().create(record, now).await.expect("created");
+        let orphan = params("task_orphan");
+
+        // Failing it fails on the store: the store is out of reach.
+        let error = runtime
+            .get(&orphan, None)
+            .await
+            .expect_err("the store failed");
+        assert_eq!(error.message, STORE_FAILED);
+        // Within a lease length of that, the lapsed lease is not judged.
+        let task = runtime.get(&orphan, None).await.expect("found");
+        assert_eq!(task["status"], "working", "{task}");
+        // A lease length later it is.
+        tokio::time::sleep(lease + Duration::from_millis(20)).await;
+        let task = runtime.get(&orphan, None).await.expect("found");
+        assert_eq!(task["status"], "failed", "{task}");
+    }
+
+    #[tokio::test]
+    async fn a_client_is_told_of_a_store_error_in_general_terms() {
+        let runtime = runtime(TaskSettings::default().store(Faulty::new(cancelled, 1)));
+        let id = start(&runtime, None, Box::pin(std::future::pending())).await;
+        let error = runtime
+            .cancel(&params(&id), None)
+            .await
+            .expect_err("the store failed");
+        assert_eq!(error.code, -32603);
+        assert_eq!(error.message, STORE_FAILED);
+        assert_eq!(error.data, None);
+    }
+
     #[tokio::test]
     async fn a_full_store_refuses_new_tasks() {
         let settings = TaskSettings::default().store(crate::tasks::MemoryTaskStore::new(1));
@@ -607,5 +979,6 @@ mod tests {
             .await
             .expect_err("full");
         assert_eq!(error.code, -32603);
+        assert_eq!(error.message, STORE_FULL);
     }
 }

@@ -136,10 +136,19 @@ impl Server {
             // A handler that answers before it first waits is answered as
             // an ordinary call: the immediate result, or a multi-round-trip
             // request for input before any task exists.
-            let first = match poll_once(first) {
+            let mut first = match poll_once(first) {
                 Ok(answer) => return answer,
                 Err(first) => first,
             };
+            // One that answers within the grace too: the extension lets a
+            // server answer a request it could make a task of with its
+            // standard result.
+            let grace = tasks.inline_grace();
+            if !grace.is_zero() {
+                if let Ok(answer) = tokio::time::timeout(grace, &mut first).await {
+                    return answer;
+                }
+            }
             let server = self.clone();
             let rerun: Rerun = Box::new(move |answers, request_state| {
                 let mut json = json.clone();
