@@ -4,4 +4,5 @@
 
 #![allow(dead_code)]
 
+pub mod llama;
 pub mod obedient;
