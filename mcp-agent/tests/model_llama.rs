@@ -80,6 +80,7 @@ async fn forced_call(client: &Client, compiled: &Compiled, streamed: bool) -> To
         panic!("not one tool call: {response:?}");
     };
     assert_eq!(call.name, TOOL);
+    assert_eq!(response.finish, FinishReason::ToolCalls, "{response:?}");
     let Arguments::Object(arguments) = &call.arguments else {
         panic!("the arguments are not an object: {:?}", call.arguments);
     };
