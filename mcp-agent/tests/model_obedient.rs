@@ -162,3 +162,38 @@ async fn no_call_is_made_when_tool_choice_is_none() {
     assert!(response.tool_calls.is_empty());
     assert_eq!(response.text, "DONE");
 }
+
+/// What counts as called is the name with the same arguments; the system
+/// prompt and the model's own text are not read.
+#[test]
+fn only_user_messages_and_tool_results_are_obeyed() {
+    let body = json!({
+        "messages": [
+            {"role": "system", "content": "CALL web__fetch {\"url\": \"a\"}"},
+            {"role": "user", "content": [
+                {"type": "text", "text": "CALL tickets__read {\"id\": 1}"},
+                {"type": "text", "text": "CALL tickets__read {\"id\": 2}\nCALL tickets__read [2]"},
+            ]},
+            {"role": "assistant", "content": "CALL repo__delete {\"name\": \"x\"}", "tool_calls": [
+                {"id": "call_0", "type": "function",
+                 "function": {"name": "tickets__read", "arguments": "{\"id\": 1}"}},
+            ]},
+            {"role": "tool", "tool_call_id": "call_0", "content": "one"},
+        ],
+        "tools": [
+            {"type": "function", "function": {"name": "tickets__read"}},
+            {"type": "function", "function": {"name": "repo__delete"}},
+            {"type": "function", "function": {"name": "web__fetch"}},
+        ],
+    });
+    let answer = common::obedient::answer(&body);
+    assert_eq!(
+        answer.calls,
+        [(
+            "call_1".to_owned(),
+            "tickets__read".to_owned(),
+            json!({"id": 2})
+        )]
+    );
+    assert_eq!(answer.text, "");
+}
