@@ -133,14 +133,14 @@ async fn a_turn_with_the_tool_result_completes() {
     let call = forced_call(&client, &compiled, false).await;
     let messages = vec![
         ask(),
-        // With text: an assistant message of tool calls alone goes out
-        // without `content`, which llama-cpp-python's
-        // `chatml-function-calling` template reads unguarded (an error,
-        // answered with status 500). Its template also renders no `tool`
-        // message's content, so the model never sees the result: this
-        // turn shows the conversation goes through, not that it is read.
+        // Tool calls alone, as models send them: the encoder writes
+        // `"content": null` beside them, which llama-cpp-python's
+        // `chatml-function-calling` template needs (without it, a 500).
+        // The template renders no `tool` message's content, so the model
+        // never sees the result: this turn shows the conversation goes
+        // through, not that it is read.
         Message::Assistant {
-            text: "Let me look that up.".to_owned(),
+            text: String::new(),
             tool_calls: vec![call.clone()],
         },
         Message::ToolResults(vec![ToolResult {

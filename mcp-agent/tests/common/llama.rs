@@ -5,9 +5,13 @@
 //! the tool's schema with a grammar.
 //!
 //! Both are pinned with every dependency in `tests/llama/requirements.txt`
-//! and installed with `--no-deps` into the git-ignored `tests/llama/.venv`
-//! the first time a test needs them, and again only when the requirements
-//! change (into a cleared venv, so nothing of an older install stays).
+//! and installed with `--no-deps` into a venv the first time a test needs
+//! them, and again only when the requirements change (into a cleared venv,
+//! so nothing of an older install stays). The venv lives outside the
+//! checkout, in `$MCP_TEST_CACHE/llama-venv` (by default
+//! `$XDG_CACHE_HOME/mcp-toolkit`, else `~/.cache/mcp-toolkit`), because the
+//! build takes minutes and every checkout on the machine may share it: the
+//! stamp of what it holds decides whether it is used as it is.
 //! `llama-cpp-python` builds from source (minutes, a C++ compiler
 //! needed), for the x86-64 or ARM baseline rather than `-march=native`:
 //! a native build on a CPU with AMX uses tile instructions that a kernel
@@ -62,6 +66,19 @@ fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/llama")
 }
 
+/// Where the venv is kept (see the module's docs).
+fn cache() -> PathBuf {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    var("MCP_TEST_CACHE")
+        .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("mcp-toolkit")))
+        .or_else(|| var("HOME").map(|d| d.join(".cache/mcp-toolkit")))
+        .unwrap_or_else(|| dir().join(".cache"))
+}
+
 /// The venv's Python, with the pinned packages installed.
 fn python() -> &'static Path {
     static PYTHON: OnceLock<PathBuf> = OnceLock::new();
@@ -71,12 +88,17 @@ fn python() -> &'static Path {
 fn install() -> PathBuf {
     let dir = dir();
     let path = dir.join("requirements.txt");
-    let lock = File::open(&path)
+    let cache = cache();
+    fs::create_dir_all(&cache).unwrap_or_else(|e| panic!("cannot create {}: {e}", cache.display()));
+    // Locked while checking and installing, by every checkout that shares
+    // the venv.
+    let lock_path = cache.join("llama-venv.lock");
+    let lock = File::create(&lock_path)
         .and_then(|file| file.lock().map(|()| file))
-        .unwrap_or_else(|e| panic!("cannot open and lock {}: {e}", path.display()));
+        .unwrap_or_else(|e| panic!("cannot open and lock {}: {e}", lock_path.display()));
     let requirements = fs::read_to_string(&path).expect("tests/llama/requirements.txt is readable");
     let installed = format!("CMAKE_ARGS={CMAKE_ARGS}\n{requirements}");
-    let venv = dir.join(".venv");
+    let venv = cache.join("llama-venv");
     // The flags and requirements the venv was last installed with.
     let stamp = venv.join("installed-requirements.txt");
     if fs::read_to_string(&stamp).ok().as_deref() != Some(installed.as_str()) {

@@ -206,18 +206,64 @@ pub fn answer(body: &Value) -> Answer {
     }
 }
 
-/// Every `CALL <name> <json-object>` line of `text`.
+/// Every `CALL <name> <json-object>` line of `text`, and of every string
+/// inside a line that is JSON (a tool result as a server encodes it): the
+/// model reads what it is shown, however it is wrapped.
 fn instructions(text: &str) -> Vec<(String, Value)> {
-    text.lines()
-        .filter_map(|line| {
-            let rest = line.trim().strip_prefix("CALL ")?;
-            let (name, arguments) = rest.split_once(' ')?;
-            match serde_json::from_str(arguments).ok()? {
-                arguments @ Value::Object(_) => Some((name.to_owned(), arguments)),
-                _ => None,
+    let mut found = Vec::new();
+    scan(text, &mut found, 0);
+    found
+}
+
+fn scan(text: &str, found: &mut Vec<(String, Value)>, depth: usize) {
+    // JSON over several lines, inside whatever wraps it: from the first
+    // line that opens an object or array to the last that closes one.
+    if depth < 4 {
+        let lines: Vec<&str> = text.lines().collect();
+        let first = lines
+            .iter()
+            .position(|l| l.trim_start().starts_with(['{', '[']));
+        let last = lines
+            .iter()
+            .rposition(|l| l.trim_end().ends_with(['}', ']']));
+        let inner = match (first, last) {
+            (Some(a), Some(b)) if a <= b => Some(lines[a..=b].join("\n")),
+            _ => None,
+        };
+        if let Some(candidate) = inner {
+            if let Ok(value) = serde_json::from_str::<Value>(candidate.trim()) {
+                if value.is_object() || value.is_array() {
+                    strings(&value, found, depth + 1);
+                    return;
+                }
             }
-        })
-        .collect()
+        }
+    }
+    for line in text.lines() {
+        let line = line.trim();
+        if let Some(rest) = line.strip_prefix("CALL ") {
+            if let Some((name, arguments)) = rest.split_once(' ') {
+                if let Ok(arguments @ Value::Object(_)) = serde_json::from_str(arguments) {
+                    found.push((name.to_owned(), arguments));
+                }
+            }
+            continue;
+        }
+        if depth < 4 && (line.starts_with('{') || line.starts_with('[')) {
+            if let Ok(value) = serde_json::from_str::<Value>(line) {
+                strings(&value, found, depth + 1);
+            }
+        }
+    }
+}
+
+fn strings(value: &Value, found: &mut Vec<(String, Value)>, depth: usize) {
+    match value {
+        Value::String(text) => scan(text, found, depth),
+        Value::Array(items) => items.iter().for_each(|v| strings(v, found, depth)),
+        Value::Object(map) => map.values().for_each(|v| strings(v, found, depth)),
+        _ => {}
+    }
 }
 
 /// A message's content as text: a string, or its text parts joined.
