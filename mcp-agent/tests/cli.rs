@@ -123,7 +123,8 @@ fn calls(transcript: &Value) -> Vec<&Value> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_runs_through_mcp_host_run_and_the_transcript_says_why() {
     let model = Obedient::start().await;
-    let prompt = "Make a note.\nCALL notes__create_note {\"title\": \"milk\", \"body\": \"buy milk\"}";
+    let prompt =
+        "Make a note.\nCALL notes__create_note {\"title\": \"milk\", \"body\": \"buy milk\"}";
     let (transcript, status) = run(&model, prompt, &[]);
     assert_eq!(status, Some(0), "{transcript}");
     let answer = transcript["answer"].as_str().expect("an answer");
