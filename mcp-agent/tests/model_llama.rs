@@ -133,9 +133,10 @@ async fn a_turn_with_the_tool_result_completes() {
     let call = forced_call(&client, &compiled, false).await;
     let messages = vec![
         ask(),
-        // Tool calls alone, as models send them: the encoder writes
-        // `"content": null` beside them, which llama-cpp-python's
-        // `chatml-function-calling` template needs (without it, a 500).
+        // Tool calls alone, as models send them: the encoder writes an
+        // empty `content` beside them, which llama-cpp-python's
+        // `chatml-function-calling` template needs (without it, or with
+        // `null`, a 500).
         // The template renders no `tool` message's content, so the model
         // never sees the result: this turn shows the conversation goes
         // through, not that it is read.

@@ -44,15 +44,11 @@ pub fn encode(request: &Request, stream: bool) -> WireRequest {
             Message::Assistant { text, tool_calls } => {
                 let mut out = Map::new();
                 out.insert("role".into(), json!("assistant"));
-                // `content` is always there: `null` beside tool calls, as
-                // OpenAI writes it, since servers that speak its API (the
-                // chat templates of llama.cpp's server) read it unguarded.
-                let content = if text.is_empty() && !tool_calls.is_empty() {
-                    Value::Null
-                } else {
-                    json!(text)
-                };
-                out.insert("content".into(), content);
+                // `content` is always there, as text (empty beside tool
+                // calls alone): servers that speak OpenAI's API read it
+                // unguarded (llama.cpp's server's chat templates), and some
+                // refuse `null` (its request types).
+                out.insert("content".into(), json!(text));
                 if !tool_calls.is_empty() {
                     let calls: Vec<Value> = tool_calls
                         .iter()
