@@ -41,7 +41,7 @@ const REFRESH_MARGIN: u64 = 60;
 /// The shortest time between a token's issue and its first refresh, in
 /// seconds: a server that gives tokens an `expires_in` of 0 (or a few
 /// seconds) would otherwise have every request refresh first.
-const MIN_REFRESH_INTERVAL: u64 = 10;
+const MIN_REFRESH_INTERVAL: u64 = 5;
 
 /// How long proactive refreshes pause after one failed, in seconds: 5,
 /// doubling with each failure in a row, at most 5 minutes.
@@ -1029,8 +1029,8 @@ mod tests {
         // `expires_in: 0`: due only once the floor has passed.
         let instant = tokens(Some(100), Some(100));
         assert!(!due(&instant, 100));
-        assert!(!due(&instant, 109));
-        assert!(due(&instant, 110));
+        assert!(!due(&instant, 104));
+        assert!(due(&instant, 105));
         // Failed refreshes back off: 5 s, doubling, at most 5 minutes.
         let table = [(0, 5), (1, 10), (2, 20), (5, 160), (6, 300), (40, 300)];
         for (failures, wait) in table {
