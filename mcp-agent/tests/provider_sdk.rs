@@ -6,6 +6,7 @@
 //! builds responses and stream events with the SDKs' own models for our
 //! decoders to read.
 
+mod common;
 mod provider_common;
 
 use std::io::Write;
@@ -20,7 +21,7 @@ use provider_common::{full_request, object, plain_request, sse};
 use serde_json::{json, Value};
 
 fn sdk_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sdk")
+    common::venv::tests_dir("sdk")
 }
 
 /// The venv's Python, with the pinned SDKs installed.
@@ -28,32 +29,15 @@ fn python() -> &'static Path {
     static PYTHON: OnceLock<PathBuf> = OnceLock::new();
     PYTHON.get_or_init(|| {
         let dir = sdk_dir();
-        let requirements = std::fs::read_to_string(dir.join("requirements.txt"))
-            .expect("tests/sdk/requirements.txt is readable");
-        let venv = dir.join(".venv");
-        let stamp = venv.join("installed-requirements.txt");
-        if std::fs::read_to_string(&stamp).ok().as_deref() != Some(requirements.as_str()) {
-            run(
-                Command::new("python3").args(["-m", "venv"]).arg(&venv),
-                "python3 -m venv (needs Python 3 with its venv module)",
-            );
-            run(
-                Command::new(venv.join("bin/pip"))
-                    .args(["install", "--quiet", "--disable-pip-version-check", "--no-deps", "-r"])
-                    .arg(dir.join("requirements.txt")),
-                "pip install -r tests/sdk/requirements.txt (needs the PyPI registry once: openai, anthropic, google-genai and their dependencies)",
-            );
-            std::fs::write(&stamp, &requirements).expect("the install is stamped");
+        common::venv::Venv {
+            requirements: dir.join("requirements.txt"),
+            path: dir.join(".venv"),
+            env: &[],
+            pip_args: &[],
+            needs: ": openai, anthropic, google-genai and their dependencies",
         }
-        venv.join("bin/python")
+        .python()
     })
-}
-
-fn run(command: &mut Command, what: &str) {
-    let status = command
-        .status()
-        .unwrap_or_else(|e| panic!("{what}: cannot run: {e}"));
-    assert!(status.success(), "{what}: failed with {status}");
 }
 
 /// One exchange with the driver.

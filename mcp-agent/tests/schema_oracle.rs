@@ -12,50 +12,32 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::OnceLock;
 
+mod common;
 mod tool_lists;
 
 use mcp_agent::schema::{compile, Action, Compiled, Target};
 use serde_json::{json, Value};
 
 fn oracle_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle")
+    common::venv::tests_dir("oracle")
 }
 
 /// `tests/oracle/.venv/bin/python`, with the pinned SDKs installed.
-fn python() -> PathBuf {
-    let dir = oracle_dir();
-    let requirements = std::fs::read_to_string(dir.join("requirements.txt"))
-        .expect("tests/oracle/requirements.txt is readable");
-    let venv = dir.join(".venv");
-    let stamp = venv.join("installed-requirements.txt");
-    if std::fs::read_to_string(&stamp).ok().as_deref() != Some(requirements.as_str()) {
-        run(
-            Command::new("python3").args(["-m", "venv"]).arg(&venv),
-            "python3 -m venv (needs Python 3 with its venv module)",
-        );
-        run(
-            Command::new(venv.join("bin/pip"))
-                .args([
-                    "install",
-                    "--quiet",
-                    "--disable-pip-version-check",
-                    "--no-deps",
-                    "-r",
-                ])
-                .arg(dir.join("requirements.txt")),
-            "pip install -r tests/oracle/requirements.txt (needs the PyPI registry once)",
-        );
-        std::fs::write(&stamp, &requirements).expect("the install is stamped");
-    }
-    venv.join("bin/python")
-}
-
-fn run(command: &mut Command, what: &str) {
-    let status = command
-        .status()
-        .unwrap_or_else(|e| panic!("{what}: cannot run: {e}"));
-    assert!(status.success(), "{what}: failed with {status}");
+fn python() -> &'static Path {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        let dir = oracle_dir();
+        common::venv::Venv {
+            requirements: dir.join("requirements.txt"),
+            path: dir.join(".venv"),
+            env: &[],
+            pip_args: &[],
+            needs: "",
+        }
+        .python()
+    })
 }
 
 /// The SDK transformers' verdicts on `request` (see the driver's docs).

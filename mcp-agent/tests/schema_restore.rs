@@ -25,7 +25,7 @@ fn nulls_the_compiler_added_are_removed_at_every_depth() {
         "outer": {"type": "object", "properties": {"inner": {"type": "string"}, "req": {"type": "string"}}, "required": ["req"]},
         "list": {"type": "array", "items": {"type": "object", "properties": {"x": {"type": "integer"}}}},
         "keep": {"type": ["string", "null"]}}});
-    let tree = json!({"type": "object", "properties": {"root": {"$ref": "#/$defs/Node"}}, "required": ["root"],
+    let tree = json!({"type": "object", "properties": {"top": {"$ref": "#/$defs/Node"}}, "required": ["top"],
         "$defs": {"Node": {"type": "object", "properties": {"value": {"type": "string"},
             "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}, "required": ["value"]}}});
     let list = json!({"type": "object", "properties": {"value": {"type": "integer"}, "next": {"$ref": "#"}}, "required": ["value"]});
@@ -51,9 +51,9 @@ fn nulls_the_compiler_added_are_removed_at_every_depth() {
         Row {
             name: "a recursive tree through $defs",
             schema: tree,
-            model: json!({"root": {"value": "a", "children": [{"value": "b", "children": null}, {"value": "c", "children": []}]}}),
-            restored: json!({"root": {"value": "a", "children": [{"value": "b"}, {"value": "c", "children": []}]}}),
-            stripped: &["/root/children/0/children"],
+            model: json!({"top": {"value": "a", "children": [{"value": "b", "children": null}, {"value": "c", "children": []}]}}),
+            restored: json!({"top": {"value": "a", "children": [{"value": "b"}, {"value": "c", "children": []}]}}),
+            stripped: &["/top/children/0/children"],
         },
         Row {
             name: "a linked list through the root",

@@ -307,7 +307,16 @@ pub enum Command {
 
 /// Runs the command line of this process.
 pub fn main() -> ExitCode {
-    let args = Args::parse();
+    block_on("mcp-host", run(Args::parse()))
+}
+
+/// Runs a command's `future` on the runtime the commands use, and turns
+/// its error into a message on stderr, through the terminal-safe
+/// renderer (it may quote what a server wrote), prefixed with `name`.
+pub fn block_on(
+    name: &str,
+    future: impl std::future::Future<Output = Result<ExitCode, String>>,
+) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -315,15 +324,14 @@ pub fn main() -> ExitCode {
     {
         Ok(runtime) => runtime,
         Err(e) => {
-            eprintln!("mcp-host: {e}");
+            eprintln!("{name}: {e}");
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(run(args)) {
+    match runtime.block_on(future) {
         Ok(code) => code,
         Err(e) => {
-            // The message may quote what a server wrote.
-            eprintln!("mcp-host: {}", crate::untrusted::visible(&e));
+            eprintln!("{name}: {}", crate::untrusted::visible(&e));
             ExitCode::FAILURE
         }
     }

