@@ -21,7 +21,8 @@ use crate::client::{
 use crate::config::{HostConfig, ServerConfig};
 use crate::names::{self, QualifiedNames, ServerId, SEPARATOR};
 use crate::trust::{
-    self, Change, Checks, Definition, Finding, Kind, PinFile, Pins, Quarantine, Verdict,
+    self, Change, Checks, Definition, Finding, Kind, PinFile, PinGuard, Pinning, Quarantine,
+    Verdict,
 };
 use crate::untrusted::Untrusted;
 use crate::BoxFuture;
@@ -122,40 +123,6 @@ struct Catalogue {
     /// The definitions that differ from their pins.
     changes: Vec<Change>,
     events: Vec<PinEvent>,
-}
-
-/// The pins, and where they are kept.
-#[derive(Debug)]
-struct PinBook {
-    pins: Pins,
-    file: Option<PinFile>,
-    /// Why the pin file cannot be used, when it cannot.
-    broken: Option<String>,
-}
-
-impl PinBook {
-    fn open(file: Option<PinFile>) -> Self {
-        let loaded = file.as_ref().map(PinFile::load).transpose();
-        match loaded {
-            Ok(pins) => Self {
-                pins: pins.unwrap_or_default(),
-                file,
-                broken: None,
-            },
-            Err(e) => Self {
-                pins: Pins::default(),
-                file,
-                broken: Some(e.to_string()),
-            },
-        }
-    }
-
-    fn save(&self) -> Result<(), String> {
-        match &self.file {
-            Some(file) => file.save(&self.pins).map_err(|e| e.to_string()),
-            None => Ok(()),
-        }
-    }
 }
 
 struct Slot {
@@ -300,14 +267,23 @@ impl HostBuilder {
                 (id, slot)
             })
             .collect();
+        // One book for the host and every client it connects: the host
+        // pins what it lists, and each client refuses a changed tool on
+        // the path every call takes, whoever holds the client.
+        let pins = match self.pin_file {
+            Some(file) => PinGuard::file(file),
+            None => PinGuard::memory(),
+        };
+        let mut options = self.options;
+        options.pins = Pinning::Shared(pins.clone());
         let host = Host {
             slots,
             gate,
             input: self.input,
-            options: self.options,
+            options,
             eras: Mutex::new(HashMap::new()),
             catalogue: RwLock::new(Catalogue::default()),
-            pins: Mutex::new(PinBook::open(self.pin_file)),
+            pins,
             quarantine_flagged: self.quarantine_flagged,
             audit: self.audit,
         };
@@ -330,7 +306,7 @@ struct Listed {
 
 /// The pins, as one refresh judges definitions against them.
 struct Judging<'a> {
-    book: &'a mut PinBook,
+    book: &'a mut trust::guard::PinBook,
     identities: BTreeMap<ServerId, String>,
     changes: Vec<Change>,
     events: Vec<PinEvent>,
@@ -345,12 +321,10 @@ impl Judging<'_> {
             return Some(Quarantine::Unpinned(reason.clone()));
         }
         let identity = self.identities.get(server)?;
-        let verdict = self
-            .book
-            .pins
-            .observe(server, identity, std::slice::from_ref(&definition));
-        match verdict.into_iter().next() {
-            Some(Verdict::New) => {
+        let verdict = self.book.pins.check(server, identity, &definition);
+        match verdict {
+            Verdict::New => {
+                self.book.pin(server, identity, &definition);
                 self.dirty = true;
                 self.events.push(PinEvent::Pinned {
                     server: server.clone(),
@@ -359,13 +333,13 @@ impl Judging<'_> {
                 });
                 None
             }
-            Some(Verdict::Changed(change)) => {
+            Verdict::Changed(change) => {
                 self.events
                     .push(PinEvent::Changed(Box::new(change.clone())));
                 self.changes.push(change.clone());
                 Some(Quarantine::Changed(Box::new(change)))
             }
-            Some(Verdict::Same) | None => None,
+            Verdict::Same => None,
         }
     }
 }
@@ -379,7 +353,7 @@ pub struct Host {
     options: ClientOptions,
     eras: Mutex<HashMap<String, KnownEra>>,
     catalogue: RwLock<Catalogue>,
-    pins: Mutex<PinBook>,
+    pins: PinGuard,
     quarantine_flagged: bool,
     audit: Option<AuditLog>,
 }
@@ -633,10 +607,7 @@ impl Host {
                 .collect(),
             ..Checks::default()
         };
-        let mut book = match self.pins.lock() {
-            Ok(book) => book,
-            Err(poisoned) => poisoned.into_inner(),
-        };
+        let mut book = self.pins.lock();
         let mut judging = Judging {
             identities: self
                 .slots
@@ -719,7 +690,7 @@ impl Host {
             events.push(PinEvent::PinFile(reason.clone()));
         } else if dirty {
             if let Err(e) = book.save() {
-                events.push(PinEvent::PinFile(e));
+                events.push(PinEvent::PinFile(e.to_string()));
             }
         }
         catalogue
@@ -788,10 +759,7 @@ impl Host {
         let identity = trust::identity(&slot.config.target);
         let changes = self.changes(server, name);
         if !changes.is_empty() {
-            let mut book = match self.pins.lock() {
-                Ok(book) => book,
-                Err(poisoned) => poisoned.into_inner(),
-            };
+            let mut book = self.pins.lock();
             if let (Some(reason), Some(file)) = (&book.broken, &book.file) {
                 return Err(ClientError::PinFile(trust::PinFileError {
                     path: file.path().display().to_string(),
@@ -801,11 +769,9 @@ impl Host {
             for change in &changes {
                 let definition =
                     Definition::new(change.kind, change.name.clone(), change.definition.clone());
-                book.pins.pin(server, &identity, &definition);
+                book.pin(server, &identity, &definition);
             }
-            if let Some(file) = &book.file {
-                file.save(&book.pins)?;
-            }
+            book.save()?;
         }
         self.refresh().await;
         Ok(changes)

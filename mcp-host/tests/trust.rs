@@ -511,3 +511,94 @@ fn quarantine_flagged_holds_back_a_poisoned_tool_on_first_use() {
         .as_str()
         .is_some_and(|r| r.contains("poisoning checks")));
 }
+
+/// The pins hold on the one path every call takes: a client the host
+/// hands out, a client made by itself, and a call prepared before the
+/// change. Only a client made with `Pinning::Unchecked`, a choice its
+/// name says, calls the changed tool.
+#[tokio::test(flavor = "multi_thread")]
+async fn every_client_refuses_a_changed_tool_unless_made_unchecked() {
+    use mcp_host::approval::{Gate, Policy};
+    use mcp_host::client::{Client, ClientOptions, Target};
+    use mcp_host::trust::Pinning;
+
+    let dir = Dir::new("clients");
+    let log = CallLog::new("trust-clients");
+    dir.stage(1);
+    let config = host_config(&dir, &log);
+    let id = ServerId::new("weather").expect("id");
+    let target: Target = config.servers[&id].target.clone();
+    let args = || object(json!({"city": "Oslo"}));
+    let gate = Gate::new(Policy::default(), Arc::new(ApproveAll));
+    fn refused<T>(outcome: Result<T, ClientError>) -> bool {
+        match outcome {
+            Err(ClientError::Quarantined { reason, .. }) => {
+                matches!(*reason, Quarantine::Changed(ref c) if c.name == "forecast")
+            }
+            _ => false,
+        }
+    }
+
+    // A client the host hands out shares the host's pins.
+    let host = Host::builder(config)
+        .options(common::options(false))
+        .approver(Arc::new(ApproveAll))
+        .pin_file(PinFile::new(dir.path("pins.json")))
+        .start()
+        .await;
+    let client = host.client(&id).await.expect("connected");
+    let early = client
+        .prepare_call("forecast", args())
+        .await
+        .expect("pinned");
+    dir.stage(2);
+    client.list_tools().await.expect("listed");
+    assert!(refused(client.prepare_call("forecast", args()).await));
+    // Prepared before the change, sent after it: refused too.
+    let approval = gate.authorize(&early).await.expect("approved");
+    assert!(refused(
+        client
+            .call_tool(early, approval, &CallOptions::default())
+            .await
+    ));
+    host.shutdown().await;
+    assert!(log.calls().is_empty());
+
+    // A client made by itself pins at first sight, for its life.
+    dir.stage(1);
+    let connect = |pins: Pinning| {
+        let options = ClientOptions {
+            pins,
+            ..common::options(false)
+        };
+        Client::connect(
+            id.clone(),
+            target.clone(),
+            common::Answers::new(),
+            options,
+            None,
+        )
+    };
+    let own = connect(Pinning::default()).await.expect("connects");
+    own.prepare_call("forecast", args())
+        .await
+        .expect("first sight");
+    dir.stage(2);
+    own.list_tools().await.expect("listed");
+    assert!(refused(own.prepare_call("forecast", args()).await));
+    own.shutdown().await;
+
+    // Unchecked, by name: the changed tool is called as it now is.
+    let unchecked = connect(Pinning::Unchecked).await.expect("connects");
+    let call = unchecked
+        .prepare_call("forecast", args())
+        .await
+        .expect("not held to pins");
+    let approval = gate.authorize(&call).await.expect("approved");
+    unchecked
+        .call_tool(call, approval, &CallOptions::default())
+        .await
+        .expect("called");
+    unchecked.shutdown().await;
+    assert_eq!(log.calls().len(), 1);
+}

@@ -753,7 +753,11 @@ impl Client {
                     // Over stdio there are no headers to send.
                     Err(_) => Vec::new(),
                 };
-                known.insert(tool.name.clone(), KnownTool::new(tool.clone(), headers));
+                let quarantine = self.judge_tool(&tool);
+                known.insert(
+                    tool.name.clone(),
+                    KnownTool::new(tool.clone(), headers, quarantine),
+                );
                 list.tools.push(Untrusted::new(self.id.clone(), tool));
             }
         }
@@ -822,6 +826,29 @@ impl Client {
         Ok(list)
     }
 
+    /// Why `tool`, as just listed, may not be called: it differs from its
+    /// pin, or the pin file cannot be used.
+    fn judge_tool(&self, tool: &Tool) -> Option<crate::trust::Quarantine> {
+        let (guard, pin_new) = self.pins.as_ref()?;
+        let value = serde_json::to_value(tool).unwrap_or_default();
+        let definition = crate::trust::Definition::new(crate::trust::Kind::Tool, &tool.name, value);
+        guard.judge(&self.id, &self.identity, &definition, *pin_new)
+    }
+
+    /// [`ClientError::Quarantined`] when the tool `known`, called as
+    /// `qualified`, may not be called.
+    fn refuse_quarantined(&self, known: &KnownTool, qualified: &str) -> Result<(), ClientError> {
+        match &known.quarantine {
+            None => Ok(()),
+            Some(reason) => Err(ClientError::Quarantined {
+                kind: super::NameKind::Tool,
+                server: self.id.clone(),
+                name: qualified.to_owned(),
+                reason: Box::new(reason.clone()),
+            }),
+        }
+    }
+
     fn known_tool(&self, name: &str) -> Option<KnownTool> {
         self.tools.lock().ok()?.get(name).cloned()
     }
@@ -873,6 +900,7 @@ impl Client {
             self.list_tools().await?;
         }
         let known = self.listed_tool(tool)?;
+        self.refuse_quarantined(&known, &qualified)?;
         let schema = known
             .schema(&self.id)
             .map_err(|error| ClientError::Schema {
@@ -912,6 +940,11 @@ impl Client {
     ) -> Result<Untrusted<CallToolResult>, ClientError> {
         if call.server() != &self.id || !approval.covers(&call) {
             return Err(ClientError::ApprovalMismatch);
+        }
+        // Listed again since the call was prepared, the tool may have
+        // changed: it is held to its pin once more before it is sent.
+        if let Some(known) = self.known_tool(call.tool()) {
+            self.refuse_quarantined(&known, call.qualified())?;
         }
         self.run_tool(&call, options).await
     }

@@ -210,6 +210,12 @@ pub struct ClientOptions {
     /// the target's headers carry an `Authorization` of their own.
     #[cfg(feature = "oauth")]
     pub oauth: Option<std::sync::Arc<crate::auth::OAuthClient>>,
+    /// How the client holds the tools it lists to their pins: by default
+    /// pinned at first sight for the client's life; a [`Host`](crate::Host)
+    /// shares its pin file with every client it connects. A tool whose
+    /// definition changed is refused on the path every call takes, unless
+    /// this is [`Pinning::Unchecked`](crate::trust::Pinning::Unchecked).
+    pub pins: crate::trust::Pinning,
 }
 
 impl Default for ClientOptions {
@@ -241,6 +247,7 @@ impl Default for ClientOptions {
             task_timeout: DEFAULT_TASK_TIMEOUT,
             #[cfg(feature = "oauth")]
             oauth: None,
+            pins: crate::trust::Pinning::default(),
         }
     }
 }
@@ -292,13 +299,20 @@ enum Transport {
 struct KnownTool {
     tool: Tool,
     headers: Vec<HeaderParam>,
+    /// Why it may not be called: its definition differs from its pin.
+    quarantine: Option<crate::trust::Quarantine>,
     schema: Arc<OnceLock<Result<Arc<InputSchema>, SchemaError>>>,
 }
 
 impl KnownTool {
-    fn new(tool: Tool, headers: Vec<HeaderParam>) -> Self {
+    fn new(
+        tool: Tool,
+        headers: Vec<HeaderParam>,
+        quarantine: Option<crate::trust::Quarantine>,
+    ) -> Self {
         Self {
             tool,
+            quarantine,
             headers,
             schema: Arc::default(),
         }
@@ -324,6 +338,11 @@ pub struct Client {
     next_id: AtomicI64,
     session: RwLock<Option<Session>>,
     tools: Mutex<BTreeMap<String, KnownTool>>,
+    /// The pins its tools are held to, and whether this client pins what
+    /// it sees first (its own book) or leaves that to the book's owner.
+    pins: Option<(crate::trust::PinGuard, bool)>,
+    /// Who the server is, for the pins: its command line or URL.
+    identity: String,
     /// The task reading a legacy HTTP session's GET stream.
     listener: Mutex<Option<tokio::task::AbortHandle>>,
 }
@@ -401,9 +420,16 @@ impl Client {
                 ));
             }
         }
+        let pins = match &options.pins {
+            crate::trust::Pinning::Own => Some((crate::trust::PinGuard::memory(), true)),
+            crate::trust::Pinning::Shared(guard) => Some((guard.clone(), false)),
+            crate::trust::Pinning::Unchecked => None,
+        };
         let client = Self {
             id,
             transport,
+            pins,
+            identity: crate::trust::identity(&target),
             options,
             input,
             next_id: AtomicI64::new(1),

@@ -14,13 +14,19 @@
 //! - [`poison`] (sans-IO): invisible characters, text aimed at the model,
 //!   shadowing of other servers' tools and oversized descriptions.
 //! - [`PinFile`]: the pins between runs, in the user's state directory.
+//! - [`guard`]: the book of pins a host shares with its clients, and
+//!   [`Pinning`], how a client holds its tools to pins on the one path
+//!   every call takes, whether it was handed out by a host, made by
+//!   itself, or wrapped by a typed client.
 
 pub mod diff;
 mod file;
+pub mod guard;
 pub mod pins;
 pub mod poison;
 
 pub use file::{PinFile, PinFileError};
+pub use guard::{PinGuard, Pinning};
 pub use pins::{Change, Definition, Kind, Pin, Pins, Verdict};
 pub use poison::{Checks, Finding, FindingKind};
 
