@@ -1,6 +1,9 @@
 //! The host's state directory and the two ways files are written there:
 //! replaced whole and atomically (the pin file), or appended to a line at
 //! a time (the audit log). Both are created readable by the user alone.
+//! A file that several host processes change (the pins, the credentials)
+//! is changed under [`locked`], read again and merged there, so that no
+//! process's change is lost to another's.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -55,6 +58,38 @@ pub(crate) fn replace(path: &Path, contents: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&temporary);
     }
     written
+}
+
+/// Runs `change` holding an exclusive lock on `path`'s lock file (`.NAME.lock`
+/// beside it, mode `0600`), which every host process takes before it
+/// reads, merges and replaces the file: changes from several processes
+/// are applied one after the other, never over each other. The lock is
+/// advisory and released when `change` returns, or when the process
+/// ends.
+pub(crate) fn locked<T>(
+    path: &Path,
+    change: impl FnOnce() -> std::io::Result<T>,
+) -> std::io::Result<T> {
+    let dir = parent(path);
+    create_private_dir(dir)?;
+    let name = format!(
+        ".{}.lock",
+        path.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    );
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let file = options.open(dir.join(name))?;
+    file.lock()?;
+    let outcome = change();
+    let _ = file.unlock();
+    outcome
 }
 
 /// Appends `line` and a newline to the file at `path` in one write,

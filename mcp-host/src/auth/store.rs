@@ -157,9 +157,11 @@ impl CredentialStore for MemoryStore {
 /// cannot be parsed is an error, never silently replaced, and so is one
 /// that others can read.
 ///
-/// Within a process, changes are serialised; two processes that change
-/// the file at once keep the last writer's contents (a refresh token
-/// rotated by the other is then lost, and the next refresh logs in again).
+/// Every change reads the file again, applies itself and replaces the
+/// file, under a lock that every host process takes (see
+/// `.credentials.json.lock` beside it): two processes that change it at
+/// once both keep their change, so a refresh token rotated by one is never
+/// lost to the other's write.
 #[derive(Debug)]
 pub struct FileStore {
     path: PathBuf,
@@ -235,13 +237,21 @@ impl FileStore {
 
     fn change(&self, f: impl FnOnce(&mut Contents)) -> Result<(), AuthError> {
         let _guard = self.lock.lock().map_err(|_| self.error("poisoned"))?;
-        let mut contents = self.read()?;
-        let before = contents.clone();
-        f(&mut contents);
-        if contents == before {
-            return Ok(());
-        }
-        self.write(&contents)
+        let mut outcome = Ok(());
+        crate::state::locked(&self.path, || {
+            outcome = (|| {
+                let mut contents = self.read()?;
+                let before = contents.clone();
+                f(&mut contents);
+                if contents == before {
+                    return Ok(());
+                }
+                self.write(&contents)
+            })();
+            Ok(())
+        })
+        .map_err(|e| self.error(e))?;
+        outcome
     }
 }
 
@@ -333,11 +343,14 @@ mod tests {
             let dir = std::fs::metadata(path.parent().expect("dir")).expect("dir");
             assert_eq!(dir.permissions().mode() & 0o777, 0o700);
         }
-        // Nothing is left beside the file.
-        let entries: Vec<_> = std::fs::read_dir(path.parent().expect("dir"))
+        // Nothing is left beside the file but the lock every writer takes
+        // (no temporary file of a replacement).
+        let mut entries: Vec<String> = std::fs::read_dir(path.parent().expect("dir"))
             .expect("dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
             .collect();
-        assert_eq!(entries.len(), 1);
+        entries.sort();
+        assert_eq!(entries, [".credentials.json.lock", "credentials.json"]);
         let _ = std::fs::remove_dir_all(path.parent().and_then(Path::parent).expect("dir"));
     }
 

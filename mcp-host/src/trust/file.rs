@@ -73,12 +73,48 @@ impl PinFile {
         })
     }
 
-    /// Replaces the file with `pins`.
+    /// Replaces the file with `pins`, whatever it holds now. A host
+    /// changes its pins with [`PinFile::update`] instead, which keeps what
+    /// other processes pinned meanwhile.
     ///
     /// # Errors
     ///
     /// [`PinFileError`] when it cannot be written.
     pub fn save(&self, pins: &Pins) -> Result<(), PinFileError> {
-        crate::state::replace(&self.path, pins.to_json().as_bytes()).map_err(|e| self.error(e))
+        crate::state::locked(&self.path, || {
+            crate::state::replace(&self.path, pins.to_json().as_bytes())
+        })
+        .map_err(|e| self.error(e))
+    }
+
+    /// Applies `change` to the pins the file holds now, under the lock
+    /// every host process takes to change it, and replaces the file with
+    /// the result, which it returns: what another process pinned since
+    /// this one read the file is kept.
+    ///
+    /// # Errors
+    ///
+    /// [`PinFileError`] when the file cannot be read, is not a pin file,
+    /// or cannot be written.
+    pub fn update(&self, change: impl FnOnce(&mut Pins)) -> Result<Pins, PinFileError> {
+        let mut failure = None;
+        let merged = crate::state::locked(&self.path, || {
+            let mut pins = match self.load() {
+                Ok(pins) => pins,
+                Err(e) => {
+                    failure = Some(e);
+                    return Ok(None);
+                }
+            };
+            change(&mut pins);
+            crate::state::replace(&self.path, pins.to_json().as_bytes())?;
+            Ok(Some(pins))
+        })
+        .map_err(|e| self.error(e))?;
+        match (merged, failure) {
+            (Some(pins), _) => Ok(pins),
+            (None, Some(e)) => Err(e),
+            (None, None) => Err(self.error("not written")),
+        }
     }
 }
