@@ -23,6 +23,8 @@
 //! - [`cli`]: the `mcp-agent` command, which `mcp-host chat` and
 //!   `mcp-host run` run.
 
+// On docs.rs, each item gated by a feature shows which one.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 pub mod cli;

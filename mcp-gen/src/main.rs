@@ -9,7 +9,11 @@ use clap::{Parser, Subcommand};
 /// Generate Rust types from a JSON Schema file, or a typed client from a
 /// server's tool list.
 #[derive(Debug, Parser)]
-#[command(version, args_conflicts_with_subcommands = true)]
+#[command(
+    version,
+    args_conflicts_with_subcommands = true,
+    after_help = "Examples:\n  mcp-gen --schema schema.json --out src/generated.rs --module generated\n  mcp-gen --schema schema.json --mcp-revision 2026-07-28 --out src/mcp.rs"
+)]
 struct Args {
     /// The JSON Schema file to read.
     #[arg(long)]
@@ -43,6 +47,9 @@ struct Args {
 enum Command {
     /// A typed client from a tool list: a `tools/list` result or an array of
     /// tools (as `mcp-host snapshot` writes it).
+    #[command(
+        after_help = "Examples:\n  mcp-host --config servers.json snapshot notes --out tools.json\n  mcp-gen client --tools tools.json --out src/notes_client.rs --client-name Notes"
+    )]
     Client {
         /// The tool list file to read.
         #[arg(long)]

@@ -14,7 +14,16 @@
 //! mcp-host --config servers.json logout notes
 //! mcp-host --config servers.json snapshot notes --out tools.json
 //! mcp-host --config servers.json trust notes [create_note] [--yes]
+//! mcp-host --config servers.json add notes [--env K=V] -- notes-server --stdio
+//! mcp-host --config servers.json add search --url URL [--header 'K: V'] [--transport http|sse]
+//! mcp-host --config servers.json remove search
+//! mcp-host completions bash|zsh|fish|elvish|powershell
+//! mcp-host man [--dir DIR]
 //! ```
+//!
+//! `add` and `remove` change only the entry they name (see
+//! [`config::edit`](crate::config::edit)); every command's `--help` ends
+//! with examples.
 //!
 //! Every tool, prompt and resource template, and each server's
 //! instructions, are pinned the first time they are seen, in `pins.json`
@@ -90,7 +99,18 @@ use crate::untrusted::Untrusted;
 use crate::Host;
 
 mod catalogue;
+
+/// The text each command's `--help` ends with: examples of its use.
+macro_rules! example {
+    ($($line:literal),+ $(,)?) => {
+        concat!("Examples:", $("\n  ", $line),+)
+    };
+}
+#[cfg(feature = "tasks")]
+pub(crate) use example;
+
 mod content;
+mod edit;
 #[cfg(feature = "tasks")]
 mod task;
 mod terminal;
@@ -121,12 +141,7 @@ pub struct Args {
 #[derive(Debug, Clone, clap::Args)]
 pub struct Global {
     /// The configuration file: `mcpServers` JSON, or VS Code's `servers`.
-    #[arg(
-        long,
-        value_name = "FILE",
-        required_unless_present = "from",
-        conflicts_with = "from"
-    )]
+    #[arg(long, value_name = "FILE", conflicts_with = "from")]
     pub config: Option<PathBuf>,
     /// Read the configuration another host keeps, where it keeps it:
     /// Claude Desktop's, or the project's `.mcp.json` (Claude Code),
@@ -213,14 +228,19 @@ impl OtherHost {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Each server's era, version and capabilities.
+    #[command(after_help = example!("mcp-host --config servers.json servers"))]
     Servers,
     /// Every tool under its qualified name.
+    #[command(after_help = example!("mcp-host --config servers.json tools"))]
     Tools,
     /// Every prompt under its qualified name, with its arguments.
+    #[command(after_help = example!("mcp-host --config servers.json prompts"))]
     Prompts,
     /// Every resource and resource template, with its server.
+    #[command(after_help = example!("mcp-host --config servers.json resources"))]
     Resources,
     /// Calls a tool.
+    #[command(after_help = example!("mcp-host --config servers.json call notes__create_note --args '{\"title\": \"milk\"}'"))]
     Call {
         /// The tool's qualified name, as `tools` lists it.
         name: String,
@@ -232,6 +252,7 @@ pub enum Command {
         yes: bool,
     },
     /// Gets a prompt.
+    #[command(after_help = example!("mcp-host --config servers.json prompt notes__summarize --args '{\"handle\": \"note_1\"}'"))]
     Prompt {
         /// The prompt's qualified name, as `prompts` lists it.
         name: String,
@@ -240,6 +261,7 @@ pub enum Command {
         args: String,
     },
     /// Reads a resource.
+    #[command(after_help = example!("mcp-host --config servers.json read notes://note_1 --server notes"))]
     Read {
         /// The resource's URI.
         uri: String,
@@ -249,17 +271,20 @@ pub enum Command {
         server: Option<String>,
     },
     /// Logs in to a server over HTTP, replacing the tokens kept for it.
+    #[command(after_help = example!("mcp-host --config servers.json login notes"))]
     Login {
         /// The server's id in the configuration.
         server: String,
     },
     /// Forgets the tokens kept for a server.
+    #[command(after_help = example!("mcp-host --config servers.json logout notes"))]
     Logout {
         /// The server's id in the configuration.
         server: String,
     },
     /// Shows what changed in a server's quarantined definitions and pins
     /// them as the server sends them now.
+    #[command(after_help = example!("mcp-host --config servers.json trust notes create_note"))]
     Trust {
         /// The server's id, as configured.
         server: String,
@@ -272,6 +297,7 @@ pub enum Command {
     },
     /// Looks at, follows or cancels a task that a tool call became.
     #[cfg(feature = "tasks")]
+    #[command(after_help = example!("mcp-host --config servers.json task wait notes 3f2a..."))]
     Task {
         /// What to do with it.
         #[command(subcommand)]
@@ -279,7 +305,10 @@ pub enum Command {
     },
     /// Talks with a model that uses the servers' tools, at the terminal
     /// (the `mcp-agent` command; `mcp-host chat --help` shows its options).
-    #[command(disable_help_flag = true)]
+    #[command(
+        disable_help_flag = true,
+        after_help = example!("mcp-host --config servers.json chat --provider openai --model gpt-4.1-mini")
+    )]
     Chat {
         /// The options of `mcp-agent chat`.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
@@ -288,13 +317,17 @@ pub enum Command {
     /// Gives a model one task that may use the servers' tools and prints
     /// its answer (the `mcp-agent` command; `mcp-host run --help` shows
     /// its options).
-    #[command(disable_help_flag = true)]
+    #[command(
+        disable_help_flag = true,
+        after_help = example!("mcp-host --config servers.json run \"list my notes\" --provider openai --model gpt-4.1-mini --json")
+    )]
     Run {
         /// The options and prompt of `mcp-agent run`.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
     /// Writes a server's tool list as `mcp-gen client --tools` reads it.
+    #[command(after_help = example!("mcp-host --config servers.json snapshot notes --out tools.json"))]
     Snapshot {
         /// The server's id, as configured.
         server: String,
@@ -302,6 +335,35 @@ pub enum Command {
         /// absent.
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
+    },
+    /// Adds a server to the configuration file (creating the file when
+    /// missing), keeping the rest of the file as it was.
+    #[command(after_help = example!(
+        "mcp-host --config .mcp.json add notes --env NOTES_DIR=/srv/notes -- notes-server --stdio",
+        "mcp-host --config .mcp.json add search --url https://search.example/mcp --header 'Authorization: Bearer ${SEARCH_TOKEN}'",
+    ))]
+    Add(edit::Add),
+    /// Removes a server from the configuration file.
+    #[command(after_help = example!("mcp-host --config .mcp.json remove notes"))]
+    Remove {
+        /// The server's id, as configured.
+        name: String,
+    },
+    /// Prints a completion script for a shell.
+    #[command(after_help = example!(
+        "mcp-host completions bash > ~/.local/share/bash-completion/completions/mcp-host"
+    ))]
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Prints the manual page (roff), or writes one page per command into
+    /// a directory.
+    #[command(after_help = example!("mcp-host man | man -l -"))]
+    Man {
+        /// Write `mcp-host.1` and a page per subcommand here instead.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
     },
 }
 
@@ -345,8 +407,17 @@ pub fn block_on(
 /// fails.
 #[cfg_attr(not(feature = "oauth"), allow(unused_mut))]
 pub async fn run(args: Args) -> Result<ExitCode, String> {
-    if let Command::Chat { .. } | Command::Run { .. } = &args.command {
-        return delegate();
+    match args.command {
+        Command::Chat { .. } | Command::Run { .. } => return delegate(),
+        Command::Add(add) => return edit::add(&config_path(&args.global)?, add),
+        Command::Remove { name } => return edit::remove(&config_path(&args.global)?, &name),
+        Command::Completions { shell } => {
+            let mut command = <Args as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut command, "mcp-host", &mut std::io::stdout());
+            return Ok(ExitCode::SUCCESS);
+        }
+        Command::Man { dir } => return man(dir.as_deref()),
+        _ => {}
     }
     if args.global.verbose {
         verbose::install();
@@ -407,6 +478,10 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
         Command::Login { server } => login(&host, &server).await,
         Command::Logout { .. } => Ok(ExitCode::SUCCESS),
         Command::Chat { .. } | Command::Run { .. } => delegate(),
+        Command::Add(_)
+        | Command::Remove { .. }
+        | Command::Completions { .. }
+        | Command::Man { .. } => unreachable!("answered before any server starts"),
         Command::Snapshot { server, out } => snapshot(&host, &server, out.as_deref()).await,
         #[cfg(feature = "tasks")]
         Command::Task { command } => task::run(&host, command).await,
@@ -425,13 +500,33 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
 /// A message when neither `--config` nor `--from` is usable, or the file
 /// cannot be read or is not a valid configuration.
 pub async fn load(global: &Global) -> Result<(PathBuf, crate::HostConfig), String> {
-    let source = match (&global.config, global.from) {
-        (Some(path), _) => path.clone(),
-        (None, Some(from)) => from.path()?,
-        (None, None) => return Err(String::from("give --config FILE or --from HOST")),
-    };
+    let source = config_path(global)?;
     let config = terminal::load_config(source.clone()).await?;
     Ok((source, config))
+}
+
+/// The configuration file `--config` or `--from` names.
+fn config_path(global: &Global) -> Result<PathBuf, String> {
+    match (&global.config, global.from) {
+        (Some(path), _) => Ok(path.clone()),
+        (None, Some(from)) => from.path(),
+        (None, None) => Err(String::from("give --config FILE or --from HOST")),
+    }
+}
+
+/// `man`: the page of `mcp-host` on stdout, or every page into `dir`.
+fn man(dir: Option<&std::path::Path>) -> Result<ExitCode, String> {
+    let command = <Args as clap::CommandFactory>::command();
+    match dir {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            clap_mangen::generate_to(command, dir).map_err(|e| format!("{}: {e}", dir.display()))?
+        }
+        None => clap_mangen::Man::new(command)
+            .render(&mut std::io::stdout())
+            .map_err(|e| e.to_string())?,
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Starts the host of `config` as the options say: its pin file, audit

@@ -116,6 +116,8 @@
 //! Servers are named by the key of their configuration entry
 //! ([`ServerId`]), never by what they call themselves.
 
+// On docs.rs, each item gated by a feature shows which one.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 use std::future::Future;

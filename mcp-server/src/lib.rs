@@ -90,6 +90,8 @@
 //! with the `redis` feature).
 //!
 #![doc = include_str!("../features.md")]
+// On docs.rs, each item gated by a feature shows which one.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 

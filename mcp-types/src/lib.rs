@@ -85,6 +85,8 @@
 //! legacy servers lack them; [`ResultType`] and [`Cacheable`] supply the
 //! defaults.
 
+// On docs.rs, each item gated by a feature shows which one.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 

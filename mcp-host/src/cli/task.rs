@@ -17,6 +17,7 @@ use crate::{Host, ServerId};
 pub enum TaskCommand {
     /// Shows where the task is: its status, and its result, error or
     /// input requests when it has them.
+    #[command(after_help = super::example!("mcp-host --config servers.json task get notes 3f2a..."))]
     Get {
         /// The server's id, as configured.
         server: String,
@@ -26,6 +27,7 @@ pub enum TaskCommand {
     /// Follows the task to its end, answering its input requests at the
     /// terminal, and prints the tool's result. The task keeps running
     /// if this stops early.
+    #[command(after_help = super::example!("mcp-host --config servers.json task wait notes 3f2a..."))]
     Wait {
         /// The server's id, as configured.
         server: String,
@@ -33,6 +35,7 @@ pub enum TaskCommand {
         task_id: String,
     },
     /// Asks the server to stop the task.
+    #[command(after_help = super::example!("mcp-host --config servers.json task cancel notes 3f2a..."))]
     Cancel {
         /// The server's id, as configured.
         server: String,

@@ -31,6 +31,9 @@
 //! relative to the entry's `cwd`, else to the current directory) whose
 //! variables the server gets, under those of `env`.
 //!
+//! [`edit`] adds and removes entries in a file's text, keeping the rest
+//! of it as it was (`mcp-host add` and `mcp-host remove`).
+//!
 //! The key of each entry is the server's [`ServerId`]. Three keys of our
 //! own may appear in an entry: `"trusted": true` lets the server's tool
 //! annotations relax the approval policy, `"legacy": true` skips the era
@@ -58,6 +61,7 @@ use crate::client::{ClientError, StdioCommand, Target};
 use crate::names::ServerId;
 
 mod dotenv;
+pub mod edit;
 pub mod expand;
 pub mod inputs;
 
