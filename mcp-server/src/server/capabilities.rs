@@ -15,8 +15,11 @@
 //! every kind it serves. A legacy session has no stream for changes (the
 //! server never sends it a `list_changed` notification), so the legacy
 //! answer leaves the flag out. `resources.subscribe` is advertised to
-//! legacy clients only, whose `resources/subscribe` is accepted; the modern
-//! listen stream does not deliver `resourceSubscriptions`.
+//! legacy clients only: after `resources/subscribe`, each
+//! [`Change::Resource`](crate::notify::Change) of a subscribed URI reaches the
+//! session as `notifications/resources/updated`, on its GET stream (HTTP)
+//! or between answers (stdio). The modern listen stream does not deliver
+//! `resourceSubscriptions`.
 
 use serde_json::{json, Map, Value};
 

@@ -40,6 +40,14 @@ pub const LEGACY_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26",
 #[cfg(feature = "legacy")]
 const MAX_ROUNDS: usize = 8;
 
+/// How many resources one legacy session may subscribe to.
+#[cfg(feature = "legacy")]
+pub(crate) const MAX_SUBSCRIPTIONS: usize = 1024;
+
+/// The longest resource URI a legacy session may subscribe to, in bytes.
+#[cfg(feature = "legacy")]
+const MAX_SUBSCRIBED_URI: usize = 4096;
+
 /// How long the server waits for the client to answer one of its requests.
 #[cfg(feature = "legacy")]
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(300);
@@ -60,6 +68,14 @@ pub struct Session {
     pending: Mutex<HashMap<String, oneshot::Sender<Value>>>,
     #[cfg(feature = "legacy")]
     next_request: AtomicU64,
+    /// The resource URIs of `resources/subscribe`, at most
+    /// [`MAX_SUBSCRIPTIONS`].
+    #[cfg(feature = "legacy")]
+    subscriptions: Mutex<std::collections::HashSet<String>>,
+    /// Which updates stream is the session's current one: a newer stream
+    /// takes over, so that no update goes out twice.
+    #[cfg(feature = "legacy")]
+    stream: AtomicU64,
 }
 
 impl Session {
@@ -81,6 +97,8 @@ impl Session {
             log_level: Mutex::new(None),
             pending: Mutex::new(HashMap::new()),
             next_request: AtomicU64::new(1),
+            subscriptions: Mutex::new(std::collections::HashSet::new()),
+            stream: AtomicU64::new(0),
         })
     }
 
@@ -119,6 +137,44 @@ impl Session {
         };
         let waiter = self.pending.lock().ok().and_then(|mut p| p.remove(&id));
         waiter.is_some_and(|tx| tx.send(response).is_ok())
+    }
+
+    /// Whether the session subscribed to the resource `uri`.
+    #[cfg(feature = "legacy")]
+    pub(crate) fn subscribed(&self, uri: &str) -> bool {
+        self.subscriptions
+            .lock()
+            .is_ok_and(|subscriptions| subscriptions.contains(uri))
+    }
+
+    /// `resources/subscribe` (`on`) or `resources/unsubscribe` of the
+    /// `uri` in `params`.
+    #[cfg(feature = "legacy")]
+    fn subscribe(&self, params: &Map<String, Value>, on: bool) -> Result<(), ErrorObject> {
+        let uri = match params.get("uri") {
+            Some(Value::String(uri)) if !uri.is_empty() && uri.len() <= MAX_SUBSCRIBED_URI => uri,
+            Some(Value::String(_)) => {
+                return Err(ErrorObject::invalid_params(format!(
+                    "`uri` must be 1 to {MAX_SUBSCRIBED_URI} bytes long"
+                )))
+            }
+            _ => return Err(ErrorObject::invalid_params("`uri` must be a string")),
+        };
+        let mut subscriptions = self
+            .subscriptions
+            .lock()
+            .map_err(|_| ErrorObject::internal_error("the session's subscriptions are unusable"))?;
+        if !on {
+            subscriptions.remove(uri);
+        } else if !subscriptions.contains(uri) {
+            if subscriptions.len() >= MAX_SUBSCRIPTIONS {
+                return Err(ErrorObject::invalid_params(format!(
+                    "a session may subscribe to {MAX_SUBSCRIPTIONS} resources at most"
+                )));
+            }
+            subscriptions.insert(uri.clone());
+        }
+        Ok(())
     }
 
     #[cfg(feature = "legacy")]
@@ -242,6 +298,77 @@ impl Server {
 }
 
 #[cfg(feature = "legacy")]
+#[cfg(feature = "legacy")]
+impl Server {
+    /// The stream of `notifications/resources/updated` for the resources
+    /// `session` subscribed to, from [`Server::notify`] and
+    /// [`Context::publish`] of [`Change::Resource`](crate::notify::Change) in this
+    /// process: what a legacy client hears on its GET stream (HTTP) or
+    /// between answers (stdio). A newer stream of the same session takes
+    /// over from an older one, which ends. The stream holds a place under
+    /// the server's stream limit.
+    ///
+    /// # Errors
+    ///
+    /// When the server has as many streams open as it may.
+    pub(crate) fn legacy_updates(&self, session: Arc<Session>) -> Result<Outcome, ErrorObject> {
+        let permit = self.stream_permit()?;
+        let (tx, rx) = mpsc::channel::<Value>(self.inner.limits.notification_buffer.max(1));
+        let mut changes = self.inner.bus.subscribe();
+        let mine = session.stream.fetch_add(1, Ordering::AcqRel) + 1;
+        let task = tokio::spawn(async move {
+            use tokio::sync::broadcast::error::RecvError;
+            loop {
+                let change = tokio::select! {
+                    change = changes.recv() => change,
+                    () = tx.closed() => return,
+                };
+                if session.stream.load(Ordering::Acquire) != mine {
+                    return;
+                }
+                let uri = match change {
+                    Ok(crate::notify::Change::Resource(uri)) => uri,
+                    Ok(_) => continue,
+                    // Updates are hints to read again: one lost to a lag
+                    // would leave the client with a stale copy, so every
+                    // subscribed resource is named instead.
+                    Err(RecvError::Lagged(_)) => {
+                        let all: Vec<String> = session
+                            .subscriptions
+                            .lock()
+                            .map(|s| s.iter().cloned().collect())
+                            .unwrap_or_default();
+                        for uri in all {
+                            if tx.send(updated(&uri)).await.is_err() {
+                                return;
+                            }
+                        }
+                        continue;
+                    }
+                    Err(RecvError::Closed) => return,
+                };
+                if session.subscribed(&uri) && tx.send(updated(&uri)).await.is_err() {
+                    return;
+                }
+            }
+        });
+        Ok(Outcome::Stream {
+            messages: rx,
+            guard: AbortOnDrop::new(task.abort_handle()).holding(permit),
+        })
+    }
+}
+
+/// `notifications/resources/updated` for `uri`.
+#[cfg(feature = "legacy")]
+fn updated(uri: &str) -> Value {
+    json!({
+        "jsonrpc": "2.0",
+        "method": "notifications/resources/updated",
+        "params": { "uri": uri },
+    })
+}
+
 impl Server {
     /// [`Server::handle_legacy`] for a request that came with the verified
     /// access token `grant`; a session it creates belongs to the grant's
@@ -288,11 +415,15 @@ impl Server {
         };
         let outcome = match method.as_str() {
             "ping" => ok(&id, json!({})),
-            // Accepted where `resources.subscribe` is advertised.
+            // Served where `resources.subscribe` is advertised; updates
+            // go out on the session's stream (see `Server::legacy_updates`).
             "resources/subscribe" | "resources/unsubscribe"
                 if self.inner.handlers.has_resources() =>
             {
-                ok(&id, json!({}))
+                match session.subscribe(&params, method == "resources/subscribe") {
+                    Ok(()) => ok(&id, json!({})),
+                    Err(error) => fail(Some(&id), error),
+                }
             }
             "logging/setLevel" => match params
                 .get("level")

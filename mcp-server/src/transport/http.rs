@@ -171,8 +171,9 @@ impl Drop for Place<'_> {
     }
 }
 
-/// An axum router serving `server` at `path` (POST; GET answers 405, and
-/// DELETE ends a legacy session).
+/// An axum router serving `server` at `path` (POST; GET answers 405, or
+/// opens a legacy session's stream of resource updates; DELETE ends a
+/// legacy session).
 ///
 /// The server's [`Limits`](crate::Limits) apply across every connection of
 /// the router: at most `max_in_flight` requests are handled at once (one
@@ -288,18 +289,43 @@ async fn authorize(
     Ok(None)
 }
 
-/// GET on the endpoint: the 2026-07-28 transport opens no stream there.
-/// The `Host` and `Origin` are checked first, and on a protected server
-/// the token, as for every request.
+/// GET on the endpoint: the 2026-07-28 transport opens no stream there;
+/// a legacy session opens its stream of resource updates. The `Host` and
+/// `Origin` are checked first, and on a protected server the token, as for
+/// every request.
 async fn handle_get(State(app): State<Arc<App>>, request: axum::extract::Request) -> Response {
     let (parts, _) = request.into_parts();
     if let Err(reason) = check_origin(&app.config, &parts.headers) {
         let error = ErrorObject::invalid_request(reason);
         return json_response(403, &crate::server::error_message(None, &error));
     }
-    if let Err(response) = authorize(&app, &parts).await {
-        return response;
+    let grant = match authorize(&app, &parts).await {
+        Ok(grant) => grant,
+        Err(response) => return response,
+    };
+    legacy_stream(&app, &parts.headers, grant.as_ref()).await
+}
+
+/// GET with a legacy session's id: the stream of updates to the resources
+/// it subscribed to. Without a session id, GET is not allowed.
+#[cfg(feature = "legacy")]
+async fn legacy_stream(app: &App, headers: &HeaderMap, grant: Option<&Arc<Grant>>) -> Response {
+    let Some(id) = header(headers, &SESSION_HEADER) else {
+        return not_allowed().await;
+    };
+    // A session of another principal is as good as unknown.
+    let Some(session) = app.sessions.get(id.trim()).filter(|s| s.serves(grant)) else {
+        let error = ErrorObject::invalid_request("unknown or ended session");
+        return json_response(404, &crate::server::error_message(None, &error));
+    };
+    match app.server.legacy_updates(session) {
+        Ok(outcome) => respond(outcome, &app.config),
+        Err(error) => json_response(503, &crate::server::error_message(None, &error)),
     }
+}
+
+#[cfg(not(feature = "legacy"))]
+async fn legacy_stream(_: &App, _: &HeaderMap, _: Option<&Arc<Grant>>) -> Response {
     not_allowed().await
 }
 

@@ -44,6 +44,9 @@ pub(super) struct Connection {
     tasks: JoinSet<()>,
     /// Where the tasks send their answers and notifications, encoded.
     out: mpsc::Sender<Reply>,
+    /// Forwards the legacy session's resource updates to `out`; stopped
+    /// when the connection finishes.
+    updates: Option<AbortHandle>,
 }
 
 impl Connection {
@@ -56,6 +59,7 @@ impl Connection {
             permits: Arc::new(Semaphore::new(permits)),
             tasks: JoinSet::new(),
             out,
+            updates: None,
         }
     }
 
@@ -220,8 +224,10 @@ impl Connection {
     /// Answers `initialize`, keeping the session it creates.
     pub(super) async fn initialize(&mut self, value: Value) -> Option<Reply> {
         let (outcome, created) = self.server.handle_legacy(value, None).await;
-        if created.is_some() {
-            self.session = created;
+        if let Some(session) = created {
+            #[cfg(feature = "legacy")]
+            self.forward_updates(session.clone());
+            self.session = Some(session);
         }
         match outcome {
             Outcome::Reply { message, .. } => Some(message),
@@ -229,9 +235,47 @@ impl Connection {
         }
     }
 
+    /// Writes the updates to the resources `session` subscribes to as they
+    /// come, between answers. A server with no stream place left sends
+    /// none; `resources/subscribe` still answers.
+    #[cfg(feature = "legacy")]
+    fn forward_updates(&mut self, session: Arc<Session>) {
+        if let Some(previous) = self.updates.take() {
+            previous.abort();
+        }
+        let Ok(Outcome::Stream {
+            mut messages,
+            guard,
+        }) = self.server.legacy_updates(session)
+        else {
+            return;
+        };
+        let out = self.out.clone();
+        let task = tokio::spawn(async move {
+            let _guard = guard;
+            while let Some(message) = messages.recv().await {
+                if out.send(Reply::from_value(&message)).await.is_err() {
+                    break;
+                }
+            }
+        });
+        self.updates = Some(task.abort_handle());
+    }
+
     /// Lets the requests in flight finish.
     pub(super) async fn finish(&mut self) {
+        if let Some(updates) = self.updates.take() {
+            updates.abort();
+        }
         while self.tasks.join_next().await.is_some() {}
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        if let Some(updates) = self.updates.take() {
+            updates.abort();
+        }
     }
 }
 
