@@ -16,6 +16,7 @@
 //! task (`MCP_TASK_LEASE_MS` sets the lease after which a dead replica's
 //! tasks fail).
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -1017,6 +1018,22 @@ async fn redis(_url: &str) -> Result<Sharing, Box<dyn std::error::Error>> {
     Err("this build has no Redis: build the example with `--features redis`".into())
 }
 
+/// Ctrl-C, or SIGTERM (what a rolling deploy sends) on Unix.
+async fn stopped() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -1029,12 +1046,21 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     match transport {
         ["--stdio"] => stdio::serve(server).await?,
         ["--http", addr] => {
-            let addr = addr.parse()?;
-            eprintln!("serving MCP at http://{addr}/mcp");
-            http::serve(server, addr, async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
-            .await?;
+            // Port 0 takes a free port: the line says which, once bound.
+            let listener = tokio::net::TcpListener::bind(addr.parse::<SocketAddr>()?).await?;
+            eprintln!("serving MCP at http://{}/mcp", listener.local_addr()?);
+            let config = http::HttpConfig::default();
+            http::serve_with(server.clone(), listener, config, stopped()).await?;
+            // Tasks still running get a grace to finish before the process
+            // ends; the rest fail saying the server shut down.
+            let grace = match std::env::var("MCP_DRAIN_GRACE_MS") {
+                Ok(ms) => Duration::from_millis(ms.parse()?),
+                Err(_) => Duration::from_secs(30),
+            };
+            let failed = server.drain_tasks(grace).await;
+            if failed > 0 {
+                eprintln!("{failed} tasks did not finish within {grace:?} of shutdown");
+            }
         }
         _ => {
             eprintln!("usage: everything (--stdio | --http ADDR:PORT) [--redis URL]");

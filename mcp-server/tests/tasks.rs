@@ -512,6 +512,54 @@ async fn a_handler_done_within_the_grace_answers_the_call_itself() {
 }
 
 #[tokio::test]
+async fn at_the_store_bound_an_optional_tool_answers_itself_and_a_required_one_is_refused() {
+    let server = Server::builder(Jobs)
+        .info("jobs", "1.0.0")
+        .tools()
+        .tasks(
+            TaskSettings::default()
+                .store(mcp_server::tasks::MemoryTaskStore::new(1))
+                .poll_interval(Duration::from_millis(10))
+                .inline_grace(Duration::ZERO),
+        )
+        .build()
+        .expect("server builds");
+    let mut client = Client::stdio_to(server);
+    // The one place, held by a task that runs until cancelled.
+    let holder = start(&mut client, "forever", json!({})).await;
+    let reply = client
+        .request(
+            2,
+            "tools/call",
+            json!({"name": "work", "arguments": {"ms": 20}}),
+            true,
+        )
+        .await;
+    assert_eq!(reply["result"]["resultType"], "complete", "{reply}");
+    assert_eq!(reply["result"]["content"][0]["text"], "worked 20 ms");
+    let reply = client
+        .request(
+            3,
+            "tools/call",
+            json!({"name": "batch", "arguments": {}}),
+            true,
+        )
+        .await;
+    assert_eq!(reply["error"]["code"], -32603, "{reply}");
+    assert_eq!(
+        reply["error"]["message"],
+        "the server holds too many tasks; try again later"
+    );
+    // Once the holder finished, its place is taken again by a task.
+    let reply = client
+        .request(4, "tasks/cancel", json!({"taskId": holder}), true)
+        .await;
+    assert!(reply.get("result").is_some(), "{reply}");
+    let id = start(&mut client, "batch", json!({})).await;
+    wait_for(&mut client, &id, "completed").await;
+}
+
+#[tokio::test]
 async fn unknown_task_ids_are_invalid_params() {
     for mut client in clients().await {
         for method in ["tasks/get", "tasks/update", "tasks/cancel"] {

@@ -21,7 +21,7 @@ use mcp_host::untrusted::Untrusted;
 use mcp_host::{BoxFuture, ServerId};
 use mcp_server::shared::{RedisShared, SharedStore};
 use mcp_server::state::SharedReplayGuard;
-use mcp_server::tasks::{RedisTaskStore, Signal, TaskRecord, TaskStore};
+use mcp_server::tasks::{RedisTaskStore, Signal, StoreError, TaskRecord, TaskStore};
 use mcp_types::ext::tasks::GetTaskResult;
 use mcp_types::v2026_07_28::{ClientCapabilities, ElicitRequestParams, ElicitResult};
 use serde_json::{json, Value};
@@ -117,19 +117,42 @@ fn everything() -> PathBuf {
         .clone()
 }
 
-/// A replica over HTTP keeping its tasks in `redis`, with a short lease.
+/// A replica over HTTP keeping its tasks in `redis`, with a short lease,
+/// on a port of its own choosing: it binds port 0 and says which port it
+/// got, so that no other process can take the port in between.
 fn replica(redis: &str) -> (Running, String) {
-    let addr = free_addr();
+    use std::io::BufRead;
     let mut child = Command::new(everything())
-        .args(["--http", &addr.to_string(), "--redis", redis])
+        .args(["--http", "127.0.0.1:0", "--redis", redis])
         .env("MCP_TASK_LEASE_MS", "600")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .expect("the example starts");
-    wait_listening(addr, &mut child, "the everything replica");
-    (Running(child), format!("http://{addr}/mcp"))
+    let stderr = child.stderr.take().expect("piped");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            match line.strip_prefix("serving MCP at ") {
+                Some(url) => {
+                    let _ = tx.send(url.trim().to_owned());
+                }
+                None => eprintln!("{line}"),
+            }
+        }
+    });
+    let mut running = Running(child);
+    match rx.recv_timeout(Duration::from_secs(30)) {
+        Ok(url) => (running, url),
+        Err(_) => {
+            let status = running.0.try_wait();
+            panic!("the everything replica never said where it serves (exit: {status:?})")
+        }
+    }
 }
 
 /// Accepts every elicitation with `confirm: true`.
@@ -385,6 +408,89 @@ async fn the_store_keeps_every_concurrent_update_and_carries_signals() {
         .expect("a signal");
     assert_eq!(heard, ("one".to_owned(), Signal::Cancel));
     assert_eq!(TaskStore::lease(&b), Some(Duration::from_secs(10)));
+}
+
+/// `redis-cli` against `url`, answering one line.
+fn redis_cli(url: &str, args: &[&str]) -> String {
+    let out = Command::new("redis-cli")
+        .arg("-u")
+        .arg(url)
+        .args(args)
+        .output()
+        .expect("redis-cli runs (it comes with redis-server)");
+    assert!(out.status.success(), "redis-cli {args:?}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_key_expires_and_the_store_holds_its_bound_and_quotas() {
+    let (_redis, url) = redis();
+    let store = RedisTaskStore::connect_with(&url, "b:")
+        .await
+        .expect("connects")
+        .with_max_ttl(Duration::from_secs(3600))
+        .with_bounds(3, 1);
+    let owned =
+        |id: &str, owner: &str| TaskRecord::new(id.into(), Some(owner.into()), 1_000, None, 100);
+    store.create(owned("a1", "alice"), 1_000).await.expect("a1");
+    assert_eq!(
+        store.create(owned("a2", "alice"), 1_000).await,
+        Err(StoreError::Quota { max: 1 })
+    );
+    store.create(owned("b1", "bob"), 1_000).await.expect("b1");
+    store
+        .create(TaskRecord::new("n1".into(), None, 1_000, None, 100), 1_000)
+        .await
+        .expect("no principal: the bound alone");
+    assert_eq!(
+        store.create(owned("c1", "carol"), 1_000).await,
+        Err(StoreError::Full { max: 3 })
+    );
+    // A finished task no longer counts, against the bound or its owner.
+    let mut cancel = |r: &mut TaskRecord| {
+        r.cancel(2_000);
+    };
+    store
+        .update("a1", 2_000, &mut cancel)
+        .await
+        .expect("cancelled");
+    store
+        .create(owned("a2", "alice"), 2_000)
+        .await
+        .expect("a1 finished");
+    // Every key expires: a task without a TTL after the longest one, and
+    // the sets that count tasks after their last task.
+    let keys = redis_cli(&url, &["--scan", "--pattern", "b:*"]);
+    let mut keys: Vec<&str> = keys.lines().filter(|k| !k.is_empty()).collect();
+    keys.sort_unstable();
+    assert_eq!(
+        keys,
+        [
+            "b:a1",
+            "b:a2",
+            "b:b1",
+            "b:n1",
+            "b:unfinished",
+            "b:unfinished:alice",
+            "b:unfinished:bob"
+        ]
+    );
+    for key in keys {
+        let ttl: i64 = redis_cli(&url, &["PTTL", key]).parse().expect("a number");
+        assert!(ttl > 0 && ttl <= 3_600_000, "{key} expires in {ttl} ms");
+    }
+    // A record past the size writes are capped at is refused whole.
+    let mut huge = |r: &mut TaskRecord| {
+        r.complete(json!({"text": "x".repeat(17 << 20)}), 3_000);
+    };
+    assert_eq!(
+        store.update("b1", 3_000, &mut huge).await,
+        Err(StoreError::TooLarge { max: 16 << 20 })
+    );
+    assert_eq!(
+        store.get("b1", 3_000).await.expect("get").map(|r| r.status),
+        Some(mcp_server::tasks::Status::Working)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

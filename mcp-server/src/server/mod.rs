@@ -223,6 +223,33 @@ impl Server {
         self.inner.bus.publish(change);
     }
 
+    /// Shuts this server's tasks down gracefully, for a rolling deploy:
+    /// no call becomes a task any more (a tool with `task = "optional"`
+    /// answers the call itself, one with `task = "required"` is refused),
+    /// the tasks running in this process get up to `grace` to finish, and
+    /// those still running then are failed with a message saying the
+    /// server shut down, their handlers stopped (their
+    /// [`Context::cancelled`](crate::Context::cancelled) resolves). Returns
+    /// how many tasks were failed; 0 at once for a server without tasks.
+    ///
+    /// Call it once the server stopped taking requests, before the
+    /// process exits: with a shared store, clients polling through other
+    /// replicas see each task end.
+    ///
+    /// ```no_run
+    /// # async fn run(server: mcp_server::Server) {
+    /// let failed = server.drain_tasks(std::time::Duration::from_secs(30)).await;
+    /// eprintln!("{failed} tasks did not finish in time");
+    /// # }
+    /// ```
+    #[cfg(feature = "tasks")]
+    pub async fn drain_tasks(&self, grace: std::time::Duration) -> usize {
+        match &self.inner.tasks {
+            Some(tasks) => tasks.drain(grace).await,
+            None => 0,
+        }
+    }
+
     /// The limits in force.
     pub fn limits(&self) -> &Limits {
         &self.inner.limits

@@ -3,7 +3,9 @@
 //! `tasks/cancel` for a task another one runs.
 //!
 //! Each record is one JSON string under `{prefix}{task id}`, expiring with
-//! the task's TTL. An update reads the record, applies the change and
+//! the task's TTL, or after the store's longest TTL (a week by default)
+//! for a task without one: every key expires. Records are read and
+//! written up to 16 MiB. An update reads the record, applies the change and
 //! writes it back only if nobody wrote in between (a compare-and-set in a
 //! Lua script), retrying a bounded number of times. Signals travel on one
 //! pub/sub channel, `{prefix}signals`, as `wake ID` or `cancel ID`. The
@@ -29,14 +31,58 @@ const MAX_ATTEMPTS: usize = 32;
 /// this server wrote, but the database is shared.
 const MAX_RECORD_BYTES: usize = 16 * 1024 * 1024;
 
+/// How long a task without a TTL is kept, unless the store is told
+/// otherwise ([`RedisTaskStore::with_max_ttl`]).
+const DEFAULT_MAX_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// Creates a record, within the bounds: `KEYS[1]` the record's key,
+/// `KEYS[2]` the sorted set of unfinished tasks, `KEYS[3]` that of the
+/// owner's (or `KEYS[2]` again for no owner); `ARGV` the record, its TTL in
+/// ms, the bound, the quota and the id. Each set is scored by expiry on
+/// Redis's own clock, so that what expired is no longer counted, and
+/// expires itself after the last task it holds. 1 when created, 0 when
+/// the id is taken, -1 at the bound, -2 at the quota.
+const CREATE: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ttl = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then return -1 end
+if KEYS[3] ~= KEYS[2] then
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+  if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[4]) then return -2 end
+end
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ttl) then return 0 end
+for i = 2, 3 do
+  redis.call('ZADD', KEYS[i], now + ttl, ARGV[5])
+  if redis.call('PTTL', KEYS[i]) < ttl then redis.call('PEXPIRE', KEYS[i], ttl) end
+end
+return 1
+";
+
+/// A record as written, or [`StoreError::TooLarge`].
+fn encode(record: &TaskRecord) -> Result<String, StoreError> {
+    let text = serde_json::to_string(record).map_err(backend)?;
+    if text.len() > MAX_RECORD_BYTES {
+        return Err(StoreError::TooLarge {
+            max: MAX_RECORD_BYTES,
+        });
+    }
+    Ok(text)
+}
+
 /// Task records in Redis; see the [module docs](self).
 #[derive(Clone)]
 pub struct RedisTaskStore {
     connection: ConnectionManager,
     prefix: String,
     lease: Duration,
+    max_ttl: Duration,
+    max_tasks: usize,
+    max_per_principal: usize,
     signals: broadcast::Sender<(String, Signal)>,
     script: redis::Script,
+    create: redis::Script,
     /// Held by every clone of the store; the relay stops once the last is
     /// gone.
     _alive: std::sync::Arc<()>,
@@ -98,8 +144,12 @@ impl RedisTaskStore {
             connection,
             prefix: prefix.to_owned(),
             lease: Duration::from_secs(10),
+            max_ttl: DEFAULT_MAX_TTL,
+            max_tasks: 100_000,
+            max_per_principal: 10_000,
             signals,
             script: redis::Script::new(crate::shared::redis::REPLACE),
+            create: redis::Script::new(CREATE),
             _alive: alive,
         })
     }
@@ -111,6 +161,37 @@ impl RedisTaskStore {
     pub fn with_lease(mut self, lease: Duration) -> Self {
         self.lease = lease.max(Duration::from_millis(300));
         self
+    }
+
+    /// How long a task created without a TTL is kept (a week by default,
+    /// at least a second): every key this store writes expires, so that a
+    /// database shared with other data never fills with tasks nobody will
+    /// ask about again.
+    #[must_use]
+    pub fn with_max_ttl(mut self, max_ttl: Duration) -> Self {
+        self.max_ttl = max_ttl.max(Duration::from_secs(1));
+        self
+    }
+
+    /// At most `max_tasks` unfinished tasks in the store (100,000 by
+    /// default), and at most `max_per_principal` of one principal (10,000
+    /// by default; tasks of a server without authentication count against
+    /// the bound only). A finished task counts against neither.
+    #[must_use]
+    pub fn with_bounds(mut self, max_tasks: usize, max_per_principal: usize) -> Self {
+        self.max_tasks = max_tasks.max(1);
+        self.max_per_principal = max_per_principal.max(1);
+        self
+    }
+
+    /// The sorted set of unfinished tasks, and that of `owner`'s.
+    fn counted(&self, owner: Option<&str>) -> (String, String) {
+        let all = format!("{}unfinished", self.prefix);
+        let own = match owner {
+            Some(owner) => format!("{}unfinished:{owner}", self.prefix),
+            None => all.clone(),
+        };
+        (all, own)
     }
 
     fn key(&self, id: &str) -> String {
@@ -190,21 +271,35 @@ impl TaskStore for RedisTaskStore {
     fn create(&self, record: TaskRecord, _now_ms: u64) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(async move {
             let key = self.key(&record.id);
-            let text = serde_json::to_string(&record).map_err(backend)?;
-            let mut command = redis::cmd("SET");
-            command.arg(&key).arg(text).arg("NX");
-            if let Some(ttl) = record.ttl_ms {
-                // Counted from creation, as the record counts it.
-                command.arg("PX").arg(ttl.max(1));
-            }
+            let text = encode(&record)?;
+            // Counted from creation, as the record counts it; a task
+            // without a TTL is kept for the longest one.
+            let max_ttl = u64::try_from(self.max_ttl.as_millis()).unwrap_or(u64::MAX);
+            let ttl = record.ttl_ms.unwrap_or(max_ttl).max(1);
+            let (all, own) = self.counted(record.owner.as_deref());
             let mut connection = self.connection.clone();
-            let written: Option<String> = command
-                .query_async(&mut connection)
+            let created: i64 = self
+                .create
+                .key(&key)
+                .key(all)
+                .key(own)
+                .arg(text)
+                .arg(ttl)
+                .arg(self.max_tasks)
+                .arg(self.max_per_principal)
+                .arg(&record.id)
+                .invoke_async(&mut connection)
                 .await
                 .map_err(backend)?;
-            match written {
-                Some(_) => Ok(()),
-                None => Err(backend(format!("a task `{}` exists already", record.id))),
+            match created {
+                1 => Ok(()),
+                -1 => Err(StoreError::Full {
+                    max: self.max_tasks,
+                }),
+                -2 => Err(StoreError::Quota {
+                    max: self.max_per_principal,
+                }),
+                _ => Err(backend(format!("a task `{}` exists already", record.id))),
             }
         })
     }
@@ -239,7 +334,7 @@ impl TaskStore for RedisTaskStore {
                     return Ok(None);
                 }
                 change(&mut record);
-                let after = serde_json::to_string(&record).map_err(backend)?;
+                let after = encode(&record)?;
                 if after == before {
                     return Ok(Some(record));
                 }
@@ -253,6 +348,18 @@ impl TaskStore for RedisTaskStore {
                     .await
                     .map_err(backend)?;
                 if written == 1 {
+                    if record.status.is_terminal() {
+                        // No longer counted; an entry left behind by an
+                        // error here is counted until the task expires.
+                        let (all, own) = self.counted(record.owner.as_deref());
+                        let _: Result<(), _> = redis::pipe()
+                            .zrem(all, id)
+                            .ignore()
+                            .zrem(own, id)
+                            .ignore()
+                            .query_async(&mut connection)
+                            .await;
+                    }
                     return Ok(Some(record));
                 }
             }

@@ -22,6 +22,14 @@ use super::store::Signal;
 use super::{TaskSettings, TaskStore, TaskSupport};
 use crate::BoxFuture;
 
+/// A task stored by [`Runtime::create`], not started yet.
+pub(crate) struct Created {
+    id: String,
+    /// The `CreateTaskResult`.
+    created: Value,
+    expires: Option<u64>,
+}
+
 /// What one run of a task's handler came to.
 pub(crate) enum Outcome {
     /// A result: the task completes with it.
@@ -58,6 +66,10 @@ pub(crate) struct Runtime {
     /// epoch; 0 for never): until a lease length later, no lease is taken
     /// for lapsed (see [`record::may_judge_leases`]).
     last_store_error_ms: std::sync::atomic::AtomicU64,
+    /// Set by [`Runtime::drain`]: no new task is started.
+    draining: std::sync::atomic::AtomicBool,
+    /// Told whenever a task stops running here.
+    ended: Notify,
 }
 
 /// `duration` in whole milliseconds, saturating.
@@ -93,6 +105,10 @@ const SETTLE_BACKOFF: Backoff = Backoff::new(Duration::from_millis(10), Duration
 pub(crate) const UNSTORED: &str =
     "the task's outcome could not be stored: the task store kept failing";
 
+/// How many times a task's handler may ask for input: a handler that
+/// keeps asking would hold its task, and a client answering it, for ever.
+pub(crate) const MAX_INPUT_ROUNDS: usize = 16;
+
 fn not_found() -> ErrorObject {
     ErrorObject::invalid_params("Failed to retrieve task: Task not found")
 }
@@ -100,16 +116,26 @@ fn not_found() -> ErrorObject {
 /// What a client is told of a store error: a generic message, the detail
 /// (which may name the backend, its address or its data) only in the
 /// server's log.
-fn store_error(error: super::StoreError) -> ErrorObject {
+pub(crate) fn store_error(error: super::StoreError) -> ErrorObject {
     tracing::error!(%error, "a task request failed on the task store");
     ErrorObject::internal_error(match error {
         super::StoreError::Full { .. } => STORE_FULL,
+        super::StoreError::Quota { .. } => QUOTA_REACHED,
+        super::StoreError::TooLarge { .. } => TOO_LARGE,
         super::StoreError::Backend(_) => STORE_FAILED,
     })
 }
 
+/// The message of a task still running when its server shut down.
+pub(crate) const SHUT_DOWN: &str = "the server shut down before the task finished";
+
 /// The message of a request refused because the store holds too many tasks.
 const STORE_FULL: &str = "the server holds too many tasks; try again later";
+/// The message of a request refused because its principal has too many
+/// unfinished tasks.
+const QUOTA_REACHED: &str = "you have too many unfinished tasks; wait for one to finish";
+/// The message of a task whose record grew past what the store writes.
+pub(crate) const TOO_LARGE: &str = "the task's outcome is larger than the task store takes";
 /// The message of a request that failed on the task store.
 const STORE_FAILED: &str = "the task store failed";
 
@@ -137,7 +163,43 @@ impl Runtime {
             changes: broadcast::channel(256).0,
             listening: std::sync::atomic::AtomicBool::new(false),
             last_store_error_ms: std::sync::atomic::AtomicU64::new(0),
+            draining: std::sync::atomic::AtomicBool::new(false),
+            ended: Notify::new(),
         })
+    }
+
+    /// Whether [`Runtime::drain`] began: no task is started any more.
+    pub(crate) fn draining(&self) -> bool {
+        self.draining.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Stops starting tasks, lets those running here finish for up to
+    /// `grace`, then fails the rest with [`SHUT_DOWN`] and stops their
+    /// handlers (whose contexts hear of it). Returns how many were failed.
+    pub(crate) async fn drain(&self, grace: Duration) -> usize {
+        self.draining
+            .store(true, std::sync::atomic::Ordering::Release);
+        let deadline = tokio::time::Instant::now() + grace;
+        loop {
+            let ended = self.ended.notified();
+            if self.live().is_empty() {
+                return 0;
+            }
+            if tokio::time::timeout_at(deadline, ended).await.is_err() {
+                break;
+            }
+        }
+        let running: Vec<(String, watch::Sender<bool>)> = self
+            .live()
+            .iter()
+            .map(|(id, live)| (id.clone(), live.cancel.clone()))
+            .collect();
+        for (id, cancel) in &running {
+            tracing::warn!(task = %id, "failing a task still running at shutdown");
+            self.fail_with(id, SHUT_DOWN).await;
+            let _ = cancel.send(true);
+        }
+        running.len()
     }
 
     /// Hears of every change to a task from now on.
@@ -192,28 +254,44 @@ impl Runtime {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Stores a new task for `owner` whose handler is `first` (already
-    /// started), runs it in the background, and returns the
-    /// `CreateTaskResult`.
-    pub(crate) async fn start(
-        self: &Arc<Self>,
-        owner: Option<&str>,
-        first: BoxFuture<'static, Outcome>,
-        rerun: Rerun,
-        cancel: watch::Sender<bool>,
-    ) -> Result<Value, ErrorObject> {
+    /// Stores a new task for `owner`, to be run with [`Runtime::start`].
+    /// A store at its bound (or the owner at its quota) refuses: the
+    /// caller may answer the call itself instead.
+    pub(crate) async fn create(&self, owner: Option<&str>) -> Result<Created, super::StoreError> {
         let now = now_ms();
         let ttl = self.settings.ttl.map(millis);
         let poll = millis(self.settings.poll_interval);
-        let mut record = TaskRecord::new(new_id()?, owner.map(str::to_owned), now, ttl, poll);
+        let id = new_id().map_err(|e| super::StoreError::Backend(e.message))?;
+        let mut record = TaskRecord::new(id, owner.map(str::to_owned), now, ttl, poll);
         if let Some(lease) = self.store().lease() {
             record.renew(now.saturating_add(millis(lease)));
         }
         let created = record.created();
         let id = record.id.clone();
         let expires = ttl.map(|ttl| now.saturating_add(ttl));
-        let created_now = self.store().create(record, now).await;
-        self.reached(created_now).map_err(store_error)?;
+        let stored = self.store().create(record, now).await;
+        self.reached(stored)?;
+        Ok(Created {
+            id,
+            created,
+            expires,
+        })
+    }
+
+    /// Runs the task `created` in the background, whose handler is `first`
+    /// (already started), and returns the `CreateTaskResult`.
+    pub(crate) fn start(
+        self: &Arc<Self>,
+        created: Created,
+        first: BoxFuture<'static, Outcome>,
+        rerun: Rerun,
+        cancel: watch::Sender<bool>,
+    ) -> Value {
+        let Created {
+            id,
+            created,
+            expires,
+        } = created;
         let cancelled = cancel.subscribe();
         let wake = Arc::new(Notify::new());
         self.live().insert(
@@ -264,13 +342,14 @@ impl Runtime {
                 stop_lease.abort();
             }
             let live = runtime.live().remove(&id);
+            runtime.ended.notify_waiters();
             // A handler stopped before it finished may have handed work
             // elsewhere, which watches its context: tell it.
             if let (Some(live), false) = (live, finished) {
                 let _ = live.cancel.send(true);
             }
         });
-        Ok(created)
+        created
     }
 
     /// Listens, once, to the signals other replicas send about the tasks
@@ -355,6 +434,7 @@ impl Runtime {
             }
         };
         tokio::pin!(expired);
+        let mut rounds = 0;
         loop {
             let guarded = AssertUnwindSafe(&mut run).catch_unwind();
             let outcome = tokio::select! {
@@ -379,11 +459,22 @@ impl Runtime {
                     .await;
                     return true;
                 }
+                Outcome::InputRequired { .. } if rounds == MAX_INPUT_ROUNDS => {
+                    let error = ErrorObject::internal_error(format!(
+                        "the tool asked for input more than {MAX_INPUT_ROUNDS} times"
+                    ));
+                    self.settle(id, expires_ms, |r, now| {
+                        r.fail(&error, now);
+                    })
+                    .await;
+                    return true;
+                }
                 Outcome::InputRequired {
                     requests,
                     request_state,
                 } => (requests, request_state),
             };
+            rounds += 1;
             self.settle(id, expires_ms, |r, now| {
                 r.input_required(requests.clone(), request_state.clone(), now);
             })
@@ -430,6 +521,11 @@ impl Runtime {
         loop {
             let error = match self.try_settle(id, &mut change).await {
                 Ok(live) => return live,
+                // Trying again would write the same bytes.
+                Err(error @ super::StoreError::TooLarge { .. }) => {
+                    tracing::error!(task = id, %error, "a task's outcome is too large to store");
+                    return self.fail_with(id, TOO_LARGE).await;
+                }
                 Err(error) => error,
             };
             failures += 1;
@@ -445,7 +541,13 @@ impl Runtime {
             tracing::warn!(task = id, failures, %error, "storing a task's outcome failed; trying again");
             tokio::time::sleep(wait).await;
         }
-        let error = ErrorObject::internal_error(UNSTORED);
+        self.fail_with(id, UNSTORED).await
+    }
+
+    /// Fails task `id` with `message`, in one try; `false`, for
+    /// [`Runtime::settle`] to return.
+    async fn fail_with(&self, id: &str, message: &str) -> bool {
+        let error = ErrorObject::internal_error(message);
         let _ = self
             .try_settle(id, &mut |r: &mut TaskRecord, now| {
                 r.fail(&error, now);
@@ -638,10 +740,8 @@ mod tests {
         run: BoxFuture<'static, Outcome>,
     ) -> String {
         let (cancel, _) = watch::channel(false);
-        let created = runtime
-            .start(owner, run, never_rerun(), cancel)
-            .await
-            .expect("created");
+        let stored = runtime.create(owner).await.expect("created");
+        let created = runtime.start(stored, run, never_rerun(), cancel);
         created["taskId"].as_str().expect("an id").to_owned()
     }
 
@@ -778,10 +878,8 @@ mod tests {
         run: BoxFuture<'static, Outcome>,
     ) -> (String, watch::Receiver<bool>) {
         let (cancel, watched) = watch::channel(false);
-        let created = runtime
-            .start(None, run, never_rerun(), cancel)
-            .await
-            .expect("created");
+        let stored = runtime.create(None).await.expect("created");
+        let created = runtime.start(stored, run, never_rerun(), cancel);
         let id = created["taskId"].as_str().expect("an id").to_owned();
         (id, watched)
     }
@@ -852,6 +950,95 @@ mod tests {
             .await
             .expect("found");
         assert_eq!(task["status"], "working");
+    }
+
+    #[tokio::test]
+    async fn a_handler_that_keeps_asking_fails_after_the_last_round() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        fn ask(round: usize) -> Outcome {
+            let request = json!({"method": "elicitation/create", "params": {"message": "more?"}});
+            Outcome::InputRequired {
+                requests: Map::from_iter([(format!("k{round}"), request)]),
+                request_state: None,
+            }
+        }
+        let runtime = runtime(TaskSettings::default().poll_interval(Duration::from_millis(5)));
+        let asked = Arc::new(AtomicUsize::new(1));
+        let rerun: Rerun = Box::new({
+            let asked = asked.clone();
+            move |_, _| {
+                let round = asked.fetch_add(1, Ordering::SeqCst);
+                Box::pin(async move { ask(round) })
+            }
+        });
+        let (cancel, _) = watch::channel(false);
+        let stored = runtime.create(None).await.expect("created");
+        let created = runtime.start(stored, Box::pin(async { ask(0) }), rerun, cancel);
+        let id = created["taskId"].as_str().expect("an id").to_owned();
+        let mut answered = 0;
+        let task = loop {
+            let task = runtime.get(&params(&id), None).await.expect("found");
+            match task["status"].as_str() {
+                Some("input_required") => {
+                    let keys: Vec<String> = task["inputRequests"]
+                        .as_object()
+                        .map(|r| r.keys().cloned().collect())
+                        .unwrap_or_default();
+                    if let Some(key) = keys.first() {
+                        let mut update = params(&id);
+                        update.insert(
+                            "inputResponses".into(),
+                            json!({ key: {"action": "decline"} }),
+                        );
+                        if runtime.update(&update, None).await.is_ok() {
+                            answered += 1;
+                        }
+                    }
+                }
+                Some("working") => {}
+                _ => break task,
+            }
+            assert!(answered <= MAX_INPUT_ROUNDS + 1, "the asking never stops");
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        };
+        assert_eq!(task["status"], "failed", "{task}");
+        assert_eq!(
+            task["error"]["message"],
+            format!("the tool asked for input more than {MAX_INPUT_ROUNDS} times")
+        );
+        assert_eq!(asked.load(Ordering::SeqCst), MAX_INPUT_ROUNDS + 1);
+    }
+
+    #[tokio::test]
+    async fn a_drain_lets_tasks_finish_within_the_grace_and_fails_the_rest() {
+        let runtime = runtime(TaskSettings::default());
+        let quick = start(
+            &runtime,
+            None,
+            Box::pin(async {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                Outcome::Complete(json!({"content": []}))
+            }),
+        )
+        .await;
+        let (slow, mut watched) = start_watched(&runtime, Box::pin(std::future::pending())).await;
+        let failed = runtime.drain(Duration::from_millis(300)).await;
+        assert_eq!(failed, 1);
+        assert!(runtime.draining());
+        let task = runtime.get(&params(&quick), None).await.expect("found");
+        assert_eq!(task["status"], "completed", "{task}");
+        let task = runtime.get(&params(&slow), None).await.expect("found");
+        assert_eq!(task["status"], "failed", "{task}");
+        assert_eq!(task["error"]["message"], SHUT_DOWN);
+        tokio::time::timeout(Duration::from_secs(5), watched.wait_for(|c| *c))
+            .await
+            .expect("the handler's context hears of it")
+            .expect("watched");
+        // With nothing running, a drain ends at once.
+        let empty = super::tests::runtime(TaskSettings::default());
+        let began = std::time::Instant::now();
+        assert_eq!(empty.drain(Duration::from_secs(30)).await, 0);
+        assert!(began.elapsed() < Duration::from_secs(30));
     }
 
     #[tokio::test]
@@ -968,16 +1155,9 @@ mod tests {
         let settings = TaskSettings::default().store(crate::tasks::MemoryTaskStore::new(1));
         let runtime = runtime(settings);
         start(&runtime, None, Box::pin(std::future::pending())).await;
-        let (cancel, _) = watch::channel(false);
-        let error = runtime
-            .start(
-                None,
-                Box::pin(std::future::pending()),
-                never_rerun(),
-                cancel,
-            )
-            .await
-            .expect_err("full");
+        let refused = runtime.create(None).await.err().expect("full");
+        assert_eq!(refused, crate::tasks::StoreError::Full { max: 1 });
+        let error = store_error(refused);
         assert_eq!(error.code, -32603);
         assert_eq!(error.message, STORE_FULL);
     }

@@ -15,6 +15,16 @@ pub enum StoreError {
         /// The store's bound.
         max: usize,
     },
+    /// The task's principal has as many unfinished tasks as one may.
+    Quota {
+        /// The bound for one principal.
+        max: usize,
+    },
+    /// The record would be larger than the store writes.
+    TooLarge {
+        /// The largest record the store writes, in bytes.
+        max: usize,
+    },
     /// The backend failed; the text is for the server's logs.
     Backend(String),
 }
@@ -23,6 +33,12 @@ impl std::fmt::Display for StoreError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             StoreError::Full { max } => write!(f, "the task store holds {max} tasks already"),
+            StoreError::Quota { max } => {
+                write!(f, "the principal has {max} unfinished tasks already")
+            }
+            StoreError::TooLarge { max } => {
+                write!(f, "the task record is larger than the store's {max} bytes")
+            }
             StoreError::Backend(e) => write!(f, "the task store failed: {e}"),
         }
     }
@@ -124,21 +140,37 @@ pub trait TaskStore: Send + Sync + 'static {
 }
 
 /// Task records in this process's memory: the default store. At most
-/// `max_tasks` records are held; expired ones are swept out when a new
-/// one would not fit.
+/// `max_tasks` records are held. When a new one would not fit, expired
+/// records are swept out, then finished ones (completed, failed or
+/// cancelled) are evicted, the one changed longest ago first; only when
+/// every record is unfinished is a new task refused. One principal (of an
+/// authenticated server) may have at most a quota of unfinished tasks,
+/// so that no client takes every place.
 #[derive(Debug)]
 pub struct MemoryTaskStore {
     max_tasks: usize,
+    max_per_principal: usize,
     records: Mutex<HashMap<String, TaskRecord>>,
 }
 
 impl MemoryTaskStore {
-    /// A store holding at most `max_tasks` unexpired records.
+    /// A store holding at most `max_tasks` unexpired records, of which one
+    /// principal may have a tenth (at least one) unfinished.
     pub fn new(max_tasks: usize) -> Self {
         MemoryTaskStore {
             max_tasks,
+            max_per_principal: (max_tasks / 10).max(1),
             records: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// How many unfinished tasks one principal may have at once (at least
+    /// one). Tasks of a server without authentication have no principal:
+    /// only the store's bound applies to them.
+    #[must_use]
+    pub fn with_quota(mut self, max_per_principal: usize) -> Self {
+        self.max_per_principal = max_per_principal.max(1);
+        self
     }
 
     /// How many records are held, expired ones included.
@@ -160,6 +192,31 @@ impl MemoryTaskStore {
     }
 }
 
+/// Makes room for one more record in `records`, which hold `max` at most:
+/// expired records go first, then the finished one changed longest ago.
+/// Whether there is room.
+fn make_room(records: &mut HashMap<String, TaskRecord>, max: usize, now_ms: u64) -> bool {
+    if records.len() < max {
+        return true;
+    }
+    records.retain(|_, r| !r.expired(now_ms));
+    if records.len() < max {
+        return true;
+    }
+    let oldest = records
+        .values()
+        .filter(|r| r.status.is_terminal())
+        .min_by_key(|r| (r.updated_ms, r.created_ms))
+        .map(|r| r.id.clone());
+    match oldest {
+        Some(id) => {
+            records.remove(&id);
+            records.len() < max
+        }
+        None => false,
+    }
+}
+
 impl Default for MemoryTaskStore {
     fn default() -> Self {
         MemoryTaskStore::new(10_000)
@@ -169,10 +226,20 @@ impl Default for MemoryTaskStore {
 impl TaskStore for MemoryTaskStore {
     fn create(&self, record: TaskRecord, now_ms: u64) -> BoxFuture<'_, Result<(), StoreError>> {
         let mut records = self.lock();
-        if records.len() >= self.max_tasks {
-            records.retain(|_, r| !r.expired(now_ms));
-        }
-        let result = if records.len() >= self.max_tasks {
+        // Without authentication there is no principal to tell apart: the
+        // store's bound alone applies.
+        let unfinished = || {
+            records
+                .values()
+                .filter(|r| r.owner == record.owner && !r.status.is_terminal())
+                .filter(|r| !r.expired(now_ms))
+                .count()
+        };
+        let result = if record.owner.is_some() && unfinished() >= self.max_per_principal {
+            Err(StoreError::Quota {
+                max: self.max_per_principal,
+            })
+        } else if !make_room(&mut records, self.max_tasks, now_ms) {
             Err(StoreError::Full {
                 max: self.max_tasks,
             })
@@ -246,6 +313,55 @@ mod tests {
         now(store.create(record("c", None), 10)).expect("a expired, so c fits");
         assert_eq!(store.len(), 2);
         assert!(now(store.get("a", 10)).expect("get").is_none());
+    }
+
+    #[test]
+    fn a_full_store_evicts_the_task_finished_longest_ago() {
+        let store = MemoryTaskStore::new(3).with_quota(3);
+        for (id, at) in [("a", 0), ("b", 1), ("c", 2)] {
+            now(store.create(record(id, None), at)).expect("fits");
+        }
+        let finish = |at: u64| {
+            move |r: &mut TaskRecord| {
+                r.cancel(at);
+            }
+        };
+        // c finished first, then a: c goes first, a next, b never.
+        now(store.update("c", 5, &mut finish(5))).expect("update");
+        now(store.update("a", 6, &mut finish(6))).expect("update");
+        now(store.create(record("d", None), 7)).expect("c made room");
+        assert!(now(store.get("c", 7)).expect("get").is_none());
+        assert!(now(store.get("a", 7)).expect("get").is_some());
+        now(store.create(record("e", None), 8)).expect("a made room");
+        assert!(now(store.get("a", 8)).expect("get").is_none());
+        assert_eq!(
+            now(store.create(record("f", None), 9)),
+            Err(StoreError::Full { max: 3 }),
+            "b, d and e are unfinished"
+        );
+        for id in ["b", "d", "e"] {
+            assert!(now(store.get(id, 9)).expect("get").is_some(), "{id}");
+        }
+    }
+
+    #[test]
+    fn one_principal_cannot_take_every_place() {
+        let owned =
+            |id: &str, owner: &str| TaskRecord::new(id.into(), Some(owner.into()), 0, None, 500);
+        let store = MemoryTaskStore::new(10).with_quota(2);
+        now(store.create(owned("a1", "alice"), 0)).expect("a1");
+        now(store.create(owned("a2", "alice"), 0)).expect("a2");
+        assert_eq!(
+            now(store.create(owned("a3", "alice"), 0)),
+            Err(StoreError::Quota { max: 2 })
+        );
+        now(store.create(owned("b1", "bob"), 0)).expect("bob has his own quota");
+        // A finished task no longer counts against its principal.
+        let mut done = |r: &mut TaskRecord| {
+            r.cancel(1);
+        };
+        now(store.update("a1", 1, &mut done)).expect("update");
+        now(store.create(owned("a3", "alice"), 1)).expect("a1 finished");
     }
 
     #[test]

@@ -5,8 +5,8 @@
 use tokio::sync::watch;
 
 use super::*;
-use crate::tasks::runtime::{poll_once, Outcome, Rerun};
-use crate::tasks::TaskSupport;
+use crate::tasks::runtime::{poll_once, store_error, Outcome, Rerun};
+use crate::tasks::{StoreError, TaskSupport};
 use crate::BoxFuture;
 
 /// How many task ids one `subscriptions/listen` may follow.
@@ -149,6 +149,26 @@ impl Server {
                     return answer;
                 }
             }
+            // A server shutting down, a store at its bound, or a principal
+            // at its quota: a tool that may run as a task or not answers
+            // the call itself.
+            let optional =
+                name_of(&json).is_some_and(|n| tasks.support(n) == TaskSupport::Optional);
+            if tasks.draining() {
+                if optional {
+                    return first.await;
+                }
+                return Err(ErrorObject::internal_error(
+                    "the server is shutting down; try again",
+                ));
+            }
+            let created = match tasks.create(principal).await {
+                Ok(created) => created,
+                Err(StoreError::Full { .. } | StoreError::Quota { .. }) if optional => {
+                    return first.await;
+                }
+                Err(error) => return Err(store_error(error)),
+            };
             let server = self.clone();
             let rerun: Rerun = Box::new(move |answers, request_state| {
                 let mut json = json.clone();
@@ -159,10 +179,12 @@ impl Server {
                 };
                 Box::pin(server.clone().run_tool(json, cx.clone()).map(outcome))
             });
-            tasks
-                .start(principal, Box::pin(first.map(outcome)), rerun, cancel)
-                .await
-                .map(Answer::Json)
+            Ok(Answer::Json(tasks.start(
+                created,
+                Box::pin(first.map(outcome)),
+                rerun,
+                cancel,
+            )))
         })
     }
 
@@ -177,6 +199,11 @@ impl Server {
                 .await
         })
     }
+}
+
+/// The tool a `tools/call`'s params name.
+fn name_of(params: &Map<String, Value>) -> Option<&str> {
+    params.get("name").and_then(Value::as_str)
 }
 
 /// What a run of a handler means for its task.
