@@ -64,13 +64,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ["--stdio"] => stdio::serve(server(&[])?).await?,
         #[cfg(feature = "http")]
         ["--http", addr, ref options @ ..] => {
+            use mcp_server::transport::http;
             let server = server(options)?;
-            let addr = addr.parse()?;
-            eprintln!("serving MCP at http://{addr}/mcp");
-            mcp_server::transport::http::serve(server, addr, async {
+            // Port 0 takes a free port: the line says which, once bound.
+            let addr: std::net::SocketAddr = addr.parse()?;
+            let listener = tokio::net::TcpListener::bind(addr).await?;
+            eprintln!("serving MCP at http://{}/mcp", listener.local_addr()?);
+            let shutdown = async {
                 let _ = tokio::signal::ctrl_c().await;
-            })
-            .await?;
+            };
+            http::serve_with(server, listener, http::HttpConfig::default(), shutdown).await?;
         }
         _ => {
             eprintln!(

@@ -300,7 +300,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             let listener = tokio::net::TcpListener::bind(addr).await?;
             match protection(options)? {
                 None => {
-                    eprintln!("notes at http://{addr}/mcp");
+                    // Port 0 takes a free port: the line says which.
+                    eprintln!("serving MCP at http://{}/mcp", listener.local_addr()?);
                     let config = HttpConfig::default();
                     http::serve_with(server().build()?, listener, config, shutdown).await?;
                 }

@@ -313,7 +313,10 @@ impl Drop for Running {
     }
 }
 
-/// A loopback address with a port free at the time of asking.
+/// A loopback address with a port free at the time of asking, for the
+/// third-party servers that take a port but cannot bind port 0 and say
+/// which they got; another process may take it in between. Our own
+/// examples bind port 0 instead (see [`serving`]).
 pub fn free_addr() -> SocketAddr {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
@@ -341,18 +344,49 @@ pub fn everything_http() -> (Running, String) {
     http_example(everything())
 }
 
-/// The example at `path` over HTTP on a free port, once it accepts
-/// connections; the endpoint URL.
+/// The example at `path` over HTTP on a port of its own choosing (it binds
+/// port 0 and says which port it got), once it accepts connections; the
+/// endpoint URL.
 fn http_example(path: &Path) -> (Running, String) {
-    let addr = free_addr();
     let child = Command::new(path)
-        .args(["--http", &addr.to_string()])
+        .args(["--http", "127.0.0.1:0"])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .expect("the example starts");
-    (listening(child, addr), format!("http://{addr}/mcp"))
+    serving(child)
+}
+
+/// `child`, a server started on port 0, and its endpoint URL, read from
+/// the `serving MCP at URL` line it writes to its piped stderr once bound
+/// (within 20 s, or the test fails). The rest of stderr is passed on to
+/// the test's own.
+pub fn serving(mut child: Child) -> (Running, String) {
+    use std::io::BufRead;
+    let stderr = child.stderr.take().expect("stderr is piped");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut lines = std::io::BufReader::new(stderr).lines();
+        for line in lines.by_ref().map_while(Result::ok) {
+            if let Some(url) = line.strip_prefix("serving MCP at ") {
+                let _ = tx.send(url.trim().to_owned());
+                break;
+            }
+            eprintln!("{line}");
+        }
+        for line in lines.map_while(Result::ok) {
+            eprintln!("{line}");
+        }
+    });
+    let mut running = Running(child);
+    match rx.recv_timeout(Duration::from_secs(20)) {
+        Ok(url) => (running, url),
+        Err(_) => {
+            let status = running.0.try_wait();
+            panic!("the server never said where it serves (exit: {status:?})")
+        }
+    }
 }
 
 /// Client options for tests: the era forced when asked, and room for a
