@@ -671,6 +671,43 @@ async fn a_listen_stream_carries_the_followed_tasks_changes() {
 }
 
 #[tokio::test]
+async fn a_late_subscriber_hears_the_state_its_task_ended_in() {
+    let mut client = Client::stdio();
+    let id = start(&mut client, "work", json!({"ms": 1})).await;
+    wait_for(&mut client, &id, "completed").await;
+    let Client::Stdio { writer, lines, .. } = &mut client else {
+        unreachable!("a stdio client")
+    };
+    let listen = json!({"jsonrpc": "2.0", "id": 8, "method": "subscriptions/listen",
+        "params": {"_meta": meta(true), "notifications": {"taskIds": [id]}}});
+    writer
+        .write_all(format!("{listen}\n").as_bytes())
+        .await
+        .expect("write");
+    let mut next = async || -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+            .await
+            .expect("a message within 10 s")
+            .expect("read")
+            .expect("a line");
+        serde_json::from_str(&line).expect("JSON")
+    };
+    let ack = next().await;
+    assert_eq!(
+        ack["method"], "notifications/subscriptions/acknowledged",
+        "{ack}"
+    );
+    let state = next().await;
+    assert_eq!(state["method"], "notifications/tasks", "{state}");
+    assert_eq!(state["params"]["taskId"], json!(id));
+    assert_eq!(state["params"]["status"], "completed");
+    assert_eq!(
+        state["params"]["result"]["content"][0]["text"],
+        "worked 1 ms"
+    );
+}
+
+#[tokio::test]
 async fn listening_for_tasks_needs_the_extension() {
     let mut client = Client::stdio();
     let reply = client

@@ -51,6 +51,27 @@ pub(crate) struct TaskFilter {
     pub(crate) principal: Option<std::sync::Arc<str>>,
     #[cfg(feature = "tasks")]
     pub(crate) changes: broadcast::Receiver<std::sync::Arc<crate::tasks::TaskRecord>>,
+    /// Where the current state of each followed task is read: sent first,
+    /// and again after the stream fell behind the changes.
+    #[cfg(feature = "tasks")]
+    pub(crate) runtime: std::sync::Arc<crate::tasks::runtime::Runtime>,
+    /// States read and not sent yet; `None` until the first read.
+    #[cfg(feature = "tasks")]
+    pub(crate) pending: Option<std::collections::VecDeque<serde_json::Map<String, Value>>>,
+}
+
+#[cfg(feature = "tasks")]
+impl TaskFilter {
+    /// Reads the current state of every followed task into `pending`.
+    async fn read_all(&mut self) {
+        let mut pending = std::collections::VecDeque::new();
+        for id in &self.ids {
+            if let Some(state) = self.runtime.state(id, self.principal.as_deref()).await {
+                pending.push_back(state);
+            }
+        }
+        self.pending = Some(pending);
+    }
 }
 
 /// The next change to a followed task, as its `notifications/tasks`
@@ -58,7 +79,15 @@ pub(crate) struct TaskFilter {
 async fn next_task(tasks: &mut Option<TaskFilter>) -> Option<serde_json::Map<String, Value>> {
     #[cfg(feature = "tasks")]
     if let Some(tasks) = tasks {
+        // The current state first: a task may have changed, or ended,
+        // before the stream was opened.
+        if tasks.pending.is_none() {
+            tasks.read_all().await;
+        }
         loop {
+            if let Some(state) = tasks.pending.as_mut().and_then(|p| p.pop_front()) {
+                return Some(state);
+            }
             match tasks.changes.recv().await {
                 Ok(record)
                     if tasks.ids.contains(&record.id)
@@ -66,7 +95,9 @@ async fn next_task(tasks: &mut Option<TaskFilter>) -> Option<serde_json::Map<Str
                 {
                     return Some(record.detailed());
                 }
-                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                Ok(_) => {}
+                // Changes were missed: what they changed is read again.
+                Err(broadcast::error::RecvError::Lagged(_)) => tasks.read_all().await,
                 Err(broadcast::error::RecvError::Closed) => break,
             }
         }

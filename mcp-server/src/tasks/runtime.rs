@@ -202,6 +202,25 @@ impl Runtime {
         running.len()
     }
 
+    /// The current state of task `id` as `notifications/tasks` carries it,
+    /// if it exists and `principal` owns it; `None` too when the store
+    /// cannot be read (the stream hears of the next change instead).
+    pub(crate) async fn state(
+        &self,
+        id: &str,
+        principal: Option<&str>,
+    ) -> Option<Map<String, Value>> {
+        let found = self.store().get(id, now_ms()).await;
+        match self.reached(found) {
+            Ok(Some(record)) if record.owned_by(principal) => Some(record.detailed()),
+            Ok(_) => None,
+            Err(error) => {
+                tracing::warn!(task = id, %error, "reading a task for a listen stream failed");
+                None
+            }
+        }
+    }
+
     /// Hears of every change to a task from now on.
     pub(crate) fn changes(&self) -> broadcast::Receiver<Arc<TaskRecord>> {
         self.changes.subscribe()

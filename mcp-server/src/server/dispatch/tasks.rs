@@ -103,6 +103,8 @@ impl Server {
             ids: ids.into_iter().take(MAX_LISTENED_TASKS).collect(),
             principal: principal_of(grant),
             changes: tasks.changes(),
+            runtime: tasks.clone(),
+            pending: None,
         }))
     }
 
