@@ -298,7 +298,6 @@ impl Server {
 }
 
 #[cfg(feature = "legacy")]
-#[cfg(feature = "legacy")]
 impl Server {
     /// The stream of `notifications/resources/updated` for the resources
     /// `session` subscribed to, from [`Server::notify`] and
@@ -369,6 +368,7 @@ fn updated(uri: &str) -> Value {
     })
 }
 
+#[cfg(feature = "legacy")]
 impl Server {
     /// [`Server::handle_legacy`] for a request that came with the verified
     /// access token `grant`; a session it creates belongs to the grant's
