@@ -2,7 +2,7 @@
 //! replaced whole and atomically (the pin file), or appended to a line at
 //! a time (the audit log). Both are created readable by the user alone.
 //! A file that several host processes change (the pins, the credentials)
-//! is changed under [`locked`], read again and merged there, so that no
+//! is changed under `locked`, read again and merged there, so that no
 //! process's change is lost to another's.
 
 use std::io::Write;
