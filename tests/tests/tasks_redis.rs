@@ -410,6 +410,96 @@ async fn the_store_keeps_every_concurrent_update_and_carries_signals() {
     assert_eq!(TaskStore::lease(&b), Some(Duration::from_secs(10)));
 }
 
+/// Opens a `subscriptions/listen` stream at `url` (an everything replica)
+/// following `task`, and returns its reader once the head arrived.
+async fn listen_to(url: &str, task: &str) -> tokio::io::BufReader<tokio::net::TcpStream> {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let authority = url
+        .strip_prefix("http://")
+        .and_then(|rest| rest.strip_suffix("/mcp"))
+        .expect("an http://ADDR/mcp URL");
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen", "params": {
+        "notifications": {"taskIds": [task]},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities":
+                {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+        },
+    }})
+    .to_string();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\
+         Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+         MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: subscriptions/listen\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(authority)
+        .await
+        .expect("connect");
+    stream.write_all(request.as_bytes()).await.expect("send");
+    let mut reader = tokio::io::BufReader::new(stream);
+    let mut line = String::new();
+    reader.read_line(&mut line).await.expect("a status line");
+    assert!(line.starts_with("HTTP/1.1 200"), "{line}");
+    reader
+}
+
+/// The next `notifications/tasks` on a listen stream, within 10 s.
+async fn next_task_notice(reader: &mut tokio::io::BufReader<tokio::net::TcpStream>) -> Value {
+    use tokio::io::AsyncBufReadExt;
+    loop {
+        let mut line = String::new();
+        let read = tokio::time::timeout(Duration::from_secs(10), reader.read_line(&mut line))
+            .await
+            .expect("a notice within 10 s")
+            .expect("read");
+        assert!(read > 0, "the stream ended");
+        let Some(data) = line.trim_end().strip_prefix("data:") else {
+            continue;
+        };
+        let message: Value = serde_json::from_str(data.trim()).expect("JSON");
+        if message["method"] == "notifications/tasks" {
+            return message["params"].clone();
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subscriber_on_one_replica_hears_a_task_that_runs_on_another() {
+    let (_redis, url) = redis();
+    let (_first, first_url) = replica(&url);
+    let (_second, second_url) = replica(&url);
+    let a = client(&first_url).await;
+    // Runs on A; followed on B, which never runs or polls it.
+    let task = start(&a, "slow_compute", json!({"seconds": 2, "label": "seen"})).await;
+    let mut stream = listen_to(&second_url, &task).await;
+    let first = next_task_notice(&mut stream).await;
+    assert_eq!(first["taskId"], json!(task));
+    assert_eq!(
+        first["status"], "working",
+        "the state when it subscribed: {first}"
+    );
+    let done = loop {
+        let notice = next_task_notice(&mut stream).await;
+        assert_eq!(notice["taskId"], json!(task));
+        if notice["status"] != "working" {
+            break notice;
+        }
+    };
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(
+        done["result"]["content"][0]["text"],
+        "computed `seen` in 2 s"
+    );
+    // A late subscriber, on either replica, hears the end at once.
+    for url in [&first_url, &second_url] {
+        let mut late = listen_to(url, &task).await;
+        let notice = next_task_notice(&mut late).await;
+        assert_eq!(notice["status"], "completed", "{notice}");
+    }
+}
+
 /// `redis-cli` against `url`, answering one line.
 fn redis_cli(url: &str, args: &[&str]) -> String {
     let out = Command::new("redis-cli")

@@ -61,6 +61,13 @@ pub(crate) struct TaskFilter {
 }
 
 #[cfg(feature = "tasks")]
+impl Drop for TaskFilter {
+    fn drop(&mut self) {
+        self.runtime.unfollow(&self.ids);
+    }
+}
+
+#[cfg(feature = "tasks")]
 impl TaskFilter {
     /// Reads the current state of every followed task into `pending`.
     async fn read_all(&mut self) {

@@ -8,11 +8,15 @@
 //! written up to 16 MiB. An update reads the record, applies the change and
 //! writes it back only if nobody wrote in between (a compare-and-set in a
 //! Lua script), retrying a bounded number of times. Signals travel on one
-//! pub/sub channel, `{prefix}signals`, as `wake ID` or `cancel ID`. The
+//! pub/sub channel, `{prefix}signals`, as `wake ID`, `cancel ID` or
+//! `changed ID`, each followed by a mark of the store that sent it. The
 //! lease (10 s by default) is renewed by the replica that runs the
 //! handler; a replica that dies stops renewing, and the next request about
-//! its task, on any replica, fails the task.
+//! its task, on any replica, fails the task. Every time in a record is on
+//! Redis's clock (`TIME`, measured against this process's every 5 s), so
+//! that replicas whose clocks disagree agree on leases and expiry.
 
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
 use futures_util::StreamExt as _;
@@ -83,8 +87,14 @@ pub struct RedisTaskStore {
     signals: broadcast::Sender<(String, Signal)>,
     script: redis::Script,
     create: redis::Script,
-    /// Held by every clone of the store; the relay stops once the last is
-    /// gone.
+    /// Redis's clock less this process's, in milliseconds (see
+    /// [`TaskStore::now_ms`]).
+    offset: std::sync::Arc<AtomicI64>,
+    /// Marks this store's signals (64 random bits), so that its relay
+    /// skips them.
+    origin: String,
+    /// Held by every clone of the store; the relay and the clock stop
+    /// once the last is gone.
     _alive: std::sync::Arc<()>,
 }
 
@@ -133,13 +143,22 @@ impl RedisTaskStore {
         // after it is missed.
         let subscription = subscribe(&client, &channel).await?;
         let alive = std::sync::Arc::new(());
+        let origin = origin()?;
         let relayed = Relay {
             client,
             channel,
+            origin: origin.clone(),
             signals: signals.clone(),
             alive: std::sync::Arc::downgrade(&alive),
         };
         tokio::spawn(relayed.run(subscription));
+        let mut clocked = connection.clone();
+        let offset = std::sync::Arc::new(AtomicI64::new(measure(&mut clocked).await?));
+        tokio::spawn(keep_time(
+            clocked,
+            offset.clone(),
+            std::sync::Arc::downgrade(&alive),
+        ));
         Ok(RedisTaskStore {
             connection,
             prefix: prefix.to_owned(),
@@ -150,6 +169,8 @@ impl RedisTaskStore {
             signals,
             script: redis::Script::new(crate::shared::redis::REPLACE),
             create: redis::Script::new(CREATE),
+            offset,
+            origin,
             _alive: alive,
         })
     }
@@ -222,10 +243,61 @@ async fn subscribe(
     Ok(pubsub)
 }
 
+/// A fresh mark for a store's signals.
+fn origin() -> Result<String, StoreError> {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes).map_err(|_| backend("no random source"))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// How often the store compares its clock with Redis's.
+const CLOCK_EVERY: Duration = Duration::from_secs(5);
+
+/// Redis's clock less ours, from a `TIME` sent at `sent_ms` and answered
+/// with `redis_ms` at `received_ms` (our clock): Redis read its clock
+/// about halfway between.
+fn offset_of(sent_ms: u64, received_ms: u64, redis_ms: u64) -> i64 {
+    let midway = sent_ms / 2 + received_ms / 2 + (sent_ms % 2 + received_ms % 2) / 2;
+    let difference = i128::from(redis_ms) - i128::from(midway);
+    i64::try_from(difference).unwrap_or(if difference < 0 { i64::MIN } else { i64::MAX })
+}
+
+/// Asks Redis for its time: [`offset_of`] this process's clock.
+async fn measure(connection: &mut ConnectionManager) -> Result<i64, StoreError> {
+    let sent = super::runtime::now_ms();
+    let (seconds, micros): (u64, u64) = redis::cmd("TIME")
+        .query_async(connection)
+        .await
+        .map_err(backend)?;
+    let received = super::runtime::now_ms();
+    let redis_ms = seconds.saturating_mul(1000).saturating_add(micros / 1000);
+    Ok(offset_of(sent, received, redis_ms))
+}
+
+/// Measures the offset again now and then, while the store lives: either
+/// clock may be stepped. A failed measurement keeps the last offset.
+async fn keep_time(
+    mut connection: ConnectionManager,
+    offset: std::sync::Arc<AtomicI64>,
+    alive: std::sync::Weak<()>,
+) {
+    loop {
+        tokio::time::sleep(CLOCK_EVERY).await;
+        if alive.strong_count() == 0 {
+            return;
+        }
+        if let Ok(measured) = measure(&mut connection).await {
+            offset.store(measured, Ordering::Relaxed);
+        }
+    }
+}
+
 /// What passes the channel's messages on as signals.
 struct Relay {
     client: redis::Client,
     channel: String,
+    /// The store's own mark: what it sent itself is not relayed back.
+    origin: String,
     signals: broadcast::Sender<(String, Signal)>,
     alive: std::sync::Weak<()>,
 }
@@ -241,9 +313,14 @@ impl Relay {
                     let Ok(text) = message.get_payload::<String>() else {
                         continue;
                     };
-                    let Some((word, id)) = text.split_once(' ') else {
+                    let mut words = text.split(' ');
+                    let (Some(word), Some(id)) = (words.next(), words.next()) else {
                         continue;
                     };
+                    // This process applied its own signals as it sent them.
+                    if words.next() == Some(self.origin.as_str()) {
+                        continue;
+                    }
                     if let Some(signal) = Signal::parse(word) {
                         // No receiver yet: nothing runs here to tell.
                         let _ = self.signals.send((id.to_owned(), signal));
@@ -374,7 +451,7 @@ impl TaskStore for RedisTaskStore {
             let mut connection = self.connection.clone();
             let channel = format!("{}signals", self.prefix);
             let _: i64 = connection
-                .publish(channel, format!("{} {id}", signal.as_str()))
+                .publish(channel, format!("{} {id} {}", signal.as_str(), self.origin))
                 .await
                 .map_err(backend)?;
             Ok(())
@@ -387,5 +464,29 @@ impl TaskStore for RedisTaskStore {
 
     fn lease(&self) -> Option<Duration> {
         Some(self.lease)
+    }
+
+    /// Redis's clock, as last measured against this process's: every
+    /// replica on the same Redis reads the same time, within a few
+    /// milliseconds, whatever its own clock says.
+    fn now_ms(&self) -> u64 {
+        let local = super::runtime::now_ms();
+        local.saturating_add_signed(self.offset.load(Ordering::Relaxed))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::offset_of;
+
+    #[test]
+    fn the_offset_is_taken_halfway_through_the_round_trip() {
+        assert_eq!(offset_of(1_000, 1_010, 1_005), 0);
+        // Our clock an hour behind Redis's, or ahead of it.
+        assert_eq!(offset_of(1_000, 1_020, 3_601_010), 3_600_000);
+        assert_eq!(offset_of(3_601_000, 3_601_020, 1_010), -3_600_000);
+        // Extremes saturate rather than wrap.
+        assert_eq!(offset_of(u64::MAX, u64::MAX, 0), i64::MIN);
+        assert_eq!(offset_of(0, 0, u64::MAX), i64::MAX);
     }
 }

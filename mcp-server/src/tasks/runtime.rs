@@ -70,6 +70,9 @@ pub(crate) struct Runtime {
     draining: std::sync::atomic::AtomicBool,
     /// Told whenever a task stops running here.
     ended: Notify,
+    /// The tasks that listen streams here follow, with how many streams
+    /// follow each: changes made on other replicas are read for these.
+    followed: Mutex<HashMap<String, usize>>,
 }
 
 /// `duration` in whole milliseconds, saturating.
@@ -165,6 +168,7 @@ impl Runtime {
             last_store_error_ms: std::sync::atomic::AtomicU64::new(0),
             draining: std::sync::atomic::AtomicBool::new(false),
             ended: Notify::new(),
+            followed: Mutex::new(HashMap::new()),
         })
     }
 
@@ -210,7 +214,7 @@ impl Runtime {
         id: &str,
         principal: Option<&str>,
     ) -> Option<Map<String, Value>> {
-        let found = self.store().get(id, now_ms()).await;
+        let found = self.store().get(id, self.now()).await;
         match self.reached(found) {
             Ok(Some(record)) if record.owned_by(principal) => Some(record.detailed()),
             Ok(_) => None,
@@ -226,8 +230,65 @@ impl Runtime {
         self.changes.subscribe()
     }
 
+    /// Tells the listen streams of every replica that `record` changed:
+    /// those here at once, the others through the store.
     fn announce(&self, record: TaskRecord) {
+        if self.store().signals().is_some() {
+            let store = self.settings.store.clone();
+            let id = record.id.clone();
+            tokio::spawn(async move {
+                // A lost notice costs a subscriber elsewhere this change
+                // (it hears of the next); the task itself is unaffected.
+                if let Err(error) = store.notify(&id, Signal::Changed).await {
+                    tracing::warn!(task = %id, %error, "telling other replicas of a task change failed");
+                }
+            });
+        }
         let _ = self.changes.send(Arc::new(record));
+    }
+
+    /// Listen streams here follow `ids` from now on: changes made on other
+    /// replicas are read for them.
+    pub(crate) fn follow(self: &Arc<Self>, ids: &[String]) {
+        if let Ok(mut followed) = self.followed.lock() {
+            for id in ids {
+                *followed.entry(id.clone()).or_default() += 1;
+            }
+        }
+        self.listen();
+    }
+
+    /// A listen stream following `ids` closed.
+    pub(crate) fn unfollow(&self, ids: &[String]) {
+        if let Ok(mut followed) = self.followed.lock() {
+            for id in ids {
+                if let Some(count) = followed.get_mut(id) {
+                    *count -= 1;
+                    if *count == 0 {
+                        followed.remove(id);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Another replica changed task `id`: if a stream here follows it,
+    /// its record is read and the streams here are told.
+    fn changed_elsewhere(self: &Arc<Self>, id: String) {
+        let followed = self
+            .followed
+            .lock()
+            .is_ok_and(|followed| followed.contains_key(&id));
+        if !followed {
+            return;
+        }
+        let runtime = self.clone();
+        tokio::spawn(async move {
+            let found = runtime.store().get(&id, runtime.now()).await;
+            if let Ok(Some(record)) = runtime.reached(found) {
+                let _ = runtime.changes.send(Arc::new(record));
+            }
+        });
     }
 
     /// How long a waiting handler may still answer its call inline.
@@ -244,11 +305,18 @@ impl Runtime {
         &*self.settings.store
     }
 
+    /// The time on the store's clock ([`TaskStore::now_ms`]), which every
+    /// time in a record is read from and compared with: replicas that
+    /// share a store share its clock, whatever their own clocks say.
+    fn now(&self) -> u64 {
+        self.store().now_ms()
+    }
+
     /// `result` of a call to the store, its failure noted (see
     /// [`Runtime::judges_leases`]).
     fn reached<T>(&self, result: Result<T, super::StoreError>) -> Result<T, super::StoreError> {
         if result.is_err() {
-            let now = now_ms().max(1);
+            let now = self.now().max(1);
             self.last_store_error_ms
                 .store(now, std::sync::atomic::Ordering::Relaxed);
         }
@@ -277,7 +345,7 @@ impl Runtime {
     /// A store at its bound (or the owner at its quota) refuses: the
     /// caller may answer the call itself instead.
     pub(crate) async fn create(&self, owner: Option<&str>) -> Result<Created, super::StoreError> {
-        let now = now_ms();
+        let now = self.now();
         let ttl = self.settings.ttl.map(millis);
         let poll = millis(self.settings.poll_interval);
         let id = new_id().map_err(|e| super::StoreError::Backend(e.message))?;
@@ -372,7 +440,7 @@ impl Runtime {
     }
 
     /// Listens, once, to the signals other replicas send about the tasks
-    /// this one runs.
+    /// this one runs or follows.
     fn listen(self: &Arc<Self>) {
         use std::sync::atomic::Ordering;
         let Some(mut signals) = self.store().signals() else {
@@ -384,15 +452,26 @@ impl Runtime {
         let runtime = Arc::downgrade(self);
         tokio::spawn(async move {
             loop {
-                match signals.recv().await {
-                    Ok((id, signal)) => match runtime.upgrade() {
-                        Some(runtime) => runtime.signal_here(&id, signal),
-                        None => return,
-                    },
+                let received = signals.recv().await;
+                let Some(runtime) = runtime.upgrade() else {
+                    return;
+                };
+                match received {
+                    Ok((id, Signal::Changed)) => runtime.changed_elsewhere(id),
+                    Ok((id, signal)) => runtime.signal_here(&id, signal),
                     // Lost signals are made up for: the handler's replica
                     // looks at the record at every poll interval and every
-                    // lease renewal.
-                    Err(broadcast::error::RecvError::Lagged(_)) => {}
+                    // lease renewal, and every followed task is read again.
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        let followed: Vec<String> = runtime
+                            .followed
+                            .lock()
+                            .map(|f| f.keys().cloned().collect())
+                            .unwrap_or_default();
+                        for id in followed {
+                            runtime.changed_elsewhere(id);
+                        }
+                    }
                     Err(broadcast::error::RecvError::Closed) => return,
                 }
             }
@@ -407,6 +486,7 @@ impl Runtime {
                 Signal::Cancel => {
                     let _ = live.cancel.send(true);
                 }
+                Signal::Changed => {}
             }
         }
     }
@@ -421,9 +501,9 @@ impl Runtime {
         };
         loop {
             tokio::time::sleep(lease / 3).await;
-            let until = now_ms().saturating_add(millis(lease));
+            let until = self.now().saturating_add(millis(lease));
             let mut renew = |r: &mut TaskRecord| r.renew(until);
-            match self.reached(self.store().update(id, now_ms(), &mut renew).await) {
+            match self.reached(self.store().update(id, self.now(), &mut renew).await) {
                 Ok(Some(record)) if !record.status.is_terminal() => {}
                 Ok(_) => return,
                 // The backend may come back before the lease runs out.
@@ -548,7 +628,7 @@ impl Runtime {
                 Err(error) => error,
             };
             failures += 1;
-            let now = now_ms();
+            let now = self.now();
             if let (1, Some(lease)) = (failures, self.store().lease()) {
                 give_up_ms = give_up_ms.min(now.saturating_add(millis(lease)));
             }
@@ -581,7 +661,7 @@ impl Runtime {
         id: &str,
         change: &mut (dyn FnMut(&mut TaskRecord, u64) + Send),
     ) -> Result<bool, super::StoreError> {
-        let now = now_ms();
+        let now = self.now();
         let mut changed = false;
         let mut apply = |r: &mut TaskRecord| {
             let before = r.updated_ms;
@@ -611,7 +691,7 @@ impl Runtime {
         principal: Option<&str>,
     ) -> Result<TaskRecord, ErrorObject> {
         let id = task_id(params)?;
-        let now = now_ms();
+        let now = self.now();
         let got = self.store().get(id, now).await;
         let record = match self.reached(got).map_err(store_error)? {
             Some(record) if record.owned_by(principal) => record,
@@ -675,7 +755,7 @@ impl Runtime {
         }
         let mut accepted = Accepted::Ignored;
         if !kept.is_empty() {
-            let now = now_ms();
+            let now = self.now();
             let mut apply = |r: &mut TaskRecord| {
                 accepted = r.accept(kept.clone(), now);
             };
@@ -703,7 +783,7 @@ impl Runtime {
         principal: Option<&str>,
     ) -> Result<Value, ErrorObject> {
         let record = self.owned(params, principal).await?;
-        let now = now_ms();
+        let now = self.now();
         let mut changed = false;
         let mut apply = |r: &mut TaskRecord| {
             changed = r.cancel(now);
@@ -783,6 +863,8 @@ mod tests {
         refused: fn(&TaskRecord) -> bool,
         budget: std::sync::atomic::AtomicUsize,
         lease: Option<Duration>,
+        /// How far the store's clock is ahead of this process's.
+        ahead_ms: u64,
     }
 
     impl Faulty {
@@ -792,6 +874,7 @@ mod tests {
                 refused,
                 budget: budget.into(),
                 lease: None,
+                ahead_ms: 0,
             }
         }
 
@@ -848,6 +931,10 @@ mod tests {
 
         fn lease(&self) -> Option<Duration> {
             self.lease
+        }
+
+        fn now_ms(&self) -> u64 {
+            now_ms() + self.ahead_ms
         }
     }
 
@@ -1058,6 +1145,38 @@ mod tests {
         let began = std::time::Instant::now();
         assert_eq!(empty.drain(Duration::from_secs(30)).await, 0);
         assert!(began.elapsed() < Duration::from_secs(30));
+    }
+
+    #[tokio::test]
+    async fn every_time_in_a_record_is_on_the_store_clock() {
+        const HOUR: u64 = 3_600_000;
+        let mut store = Faulty::new(completed, 0);
+        store.lease = Some(Duration::from_millis(300));
+        store.ahead_ms = HOUR;
+        let runtime = runtime(TaskSettings::default().store(store));
+        let local = now_ms();
+        let (id, _watched) = start_watched(&runtime, Box::pin(std::future::pending())).await;
+        let record = runtime
+            .store()
+            .get(&id, runtime.now())
+            .await
+            .expect("read")
+            .expect("found");
+        assert!(record.created_ms >= local + HOUR, "{record:?}");
+        let lease = record.lease_until_ms.expect("leased");
+        assert!(lease >= record.created_ms + 300, "{record:?}");
+        // Renewed on the same clock: after two lease lengths the task is
+        // still working, judged by this replica or any other on the store.
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        let task = runtime.get(&params(&id), None).await.expect("found");
+        assert_eq!(task["status"], "working", "{task}");
+        let record = runtime
+            .store()
+            .get(&id, runtime.now())
+            .await
+            .expect("read")
+            .expect("found");
+        assert!(record.lease_until_ms.expect("leased") > now_ms() + HOUR);
     }
 
     #[tokio::test]

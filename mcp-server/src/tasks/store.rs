@@ -49,14 +49,18 @@ impl std::error::Error for StoreError {}
 /// A change applied to one record by [`TaskStore::update`].
 pub type Change<'a> = &'a mut (dyn FnMut(&mut TaskRecord) + Send);
 
-/// News for the replica that runs a task's handler, from a replica that
-/// answered a request about it (see [`TaskStore::notify`]).
+/// News about a task between replicas (see [`TaskStore::notify`]): for the
+/// replica that runs its handler, from one that answered a request about
+/// it, or for every replica, that the task changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Signal {
     /// Every input request is answered: run the handler again.
     Wake,
     /// `tasks/cancel`: stop the handler.
     Cancel,
+    /// The task's record changed: a replica with a listen stream that
+    /// follows the task reads it and tells its subscribers.
+    Changed,
 }
 
 impl Signal {
@@ -65,6 +69,7 @@ impl Signal {
         match self {
             Signal::Wake => "wake",
             Signal::Cancel => "cancel",
+            Signal::Changed => "changed",
         }
     }
 
@@ -73,6 +78,7 @@ impl Signal {
         match word {
             "wake" => Some(Signal::Wake),
             "cancel" => Some(Signal::Cancel),
+            "changed" => Some(Signal::Changed),
             _ => None,
         }
     }
@@ -129,6 +135,16 @@ pub trait TaskStore: Send + Sync + 'static {
     /// replica shares.
     fn signals(&self) -> Option<Signals> {
         None
+    }
+
+    /// The time now, in milliseconds since the Unix epoch, on the clock
+    /// every time in a record is read from and compared with (creation,
+    /// changes, expiry, leases). This process's wall clock by default; a
+    /// store that several replicas share gives the clock they share, so
+    /// that a replica whose clock is off neither fails live tasks nor
+    /// keeps dead ones.
+    fn now_ms(&self) -> u64 {
+        super::runtime::now_ms()
     }
 
     /// How long the replica running a task vouches for it each time it

@@ -99,8 +99,10 @@ impl Server {
         let Some(tasks) = &self.inner.tasks else {
             return Ok(None);
         };
+        let ids: Vec<String> = ids.into_iter().take(MAX_LISTENED_TASKS).collect();
+        tasks.follow(&ids);
         Ok(Some(listen::TaskFilter {
-            ids: ids.into_iter().take(MAX_LISTENED_TASKS).collect(),
+            ids,
             principal: principal_of(grant),
             changes: tasks.changes(),
             runtime: tasks.clone(),
