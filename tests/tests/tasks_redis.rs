@@ -257,7 +257,7 @@ async fn until(client: &Client, task_id: &str, want: &str, within: Duration) -> 
         }
         assert!(
             Instant::now() < deadline,
-            "task {task_id} is still {status}, not {want}"
+            "task {task_id} is still {status}, not {want}: {got:?}"
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -497,6 +497,46 @@ async fn a_subscriber_on_one_replica_hears_a_task_that_runs_on_another() {
         let mut late = listen_to(url, &task).await;
         let notice = next_task_notice(&mut late).await;
         assert_eq!(notice["status"], "completed", "{notice}");
+    }
+}
+
+/// Sends `signal` (`STOP`, `CONT`) to the process `pid`.
+fn signal(pid: u32, signal: &str) {
+    let status = Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(pid.to_string())
+        .status()
+        .expect("kill runs");
+    assert!(status.success(), "kill -{signal} {pid}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_outlive_a_redis_stopped_for_longer_than_the_lease() {
+    let (redis, url) = redis();
+    let (_first, first_url) = replica(&url);
+    let (_second, second_url) = replica(&url);
+    let a = client(&first_url).await;
+    let b = client(&second_url).await;
+    // Both end after Redis is back; one is read on B throughout.
+    let long = start(&a, "slow_compute", json!({"seconds": 4, "label": "long"})).await;
+    let short = start(&a, "slow_compute", json!({"seconds": 1, "label": "short"})).await;
+    until(&b, &long, "working", Duration::from_secs(5)).await;
+    // Stopped for three leases (600 ms), every replica alive; the short
+    // task's handler finishes meanwhile.
+    signal(redis.0.id(), "STOP");
+    tokio::time::sleep(Duration::from_millis(1800)).await;
+    signal(redis.0.id(), "CONT");
+    for (task, text) in [
+        (&long, "computed `long` in 4 s"),
+        (&short, "computed `short` in 1 s"),
+    ] {
+        let GetTaskResult::Completed(done) =
+            until(&b, task, "completed", Duration::from_secs(20)).await
+        else {
+            unreachable!()
+        };
+        let result = serde_json::to_value(&done).expect("encodes");
+        assert_eq!(result["result"]["content"][0]["text"], text, "{result}");
     }
 }
 

@@ -16,7 +16,7 @@
 //! Redis's clock (`TIME`, measured against this process's every 5 s), so
 //! that replicas whose clocks disagree agree on leases and expiry.
 
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::time::Duration;
 
 use futures_util::StreamExt as _;
@@ -87,9 +87,9 @@ pub struct RedisTaskStore {
     signals: broadcast::Sender<(String, Signal)>,
     script: redis::Script,
     create: redis::Script,
-    /// Redis's clock less this process's, in milliseconds (see
+    /// Redis's clock, and whether it could be reached lately (see
     /// [`TaskStore::now_ms`]).
-    offset: std::sync::Arc<AtomicI64>,
+    clock: std::sync::Arc<Clock>,
     /// Marks this store's signals (64 random bits), so that its relay
     /// skips them.
     origin: String,
@@ -153,12 +153,13 @@ impl RedisTaskStore {
         };
         tokio::spawn(relayed.run(subscription));
         let mut clocked = connection.clone();
-        let offset = std::sync::Arc::new(AtomicI64::new(measure(&mut clocked).await?));
-        tokio::spawn(keep_time(
-            clocked,
-            offset.clone(),
-            std::sync::Arc::downgrade(&alive),
-        ));
+        let clock = std::sync::Arc::new(Clock {
+            offset: AtomicI64::new(measure(&mut clocked).await?),
+            unreachable_ms: AtomicU64::new(0),
+            down: std::sync::atomic::AtomicBool::new(false),
+            lease_ms: AtomicU64::new(10_000),
+        });
+        tokio::spawn(keep_time(clocked, clock.clone()));
         Ok(RedisTaskStore {
             connection,
             prefix: prefix.to_owned(),
@@ -169,7 +170,7 @@ impl RedisTaskStore {
             signals,
             script: redis::Script::new(crate::shared::redis::REPLACE),
             create: redis::Script::new(CREATE),
-            offset,
+            clock,
             origin,
             _alive: alive,
         })
@@ -181,6 +182,8 @@ impl RedisTaskStore {
     #[must_use]
     pub fn with_lease(mut self, lease: Duration) -> Self {
         self.lease = lease.max(Duration::from_millis(300));
+        let lease_ms = u64::try_from(self.lease.as_millis()).unwrap_or(u64::MAX);
+        self.clock.lease_ms.store(lease_ms, Ordering::Relaxed);
         self
     }
 
@@ -276,19 +279,74 @@ async fn measure(connection: &mut ConnectionManager) -> Result<i64, StoreError> 
 
 /// Measures the offset again now and then, while the store lives: either
 /// clock may be stepped. A failed measurement keeps the last offset.
-async fn keep_time(
-    mut connection: ConnectionManager,
-    offset: std::sync::Arc<AtomicI64>,
-    alive: std::sync::Weak<()>,
-) {
+/// It also tells whether Redis can be reached: every third of a lease (at
+/// most every [`CLOCK_EVERY`]), so that a replica that had nothing to ask
+/// Redis during an outage still knows of it, and takes no lease for
+/// lapsed right after (see [`TaskStore::last_unreachable_ms`]).
+async fn keep_time(mut connection: ConnectionManager, clock: std::sync::Arc<Clock>) {
+    let alive = std::sync::Arc::downgrade(&clock);
+    drop(clock);
+    let mut last = tokio::time::Instant::now();
     loop {
-        tokio::time::sleep(CLOCK_EVERY).await;
-        if alive.strong_count() == 0 {
+        // The lease may be set after the store is made: looked at often.
+        let every = match alive.upgrade() {
+            Some(clock) => CLOCK_EVERY.min(Duration::from_millis(
+                clock.lease_ms.load(Ordering::Relaxed) / 3,
+            )),
+            None => return,
+        };
+        tokio::time::sleep(every.min(Duration::from_millis(100))).await;
+        if last.elapsed() < every {
+            continue;
+        }
+        last = tokio::time::Instant::now();
+        // A stopped Redis may hold a command without failing it: no answer
+        // within the interval counts as no Redis.
+        let measured = tokio::time::timeout(every, measure(&mut connection))
+            .await
+            .unwrap_or_else(|_| Err(backend("no answer to TIME")));
+        let Some(clock) = alive.upgrade() else {
             return;
+        };
+        match measured {
+            Ok(measured) => {
+                clock.offset.store(measured, Ordering::Relaxed);
+                // Back: the outage counts as lasting until now.
+                if clock.down.swap(false, Ordering::AcqRel) {
+                    clock
+                        .unreachable_ms
+                        .store(clock.now_ms(), Ordering::Relaxed);
+                }
+            }
+            Err(_) => {
+                clock.down.store(true, Ordering::Release);
+                clock
+                    .unreachable_ms
+                    .store(clock.now_ms(), Ordering::Relaxed);
+            }
         }
-        if let Ok(measured) = measure(&mut connection).await {
-            offset.store(measured, Ordering::Relaxed);
-        }
+    }
+}
+
+/// What the store knows of Redis's clock, shared with the task that keeps
+/// it.
+#[derive(Debug)]
+struct Clock {
+    /// Redis's clock less this process's, in milliseconds.
+    offset: AtomicI64,
+    /// When Redis last could not be reached (0 for never), on its clock:
+    /// the end of the last outage, once it is over.
+    unreachable_ms: AtomicU64,
+    /// Whether the last look found Redis out of reach.
+    down: std::sync::atomic::AtomicBool,
+    /// The lease, whose third is how often Redis is asked.
+    lease_ms: AtomicU64,
+}
+
+impl Clock {
+    fn now_ms(&self) -> u64 {
+        let local = super::runtime::now_ms();
+        local.saturating_add_signed(self.offset.load(Ordering::Relaxed))
     }
 }
 
@@ -470,8 +528,15 @@ impl TaskStore for RedisTaskStore {
     /// replica on the same Redis reads the same time, within a few
     /// milliseconds, whatever its own clock says.
     fn now_ms(&self) -> u64 {
-        let local = super::runtime::now_ms();
-        local.saturating_add_signed(self.offset.load(Ordering::Relaxed))
+        self.clock.now_ms()
+    }
+
+    fn last_unreachable_ms(&self) -> Option<u64> {
+        if self.clock.down.load(Ordering::Acquire) {
+            return Some(self.clock.now_ms());
+        }
+        let at = self.clock.unreachable_ms.load(Ordering::Relaxed);
+        (at != 0).then_some(at)
     }
 }
 

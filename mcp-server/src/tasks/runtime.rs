@@ -66,6 +66,9 @@ pub(crate) struct Runtime {
     /// epoch; 0 for never): until a lease length later, no lease is taken
     /// for lapsed (see [`record::may_judge_leases`]).
     last_store_error_ms: std::sync::atomic::AtomicU64,
+    /// When a call to the store last succeeded (0 for never): a store
+    /// that answers other calls is reachable (see [`Runtime::settle`]).
+    last_store_ok_ms: std::sync::atomic::AtomicU64,
     /// Set by [`Runtime::drain`]: no new task is started.
     draining: std::sync::atomic::AtomicBool,
     /// Told whenever a task stops running here.
@@ -102,6 +105,10 @@ fn new_id() -> Result<String, ErrorObject> {
 /// The waits between tries to store a handler's outcome after a store
 /// error (see [`Runtime::settle`]).
 const SETTLE_BACKOFF: Backoff = Backoff::new(Duration::from_millis(10), Duration::from_secs(1));
+
+/// The longest a handler's outcome waits for a store that cannot be
+/// reached (see [`Runtime::settle`]).
+const SETTLE_PATIENCE: Duration = Duration::from_secs(3600);
 
 /// The message of a task failed because its handler's outcome could not
 /// be stored.
@@ -166,6 +173,7 @@ impl Runtime {
             changes: broadcast::channel(256).0,
             listening: std::sync::atomic::AtomicBool::new(false),
             last_store_error_ms: std::sync::atomic::AtomicU64::new(0),
+            last_store_ok_ms: std::sync::atomic::AtomicU64::new(0),
             draining: std::sync::atomic::AtomicBool::new(false),
             ended: Notify::new(),
             followed: Mutex::new(HashMap::new()),
@@ -315,10 +323,18 @@ impl Runtime {
     /// `result` of a call to the store, its failure noted (see
     /// [`Runtime::judges_leases`]).
     fn reached<T>(&self, result: Result<T, super::StoreError>) -> Result<T, super::StoreError> {
-        if result.is_err() {
-            let now = self.now().max(1);
-            self.last_store_error_ms
-                .store(now, std::sync::atomic::Ordering::Relaxed);
+        use std::sync::atomic::Ordering::Relaxed;
+        let now = self.now().max(1);
+        match result {
+            Ok(_) => {
+                // The first success after failures ends an outage: it
+                // counts as lasting until now.
+                let previous = self.last_store_ok_ms.swap(now, Relaxed);
+                if self.last_store_error_ms.load(Relaxed) > previous {
+                    self.last_store_error_ms.store(now, Relaxed);
+                }
+            }
+            Err(_) => self.last_store_error_ms.store(now, Relaxed),
         }
         result
     }
@@ -331,7 +347,8 @@ impl Runtime {
         };
         let error = self
             .last_store_error_ms
-            .load(std::sync::atomic::Ordering::Relaxed);
+            .load(std::sync::atomic::Ordering::Relaxed)
+            .max(self.store().last_unreachable_ms().unwrap_or(0));
         record::may_judge_leases(now, (error != 0).then_some(error), millis(lease))
     }
 
@@ -499,15 +516,17 @@ impl Runtime {
         let Some(lease) = self.store().lease() else {
             return std::future::pending().await;
         };
+        let mut wait = lease / 3;
         loop {
-            tokio::time::sleep(lease / 3).await;
+            tokio::time::sleep(wait).await;
             let until = self.now().saturating_add(millis(lease));
             let mut renew = |r: &mut TaskRecord| r.renew(until);
             match self.reached(self.store().update(id, self.now(), &mut renew).await) {
-                Ok(Some(record)) if !record.status.is_terminal() => {}
+                Ok(Some(record)) if !record.status.is_terminal() => wait = lease / 3,
                 Ok(_) => return,
-                // The backend may come back before the lease runs out.
-                Err(_) => {}
+                // The backend may come back before the lease runs out:
+                // renew as soon as it does.
+                Err(_) => wait = lease / 10,
             }
         }
     }
@@ -605,17 +624,20 @@ impl Runtime {
 
     /// Applies `change` to the record `id`; `false` when it is gone or
     /// settled. A store error does not lose the change: it is tried again
-    /// after [`SETTLE_BACKOFF`] until the task expires or, with a store
-    /// that leases tasks, for one lease length (past that another replica
-    /// may take the task for lapsed). When every try failed, the task is
-    /// failed with [`UNSTORED`] if the store takes that much.
+    /// after [`SETTLE_BACKOFF`] until the task expires (an hour at most).
+    /// With a store that leases tasks and answers other calls meanwhile,
+    /// only for one lease length: past that another replica may take the
+    /// task for lapsed. A store that answers nobody is an outage, which no
+    /// replica takes a lease for, so the change waits for its end. When
+    /// every try failed, the task is failed with [`UNSTORED`] if the store
+    /// takes that much.
     async fn settle(
         &self,
         id: &str,
         expires_ms: Option<u64>,
         mut change: impl FnMut(&mut TaskRecord, u64) + Send,
     ) -> bool {
-        let mut give_up_ms = expires_ms.unwrap_or(u64::MAX);
+        let mut first_failure_ms = None;
         let mut failures = 0;
         loop {
             let error = match self.try_settle(id, &mut change).await {
@@ -629,9 +651,18 @@ impl Runtime {
             };
             failures += 1;
             let now = self.now();
-            if let (1, Some(lease)) = (failures, self.store().lease()) {
-                give_up_ms = give_up_ms.min(now.saturating_add(millis(lease)));
-            }
+            let first = *first_failure_ms.get_or_insert(now);
+            let reachable = self
+                .last_store_ok_ms
+                .load(std::sync::atomic::Ordering::Relaxed)
+                > first;
+            let patience = match self.store().lease() {
+                Some(lease) if reachable => millis(lease),
+                _ => millis(SETTLE_PATIENCE),
+            };
+            let give_up_ms = expires_ms
+                .unwrap_or(u64::MAX)
+                .min(first.saturating_add(patience));
             let left = Duration::from_millis(give_up_ms.saturating_sub(now));
             let Some(wait) = SETTLE_BACKOFF.delay(failures, left) else {
                 tracing::error!(task = id, failures, %error, "gave up storing a task's outcome");
@@ -865,6 +896,8 @@ mod tests {
         lease: Option<Duration>,
         /// How far the store's clock is ahead of this process's.
         ahead_ms: u64,
+        /// Until when every call fails, as in an outage of the backend.
+        down_until: Mutex<Option<std::time::Instant>>,
     }
 
     impl Faulty {
@@ -875,6 +908,18 @@ mod tests {
                 budget: budget.into(),
                 lease: None,
                 ahead_ms: 0,
+                down_until: Mutex::new(None),
+            }
+        }
+
+        /// The outage's error, while it lasts.
+        fn down(&self) -> Result<(), crate::tasks::StoreError> {
+            let until = *self.down_until.lock().expect("lock");
+            match until {
+                Some(until) if std::time::Instant::now() < until => {
+                    Err(crate::tasks::StoreError::Backend("unreachable".into()))
+                }
+                _ => Ok(()),
             }
         }
 
@@ -894,6 +939,9 @@ mod tests {
             record: TaskRecord,
             now_ms: u64,
         ) -> BoxFuture<'_, Result<(), crate::tasks::StoreError>> {
+            if let Err(e) = self.down() {
+                return Box::pin(std::future::ready(Err(e)));
+            }
             self.inner.create(record, now_ms)
         }
 
@@ -902,6 +950,9 @@ mod tests {
             id: &'a str,
             now_ms: u64,
         ) -> BoxFuture<'a, Result<Option<TaskRecord>, crate::tasks::StoreError>> {
+            if let Err(e) = self.down() {
+                return Box::pin(std::future::ready(Err(e)));
+            }
             self.inner.get(id, now_ms)
         }
 
@@ -912,6 +963,7 @@ mod tests {
             change: crate::tasks::store::Change<'a>,
         ) -> BoxFuture<'a, Result<Option<TaskRecord>, crate::tasks::StoreError>> {
             Box::pin(async move {
+                self.down()?;
                 let mut refused = false;
                 let mut guarded = |r: &mut TaskRecord| {
                     let mut after = r.clone();
@@ -976,6 +1028,60 @@ mod tests {
         assert_eq!(task["error"]["code"], -32603);
         assert_eq!(task["error"]["message"], UNSTORED);
         assert!(task.get("result").is_none());
+    }
+
+    #[tokio::test]
+    async fn a_result_waits_out_an_outage_longer_than_the_lease() {
+        let mut store = Faulty::new(completed, 0);
+        store.lease = Some(Duration::from_millis(150));
+        let store = Arc::new(store);
+        struct Shared(Arc<Faulty>);
+        impl TaskStore for Shared {
+            fn create(
+                &self,
+                record: TaskRecord,
+                now_ms: u64,
+            ) -> BoxFuture<'_, Result<(), crate::tasks::StoreError>> {
+                self.0.create(record, now_ms)
+            }
+            fn get<'a>(
+                &'a self,
+                id: &'a str,
+                now_ms: u64,
+            ) -> BoxFuture<'a, Result<Option<TaskRecord>, crate::tasks::StoreError>> {
+                self.0.get(id, now_ms)
+            }
+            fn update<'a>(
+                &'a self,
+                id: &'a str,
+                now_ms: u64,
+                change: crate::tasks::store::Change<'a>,
+            ) -> BoxFuture<'a, Result<Option<TaskRecord>, crate::tasks::StoreError>> {
+                self.0.update(id, now_ms, change)
+            }
+            fn lease(&self) -> Option<Duration> {
+                self.0.lease()
+            }
+        }
+        let runtime = runtime(TaskSettings::default().store(Shared(store.clone())));
+        let finish = Arc::new(Notify::new());
+        let run: BoxFuture<'static, Outcome> = Box::pin({
+            let finish = finish.clone();
+            async move {
+                finish.notified().await;
+                Outcome::Complete(json!({"content": [{"type": "text", "text": "done"}]}))
+            }
+        });
+        let id = start(&runtime, None, run).await;
+        // The handler finishes a moment into an outage four leases long.
+        *store.down_until.lock().expect("lock") =
+            Some(std::time::Instant::now() + Duration::from_millis(600));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        finish.notify_one();
+        tokio::time::sleep(Duration::from_millis(800)).await;
+        let task = settled(&runtime, &id, None).await;
+        assert_eq!(task["status"], "completed", "{task}");
+        assert_eq!(task["result"]["content"][0]["text"], "done");
     }
 
     /// Starts `run` and returns the task id and what its context watches.

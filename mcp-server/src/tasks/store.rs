@@ -147,6 +147,15 @@ pub trait TaskStore: Send + Sync + 'static {
         super::runtime::now_ms()
     }
 
+    /// When the store last found its backend out of reach on its own
+    /// (checking now and then, whether or not a request needed it), on
+    /// [`TaskStore::now_ms`]'s clock; `None` for never, or a store that
+    /// does not check. Within a lease length of it, this replica takes no
+    /// task for lapsed: its owner may not have been able to renew.
+    fn last_unreachable_ms(&self) -> Option<u64> {
+        None
+    }
+
     /// How long the replica running a task vouches for it each time it
     /// renews its lease (it renews at a third of that); `None` for a store
     /// no other replica shares, where no lease is needed.
