@@ -22,9 +22,13 @@ store) and read back with `recall` through the balancer; each counts as a
 flow once a replica other than the one that minted the handle has resolved
 it to the same text.
 
-Then the kill phase: six long tasks, one replica that made some of them
-killed; its tasks must fail once their lease has run out, the others must
-keep working until cancelled. Each of the six counts as a flow.
+Then the kill phase: six long tasks and three waiting for input, one
+replica that made some of them (an input one among them) killed. A waiting
+task of the dead replica is answered through the survivors, which take the
+answer; every task of the dead replica must then fail with the lapse error,
+no sooner than two thirds of a lease after the kill (the last renewal came
+at most a third of a lease before it), while the others keep working, or
+waiting, until cancelled. Each of the nine counts as a flow.
 
 Prints one line per failing flow, a summary of where the requests went and,
 last, `flows: passed N failed M`; exits non-zero if any failed.
@@ -32,6 +36,7 @@ last, `flows: passed N failed M`; exits non-zero if any failed.
 
 import os
 import signal
+from datetime import datetime
 import sys
 import time
 
@@ -46,6 +51,13 @@ FLOW_DEADLINE_S = 30
 # How long after the kill the dead replica's tasks may still be `working`.
 KILL_DEADLINE_S = 15
 KILL_TASKS = 6
+KILL_INPUT_TASKS = 3
+# What a task whose replica died ends with.
+LAPSE = {"code": -32603, "message": "the server running the task stopped before it finished"}
+# A confirm_delete answer, as tasks/update carries it.
+CONFIRMED = {"confirm": {"action": "accept", "content": {"confirm": True}}}
+# How long a task of the running replicas may be in while it waits.
+WAITING = {"working", "input_required"}
 
 
 class Failure(Exception):
@@ -290,26 +302,42 @@ def handle_phase(replicas):
 
 
 def kill_phase(replicas, pids, lease_s):
-    """Kills a replica under running tasks; returns (flows, problems, summary)."""
+    """Kills a replica under running and waiting tasks; returns (flows,
+    problems, summary)."""
     flows = [Flow(replicas, f"kill {i}") for i in range(KILL_TASKS)]
+    asking = [Flow(replicas, f"kill input {i}") for i in range(KILL_INPUT_TASKS)]
     problems = {}
     for flow in flows:
         problems[flow] = attempt(lambda: flow.create("slow_compute", {"seconds": 600, "label": flow.label}))
-    made = [flow for flow in flows if flow.creator is not None]
-    if not made:
-        return flows, problems, "no task to kill a replica under"
-    victim = made[0].creator
+    for flow in asking:
+
+        def body(flow=flow):
+            flow.create("confirm_delete", {"filename": f"{flow.label}.txt"})
+            task = flow.poll({"working"})
+            expect(task["status"] == "input_required", f"ended {task['status']} before it asked: {task}")
+
+        problems[flow] = attempt(body)
+    flows += asking
+    made = [flow for flow in flows if flow.creator is not None and problems[flow] is None]
+    waiting_made = [flow for flow in made if flow in asking]
+    if not waiting_made:
+        return flows, problems, "no waiting task to kill a replica under"
+    victim = waiting_made[0].creator
     if victim not in pids:
         return flows, problems, f"no pid for {victim} among {sorted(pids)}"
     os.kill(pids[victim], signal.SIGKILL)
-    killed = time.monotonic()
+    killed, killed_wall = time.monotonic(), time.time()
     doomed = {flow for flow in made if flow.creator == victim}
-    waiting = set(made)
+    # The dead replica's questions, answered through the survivors (the
+    # balancer skips the dead one): taken, though nobody runs the handler.
+    for flow in sorted(doomed & set(asking), key=flows.index):
+        problems[flow] = attempt(lambda: flow.update(CONFIRMED))
+    waiting = {flow for flow in made if problems[flow] is None}
     failed_after = []
     rounds = 0
     # Every task through the balancer, each poll interval, until the dead
     # replica's tasks have failed and two leases have passed since the
-    # kill: the others must be working all along.
+    # kill: the others must be working, or waiting, all along.
     while waiting and (waiting & doomed or time.monotonic() < killed + 2 * lease_s):
         if time.monotonic() > killed + KILL_DEADLINE_S:
             for flow in waiting & doomed:
@@ -322,41 +350,45 @@ def kill_phase(replicas, pids, lease_s):
         order = sorted(waiting, key=flows.index)
         rounds += 1
         for flow in order[rounds % len(order):] + order[: rounds % len(order)]:
-            problems[flow] = attempt(lambda: watch(flow, flow in doomed, killed, failed_after))
-            if problems[flow] is not None or flow.rounds[-1][2] != "working":
+            problems[flow] = attempt(lambda: watch(flow, flow in doomed, killed_wall, lease_s, failed_after))
+            if problems[flow] is not None or flow.rounds[-1][2] not in WAITING:
                 waiting.discard(flow)
     for flow in sorted(waiting - doomed, key=flows.index):
         problems[flow] = attempt(lambda: cancelled_survivor(flow))
     for flow in flows:
         problems[flow] = verdict(flow, problems[flow])
     summary = (
-        f"killed {victim} (pid {pids[victim]}), which had made {len(doomed)} of {len(made)} tasks; "
+        f"killed {victim} (pid {pids[victim]}), which had made {len(doomed)} of {len(made)} tasks "
+        f"({len(doomed & set(asking))} waiting for input); "
         + (f"they failed {', '.join(failed_after)} after the kill" if failed_after else "none failed")
         + f" (lease {lease_s:g} s)"
     )
     return flows, problems, summary
 
 
-def watch(flow, doomed, killed, failed_after):
-    """One poll of a task during the kill phase: `working`, or `failed`
-    with a JSON-RPC error if its replica was killed."""
+def watch(flow, doomed, killed, lease_s, failed_after):
+    """One poll of a task during the kill phase: still working or waiting,
+    or, if its replica was killed (at `killed`, wall clock), failed with the
+    lapse error no sooner than its lease allows."""
     task = flow.get()
-    if task["status"] == "working":
+    if task["status"] in WAITING:
         return
     expect(doomed, f"its replica lives, yet it ended {task['status']}: {task}")
     expect(task["status"] == "failed", f"its replica was killed, and it ended {task['status']}: {task}")
     error = task.get("error")
-    expect(
-        isinstance(error, dict) and isinstance(error.get("code"), int) and error.get("message"),
-        f"failed without a JSON-RPC error: {task}",
-    )
-    failed_after.append(f"{time.monotonic() - killed:.1f} s ({error['code']} {error['message']!r})")
+    expect(error == LAPSE, f"failed with {error!r}, expected {LAPSE!r}")
+    # When the task failed, by the server (the same machine's clock): the
+    # lease was last renewed at most a third of it before the kill.
+    failed = datetime.fromisoformat(task["lastUpdatedAt"]).timestamp()
+    after = failed - killed
+    expect(after >= 2 * lease_s / 3 - 0.05, f"failed {after:.2f} s after the kill, before its lease ran out")
+    failed_after.append(f"{after:.1f} s")
 
 
 def cancelled_survivor(flow):
     flow.deadline = time.monotonic() + FLOW_DEADLINE_S
     flow.cancel()
-    task = flow.poll({"working"})
+    task = flow.poll(WAITING)
     expect(task["status"] == "cancelled", f"ended {task['status']} after tasks/cancel: {task}")
 
 
