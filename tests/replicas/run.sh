@@ -190,16 +190,19 @@ deploy own-keys "1:$(key)" "1:$(key)" "1:$(key)"
 run_flows own-keys flows.py 6 refused
 stop
 
-# Tasks in one Redis, which keeps nothing on disk; tasks.py kills one replica.
+# Tasks in one Redis, which keeps nothing on disk; tasks.py stops Redis for
+# three leases, then kills one replica.
 mkdir -p "$work/tasks"
 read -r redis_port < <(free_ports 1)
 "$redis" --save '' --appendonly no --daemonize no --bind 127.0.0.1 --port "$redis_port" \
     --dir "$work/tasks" >"$work/tasks/redis.log" 2>&1 &
-pids+=($!)
+redis_pid=$!
+pids+=("$redis_pid")
 wait_port "$redis_port" || { tail -n 20 "$work/tasks/redis.log" >&2; exit 1; }
 shared="1:$(key)"
 MCP_TASK_LEASE_MS="$lease_ms" deploy tasks "$shared" "$shared" "$shared" --redis "redis://127.0.0.1:$redis_port/"
-run_flows tasks tasks.py "$flows" "$lease_ms" "${replicas[@]}"
+# tasks.py stops Redis for a while (SIGSTOP) and continues it.
+REDIS_PID="$redis_pid" run_flows tasks tasks.py "$flows" "$lease_ms" "${replicas[@]}"
 stop
 
 echo "replicas: $total_passed passed, $total_failed failed"

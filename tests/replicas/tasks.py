@@ -3,7 +3,7 @@ balancer in front of replicas of the `everything` example that keep their
 tasks in one Redis, and checks which replica served each request (the
 balancer names it in the `X-Mcp-Replica` response header).
 
-usage: tasks.py URL FLOWS LEASE_MS ADDR=PID ADDR=PID ...
+usage: REDIS_PID=PID tasks.py URL FLOWS LEASE_MS ADDR=PID ADDR=PID ...
 
 URL       the balancer's endpoint
 FLOWS     how many task flows to run, one after another, mixing every kind
@@ -22,6 +22,16 @@ store) and read back with `recall` through the balancer; each counts as a
 flow once a replica other than the one that minted the handle has resolved
 it to the same text.
 
+Then the subscriber phase: a task followed on a `subscriptions/listen`
+stream that a replica other than its creator serves, which must hear its
+state when it opens and then its completion; and a stream opened after
+the end, which must hear the terminal state first. It counts as a flow.
+
+Then the pause phase: Redis (REDIS_PID) stopped with SIGSTOP for three
+leases under three running tasks, every replica alive and asked nothing
+meanwhile, then continued: each task must complete as its tool says, none
+failed for a lapsed lease. Each counts as a flow.
+
 Then the kill phase: six long tasks and three waiting for input, one
 replica that made some of them (an input one among them) killed. A waiting
 task of the dead replica is answered through the survivors, which take the
@@ -34,14 +44,17 @@ Prints one line per failing flow, a summary of where the requests went and,
 last, `flows: passed N failed M`; exits non-zero if any failed.
 """
 
+import json
+import math
 import os
 import signal
 from datetime import datetime
 import sys
 import time
+import urllib.request
 
 sys.dont_write_bytecode = True  # no __pycache__ left beside the tests
-from flows import Replicas  # noqa: E402
+from flows import OPENER, TIMEOUT_S, VERSION, Replicas  # noqa: E402
 
 TASKS = "io.modelcontextprotocol/tasks"
 CAPABILITIES = {"elicitation": {}, "extensions": {TASKS: {}}}
@@ -301,6 +314,106 @@ def handle_phase(replicas):
     return flows, problems
 
 
+def listen(url, task_id):
+    """Opens a `subscriptions/listen` stream following `task_id` through the
+    balancer; (the replica serving it, the open response)."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "subscriptions/listen",
+        "params": {
+            "notifications": {"taskIds": [task_id]},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": VERSION,
+                "io.modelcontextprotocol/clientCapabilities": CAPABILITIES,
+            },
+        },
+    }
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": VERSION,
+            "Mcp-Method": "subscriptions/listen",
+        },
+    )
+    response = OPENER.open(request, timeout=TIMEOUT_S)
+    replica = response.headers.get("X-Mcp-Replica", "?").split(",")[-1].strip()
+    return replica, response
+
+
+def notices(response):
+    """The params of each `notifications/tasks` on an open SSE response."""
+    for raw in response:
+        line = raw.decode().rstrip("\r\n")
+        if line.startswith("data:"):
+            message = json.loads(line[5:])
+            if message.get("method") == "notifications/tasks":
+                yield message["params"]
+
+
+def subscriber_phase(replicas):
+    """A task heard on a stream that another replica serves, then by a
+    latecomer; returns (flows, problems)."""
+    flow = Flow(replicas, "subscriber")
+    text = f"computed `{flow.label}` in 2 s"
+
+    def body():
+        flow.create("slow_compute", {"seconds": 2, "label": flow.label})
+        # Round robin moves on at each request: a few tries reach a replica
+        # other than the one running the handler.
+        for _ in range(6):
+            replica, response = listen(replicas.url, flow.task_id)
+            if replica != flow.creator:
+                break
+            response.close()
+        else:
+            raise Failure(f"every listen stream reached {flow.creator}, the task's creator")
+        flow.rounds.append(("subscriptions/listen", replica, "open"))
+        heard = []
+        for notice in notices(response):
+            expect(notice.get("taskId") == flow.task_id, f"a notice about another task: {notice}")
+            heard.append(notice.get("status"))
+            if notice.get("status") != "working":
+                completed(notice, text, False)
+                break
+        response.close()
+        expect(heard[:1] == ["working"], f"heard {heard}, not the working state first")
+        expect(heard[-1:] == ["completed"], f"heard {heard}, never the completion")
+        replica, late = listen(replicas.url, flow.task_id)
+        flow.rounds.append(("subscriptions/listen", replica, "open"))
+        first = next(notices(late))
+        late.close()
+        completed(first, text, False)
+
+    return [flow], {flow: verdict(flow, attempt(body))}
+
+
+def pause_phase(replicas, redis_pid, lease_s):
+    """Stops Redis for three leases under running tasks; returns (flows,
+    problems)."""
+    seconds = math.ceil(4 * lease_s)
+    flows = [Flow(replicas, f"pause {i}") for i in range(3)]
+    problems = {}
+    for flow in flows:
+        problems[flow] = attempt(lambda: flow.create("slow_compute", {"seconds": seconds, "label": flow.label}))
+    os.kill(redis_pid, signal.SIGSTOP)
+    try:
+        time.sleep(3 * lease_s)
+    finally:
+        os.kill(redis_pid, signal.SIGCONT)
+    for flow in flows:
+        if problems[flow] is None:
+            flow.deadline = time.monotonic() + FLOW_DEADLINE_S
+            text = f"computed `{flow.label}` in {seconds} s"
+            problems[flow] = attempt(lambda: completed(flow.poll({"working"}), text, False))
+        problems[flow] = verdict(flow, problems[flow])
+    return flows, problems
+
+
 def kill_phase(replicas, pids, lease_s):
     """Kills a replica under running and waiting tasks; returns (flows,
     problems, summary)."""
@@ -436,6 +549,17 @@ def main():
     print(f"tasks: {resolved} of {len(handle_flows)} handles minted on one replica resolved on another")
     problems.update(handle_problems)
 
+    subscriber_flows, subscriber_problems = subscriber_phase(replicas)
+    heard = sum(1 for flow in subscriber_flows if subscriber_problems[flow] is None)
+    print(f"tasks: {heard} of {len(subscriber_flows)} tasks heard to their end on another replica's stream")
+    problems.update(subscriber_problems)
+
+    redis_pid = int(os.environ["REDIS_PID"])
+    pause_flows, pause_problems = pause_phase(replicas, redis_pid, lease_s)
+    survived = sum(1 for flow in pause_flows if pause_problems[flow] is None)
+    print(f"tasks: {survived} of {len(pause_flows)} tasks completed across Redis stopped for {3 * lease_s:g} s")
+    problems.update(pause_problems)
+
     kill_flows, kill_problems, summary = kill_phase(replicas, pids, lease_s)
     print(f"tasks: {summary}")
     counts = " ".join(str(len(flow.served_by())) for flow in kill_flows)
@@ -443,7 +567,7 @@ def main():
     problems.update(kill_problems)
 
     passed = failed = 0
-    for flow in flows + handle_flows + kill_flows:
+    for flow in flows + handle_flows + subscriber_flows + pause_flows + kill_flows:
         if problems[flow] is None:
             passed += 1
         else:
