@@ -50,7 +50,7 @@ auth = ["mcp-server/auth"]
 
 def ours(default_features: bool) -> tuple[str, str, str]:
     flag = "" if default_features else ", default-features = false"
-    deps = (f'mcp-server = {{ path = "{ROOT / "mcp-server"}"{flag} }}\n'
+    deps = (f'mcp-server = {{ package = "mcp-toolkit-server", path = "{ROOT / "mcp-server"}"{flag} }}\n'
             'tokio = { version = "1", features = ["rt-multi-thread", "macros", "signal"] }\n')
     features = OURS_FEATURES.format(default='["http"]' if default_features else "[]")
     return deps, features, CALCULATOR

@@ -62,7 +62,7 @@ pub struct Add{i} {{
 
 
 CRATES = {
-    "ours": ("bench-tools-ours", f'mcp-server = {{ path = "{ROOT / "mcp-server"}" }}\n', ours),
+    "ours": ("bench-tools-ours", f'mcp-server = {{ package = "mcp-toolkit-server", path = "{ROOT / "mcp-server"}" }}\n', ours),
     "rmcp": ("bench-tools-rmcp",
              'rmcp = { version = "=3.11.0", features = ["server", "macros"] }\n'
              'serde = { version = "1", features = ["derive"] }\nschemars = "1"\n', theirs),

@@ -151,7 +151,7 @@ def build_outside(name: str) -> pathlib.Path:
 def build_calculator(features: list[str], name: str) -> pathlib.Path:
     """Builds the calculator example with `features` and copies it to
     target/server-bench/<name>, so that both builds stay side by side."""
-    cargo(ROOT, "build", "--release", "--quiet", "-p", "mcp-server", *features,
+    cargo(ROOT, "build", "--release", "--quiet", "-p", "mcp-toolkit-server", *features,
           "--example", "calculator")
     OUT.mkdir(parents=True, exist_ok=True)
     copy = OUT / name

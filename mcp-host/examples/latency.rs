@@ -3,8 +3,8 @@
 //! example of `mcp-server`.
 //!
 //! ```text
-//! cargo build --release -p mcp-server --features sealed-state,validation --example everything
-//! cargo run --release -p mcp-host --example latency -- target/release/examples/everything
+//! cargo build --release -p mcp-toolkit-server --features sealed-state,validation --example everything
+//! cargo run --release -p mcp-toolkit-host --example latency -- target/release/examples/everything
 //! ```
 
 use std::net::TcpListener;

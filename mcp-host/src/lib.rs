@@ -7,12 +7,12 @@
 //!
 //! ```toml
 //! [dependencies]
-//! mcp-host = { path = "../mcp-toolkit/mcp-host" }
+//! mcp-host = { package = "mcp-toolkit-host", path = "../mcp-toolkit/mcp-host" }
 //! serde_json = "1"
 //! tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
 //! ```
 //!
-//! Then, against the `notes` example server (`cargo build -p mcp-server
+//! Then, against the `notes` example server (`cargo build -p mcp-toolkit-server
 //! --example notes` in this repository):
 //!
 //! ```no_run

@@ -2,9 +2,9 @@
 //! benchmark (`bench/server_bench.py`) measures this program.
 //!
 //! ```text
-//! cargo run -p mcp-server --example calculator -- --stdio
-//! cargo run -p mcp-server --example calculator -- --http 127.0.0.1:3000   # endpoint /mcp
-//! cargo run -p mcp-server --features auth --example calculator -- --http 127.0.0.1:3000 \
+//! cargo run -p mcp-toolkit-server --example calculator -- --stdio
+//! cargo run -p mcp-toolkit-server --example calculator -- --http 127.0.0.1:3000   # endpoint /mcp
+//! cargo run -p mcp-toolkit-server --features auth --example calculator -- --http 127.0.0.1:3000 \
 //!     --auth-issuer https://auth.example.com --resource http://127.0.0.1:3000/mcp
 //! ```
 //!

@@ -2,8 +2,8 @@
 //! MCP conformance suite calls, with the behaviour it checks.
 //!
 //! ```text
-//! cargo run -p mcp-server --features sealed-state,validation --example everything -- --http 127.0.0.1:3000   # endpoint /mcp
-//! cargo run -p mcp-server --features sealed-state,validation --example everything -- --stdio
+//! cargo run -p mcp-toolkit-server --features sealed-state,validation --example everything -- --http 127.0.0.1:3000   # endpoint /mcp
+//! cargo run -p mcp-toolkit-server --features sealed-state,validation --example everything -- --stdio
 //! ```
 //!
 //! Sealed `requestState` is opened with the keys in `MCP_STATE_KEYS` when it

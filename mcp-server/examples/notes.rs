@@ -3,12 +3,12 @@
 //! resource template, served over stdio or Streamable HTTP.
 //!
 //! ```text
-//! cargo run -p mcp-server --example notes -- --list                 # the tools, as spec JSON
-//! cargo run -p mcp-server --example notes -- --stdio
-//! cargo run -p mcp-server --example notes -- --http 127.0.0.1:3000  # endpoint /mcp
+//! cargo run -p mcp-toolkit-server --example notes -- --list                 # the tools, as spec JSON
+//! cargo run -p mcp-toolkit-server --example notes -- --stdio
+//! cargo run -p mcp-toolkit-server --example notes -- --http 127.0.0.1:3000  # endpoint /mcp
 //!
 //! # protected: only OAuth access tokens of the issuer, for this resource
-//! cargo run -p mcp-server --features auth --example notes -- --http 127.0.0.1:3000 \
+//! cargo run -p mcp-toolkit-server --features auth --example notes -- --http 127.0.0.1:3000 \
 //!     --auth-issuer https://auth.example.com --resource https://notes.example.com/mcp
 //! ```
 //!

@@ -9,7 +9,7 @@
 //!
 //! ```toml
 //! [dependencies]
-//! mcp-server = { path = "../mcp-toolkit/mcp-server" } # features = ["auth"] for OAuth
+//! mcp-server = { package = "mcp-toolkit-server", path = "../mcp-toolkit/mcp-server" } # features = ["auth"] for OAuth
 //! tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
 //! serde = { version = "1", features = ["derive"] }
 //! schemars = "1"
@@ -113,7 +113,7 @@ pub mod state;
 pub mod tasks;
 pub mod tool;
 pub mod transport;
-pub mod uri_template;
+pub use mcp_uri_template as uri_template;
 
 /// The protocol types, one module per revision (`types::v2026_07_28`,
 /// `types::v2025_11_25`), with the JSON-RPC framing, the `_meta` keys and

@@ -3,7 +3,7 @@
 //! Runs only in such a build (CI: `.ci/features`):
 //!
 //! ```text
-//! cargo test -p mcp-server --no-default-features --features http --test features_off
+//! cargo test -p mcp-toolkit-server --no-default-features --features http --test features_off
 //! ```
 
 #![cfg(all(feature = "http", not(feature = "legacy"), not(feature = "validation")))]

@@ -4,7 +4,7 @@
 //! it, serde decodes them and the body sees them. What serde refuses on its
 //! own (a wrong type, an unknown argument) is refused either way.
 //!
-//! `cargo test -p mcp-server` runs it without the feature (not a default);
+//! `cargo test -p mcp-toolkit-server` runs it without the feature (not a default);
 //! the workspace's build (`./test`) turns it on.
 
 use mcp_server::tool::ToolSet;

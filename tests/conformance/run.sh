@@ -21,7 +21,7 @@ echo "conformance suite $("$cli" --version) on node $(node --version)"
 
 # Always through cargo: a binary left from an older checkout is rebuilt,
 # and an up-to-date one costs a no-op build.
-(cd "$root" && cargo build --quiet --locked -p mcp-server --features sealed-state,validation --example everything)
+(cd "$root" && cargo build --quiet --locked -p mcp-toolkit-server --features sealed-state,validation --example everything)
 target="${CARGO_TARGET_DIR:-$root/target}"
 case "$target" in /*) ;; *) target="$root/$target" ;; esac
 server="$target/debug/examples/everything"

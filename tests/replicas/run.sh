@@ -31,7 +31,7 @@ if [ ! -x "$redis" ]; then
     exit 1
 fi
 lease_ms=1500
-(cd "$root" && cargo build --quiet --locked -p mcp-server --features sealed-state,redis,validation --example everything)
+(cd "$root" && cargo build --quiet --locked -p mcp-toolkit-server --features sealed-state,redis,validation --example everything)
 
 work="$(mktemp -d)"
 # nginx workers run as an unprivileged user when started by root; they

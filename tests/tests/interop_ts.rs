@@ -44,7 +44,7 @@ fn everything() -> &'static Path {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let status = Command::new(cargo)
             .current_dir(root())
-            .args(["build", "--quiet", "--locked", "-p", "mcp-server"])
+            .args(["build", "--quiet", "--locked", "-p", "mcp-toolkit-server"])
             .args([
                 "--features",
                 "sealed-state,validation",

@@ -63,7 +63,7 @@ fn notes() -> &'static Path {
         build(
             &[
                 "-p",
-                "mcp-server",
+                "mcp-toolkit-server",
                 "--features",
                 "auth",
                 "--example",
@@ -76,7 +76,7 @@ fn notes() -> &'static Path {
 
 fn host_binary() -> &'static Path {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| build(&["-p", "mcp-host", "--bin", "mcp-host"], "mcp-host"))
+    PATH.get_or_init(|| build(&["-p", "mcp-toolkit-host", "--bin", "mcp-host"], "mcp-host"))
 }
 
 /// A process killed and reaped when dropped.

@@ -101,7 +101,7 @@ fn everything() -> PathBuf {
             let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
             let status = Command::new(cargo)
                 .current_dir(root())
-                .args(["build", "--quiet", "--locked", "-p", "mcp-server"])
+                .args(["build", "--quiet", "--locked", "-p", "mcp-toolkit-server"])
                 .args([
                     "--features",
                     "sealed-state,redis,validation",

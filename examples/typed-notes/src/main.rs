@@ -2,7 +2,7 @@
 //! `build.rs` generates from the server's tool list.
 //!
 //! ```text
-//! cargo build -p mcp-server --example notes
+//! cargo build -p mcp-toolkit-server --example notes
 //! cargo run -p typed-notes-example -- target/debug/examples/notes
 //! ```
 

@@ -9,7 +9,14 @@ fn creates_and_reads_a_note() {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = Command::new(cargo)
         .current_dir(&root)
-        .args(["build", "--quiet", "-p", "mcp-server", "--example", "notes"])
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            "mcp-toolkit-server",
+            "--example",
+            "notes",
+        ])
         .stdout(Stdio::null())
         .status()
         .expect("cargo runs");

@@ -27,12 +27,19 @@ pub fn built() -> &'static Path {
     DIR.get_or_init(|| {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let builds: [&[&str]; 2] = [
-            &["build", "--quiet", "-p", "mcp-host", "--bin", "mcp-host"],
             &[
                 "build",
                 "--quiet",
                 "-p",
-                "mcp-server",
+                "mcp-toolkit-host",
+                "--bin",
+                "mcp-host",
+            ],
+            &[
+                "build",
+                "--quiet",
+                "-p",
+                "mcp-toolkit-server",
                 "--features",
                 "sealed-state,validation",
                 "--example",

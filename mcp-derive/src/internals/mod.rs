@@ -19,9 +19,6 @@ pub(crate) mod tool_types;
 #[cfg(test)]
 mod tool_golden;
 
-/// The URI template parser of `mcp-server`, compiled here too so that
+/// The URI template parser `mcp-server` serves resources with, so that
 /// `#[resource]` refuses at compile time exactly what the runtime would.
-/// Only parsing is used here, so the rest of its API is dead code.
-#[allow(dead_code)]
-#[path = "../../../mcp-server/src/uri_template/parse.rs"]
-pub(crate) mod uri_template_parse;
+pub(crate) use mcp_uri_template as uri_template_parse;

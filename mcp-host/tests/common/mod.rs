@@ -43,7 +43,7 @@ fn examples() -> &'static Path {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let status = Command::new(cargo)
             .current_dir(root())
-            .args(["build", "--quiet", "-p", "mcp-server"])
+            .args(["build", "--quiet", "-p", "mcp-toolkit-server"])
             .args(["--features", "sealed-state,validation"])
             .args(["--example", "everything", "--example", "notes"])
             .stdout(Stdio::null())

@@ -280,7 +280,7 @@ pub fn compare() {
     let krate = Crate::new(
         "mcp-gen",
         &format!(
-            "mcp-host = {{ path = {:?}, default-features = false }}",
+            "mcp-host = {{ package = \"mcp-toolkit-host\", path = {:?}, default-features = false }}",
             host.display().to_string()
         ),
     );

@@ -1,7 +1,7 @@
 //! Typed clients, measured in one run:
 //!
 //! ```text
-//! cargo build --release -p mcp-server --example notes
+//! cargo build --release -p mcp-toolkit-server --example notes
 //! cargo run --release -p mcp-bench --bin typed
 //! ```
 //!

@@ -34,7 +34,7 @@ pub fn run() {
         .unwrap_or_else(|| workspace().join("target/release/examples/notes"));
     assert!(
         notes_bin.is_file(),
-        "{} is missing: cargo build --release -p mcp-server --example notes",
+        "{} is missing: cargo build --release -p mcp-toolkit-server --example notes",
         notes_bin.display()
     );
     let runtime = tokio::runtime::Builder::new_current_thread()

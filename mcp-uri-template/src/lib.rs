@@ -3,9 +3,9 @@
 //!
 //! ```
 //! use std::collections::BTreeMap;
-//! use mcp_server::uri_template::UriTemplate;
+//! use mcp_uri_template::UriTemplate;
 //!
-//! # fn main() -> Result<(), mcp_server::uri_template::TemplateError> {
+//! # fn main() -> Result<(), mcp_uri_template::TemplateError> {
 //! let template = UriTemplate::parse("notes://{folder}/{id}{?rev}")?;
 //! assert_eq!(template.variables().collect::<Vec<_>>(), ["folder", "id", "rev"]);
 //!

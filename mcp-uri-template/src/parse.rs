@@ -1,11 +1,9 @@
 //! Reading the text of an RFC 6570 URI template into literals and
 //! expressions.
 //!
-//! This file is plain `std` Rust with no dependencies on purpose: two crates
-//! compile it. `mcp-server` uses it for `UriTemplate`, and `mcp-derive`
-//! includes the same file with `#[path]` so that `#[resource]` rejects a bad
-//! template at compile time with exactly the rules the runtime applies.
-//! Keep it free of `crate::` and `super::` paths.
+//! Plain `std` Rust: `mcp-derive` parses `#[resource]` templates with it at
+//! compile time, and `mcp-server` at run time, so that both apply exactly
+//! the same rules.
 
 use std::fmt;
 use std::str::FromStr;
