@@ -139,7 +139,9 @@ pub use elicit::ElicitForm;
 pub use mcp_derive::RequestState;
 pub use mcp_derive::{prompt, prompts, resource, resources, tool, tools, ElicitForm};
 pub use mcp_types::jsonrpc::ErrorObject;
-pub use server::{BuildError, Limits, Outcome, Reply, RequestHeaders, Server, ServerBuilder};
+pub use server::{
+    BuildError, Limits, NotReady, Outcome, Reply, RequestHeaders, Server, ServerBuilder,
+};
 #[cfg(feature = "sealed-state")]
 pub use state::RequestState;
 

@@ -500,6 +500,30 @@ async fn a_subscriber_on_one_replica_hears_a_task_that_runs_on_another() {
     }
 }
 
+/// A GET of `url` (`http://ADDR/PATH`): the status and the body.
+async fn http_get(url: &str) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let rest = url.strip_prefix("http://").expect("an http URL");
+    let (authority, path) = rest.split_once('/').expect("a path");
+    let mut stream = tokio::net::TcpStream::connect(authority)
+        .await
+        .expect("connect");
+    let request = format!("GET /{path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.expect("send");
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).await.expect("read");
+    let status = raw
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let body = raw
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default();
+    (status, body)
+}
+
 /// Sends `signal` (`STOP`, `CONT`) to the process `pid`.
 fn signal(pid: u32, signal: &str) {
     let status = Command::new("kill")
@@ -524,8 +548,27 @@ async fn tasks_outlive_a_redis_stopped_for_longer_than_the_lease() {
     // Stopped for three leases (600 ms), every replica alive; the short
     // task's handler finishes meanwhile.
     signal(redis.0.id(), "STOP");
-    tokio::time::sleep(Duration::from_millis(1800)).await;
+    // Readiness says so meanwhile; liveness does not.
+    let ready = format!("{}readyz", second_url.trim_end_matches("mcp"));
+    let alive = format!("{}healthz", second_url.trim_end_matches("mcp"));
+    let (status, body) = http_get(&ready).await;
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).expect("JSON"),
+        json!({"status": "unavailable", "failing": "task store"})
+    );
+    assert_eq!(http_get(&alive).await.0, 200);
+    tokio::time::sleep(Duration::from_millis(800)).await;
     signal(redis.0.id(), "CONT");
+    // Ready again once Redis answers (its connection may be made anew).
+    let back = Instant::now() + Duration::from_secs(10);
+    while http_get(&ready).await.0 != 200 {
+        assert!(
+            Instant::now() < back,
+            "not ready 10 s after Redis came back"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     for (task, text) in [
         (&long, "computed `long` in 4 s"),
         (&short, "computed `short` in 1 s"),

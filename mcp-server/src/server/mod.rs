@@ -202,6 +202,18 @@ pub(crate) struct Inner {
     pub(crate) tasks: Option<Arc<crate::tasks::runtime::Runtime>>,
 }
 
+/// What [`Server::ready`] found unusable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NotReady(pub &'static str);
+
+impl std::fmt::Display for NotReady {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the {} cannot be used", self.0)
+    }
+}
+
+impl std::error::Error for NotReady {}
+
 impl Server {
     /// `cx` with what the server gives every handler: its notification
     /// bus and, with the `sealed-state` feature, its keys.
@@ -248,6 +260,25 @@ impl Server {
             Some(tasks) => tasks.drain(grace).await,
             None => 0,
         }
+    }
+
+    /// Whether this server can serve now, for a readiness check (the HTTP
+    /// transport's `/readyz`): its task store, if it keeps tasks in a
+    /// shared one, answers. The error names what is not ready; the detail
+    /// goes to the log.
+    ///
+    /// # Errors
+    ///
+    /// [`NotReady`] naming the part that cannot be used.
+    pub async fn ready(&self) -> Result<(), NotReady> {
+        #[cfg(feature = "tasks")]
+        if let Some(tasks) = &self.inner.tasks {
+            if let Err(error) = tasks.ready().await {
+                tracing::warn!(%error, "not ready: the task store cannot be used");
+                return Err(NotReady("task store"));
+            }
+        }
+        Ok(())
     }
 
     /// The limits in force.

@@ -531,6 +531,19 @@ impl TaskStore for RedisTaskStore {
         self.clock.now_ms()
     }
 
+    fn ready(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(async move {
+            let mut connection = self.connection.clone();
+            let command = redis::cmd("PING");
+            let ping = command.query_async::<String>(&mut connection);
+            match tokio::time::timeout(Duration::from_secs(1), ping).await {
+                Ok(Ok(_)) => Ok(()),
+                Ok(Err(error)) => Err(backend(error)),
+                Err(_) => Err(backend("no answer to PING within 1 s")),
+            }
+        })
+    }
+
     fn last_unreachable_ms(&self) -> Option<u64> {
         if self.clock.down.load(Ordering::Acquire) {
             return Some(self.clock.now_ms());

@@ -180,6 +180,11 @@ impl Runtime {
         })
     }
 
+    /// Whether the store can be used now (see [`TaskStore::ready`]).
+    pub(crate) async fn ready(&self) -> Result<(), super::StoreError> {
+        self.store().ready().await
+    }
+
     /// Whether [`Runtime::drain`] began: no task is started any more.
     pub(crate) fn draining(&self) -> bool {
         self.draining.load(std::sync::atomic::Ordering::Acquire)

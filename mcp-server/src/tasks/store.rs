@@ -162,6 +162,13 @@ pub trait TaskStore: Send + Sync + 'static {
     fn lease(&self) -> Option<std::time::Duration> {
         None
     }
+
+    /// Whether the store can be used now, for a readiness check: a store
+    /// in this process always can; a shared one asks its backend (Redis
+    /// answers `PING` within a second).
+    fn ready(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(std::future::ready(Ok(())))
+    }
 }
 
 /// Task records in this process's memory: the default store. At most

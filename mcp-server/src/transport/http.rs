@@ -100,6 +100,12 @@ pub struct HttpConfig {
     /// (default one hour); its client then gets `404` and initializes
     /// again. Each request in the session counts as a use.
     pub session_idle_timeout: Duration,
+    /// Whether the router also answers `GET /healthz` (liveness: 200
+    /// while the process serves) and `GET /readyz` (readiness: 200 when
+    /// [`Server::ready`], else 503), for load balancers and orchestrators
+    /// (default on). Neither needs a token nor checks `Host`, and neither
+    /// says more than `{"status": "ok"}`, or which part is not ready.
+    pub health: bool,
 }
 
 impl Default for HttpConfig {
@@ -114,6 +120,7 @@ impl Default for HttpConfig {
             header_timeout: Duration::from_secs(10),
             max_sessions: 10_000,
             session_idle_timeout: Duration::from_secs(3600),
+            health: true,
         }
     }
 }
@@ -173,7 +180,8 @@ impl Drop for Place<'_> {
 
 /// An axum router serving `server` at `path` (POST; GET answers 405, or
 /// opens a legacy session's stream of resource updates; DELETE ends a
-/// legacy session).
+/// legacy session), and `/healthz` and `/readyz` unless
+/// [`HttpConfig::health`] is off.
 ///
 /// The server's [`Limits`](crate::Limits) apply across every connection of
 /// the router: at most `max_in_flight` requests are handled at once (one
@@ -199,6 +207,12 @@ pub fn router(server: Server, path: &str, config: HttpConfig) -> Router {
         path,
         post(handle_post).get(handle_get).delete(handle_delete),
     );
+    let router = match config.health {
+        true => router
+            .route("/healthz", axum::routing::get(alive))
+            .route("/readyz", axum::routing::get(ready)),
+        false => router,
+    };
     #[cfg(feature = "auth")]
     let router = match server.authorization() {
         Some(resource) => auth::routes(router, path, resource),
@@ -287,6 +301,33 @@ async fn authorize(
     _: &axum::http::request::Parts,
 ) -> Result<Option<Arc<Grant>>, Response> {
     Ok(None)
+}
+
+/// `GET /healthz`: the process serves.
+async fn alive() -> Response {
+    health(StatusCode::OK, serde_json::json!({ "status": "ok" }))
+}
+
+/// `GET /readyz`: [`Server::ready`].
+async fn ready(State(app): State<Arc<App>>) -> Response {
+    match app.server.ready().await {
+        Ok(()) => health(StatusCode::OK, serde_json::json!({ "status": "ok" })),
+        Err(not) => health(
+            StatusCode::SERVICE_UNAVAILABLE,
+            serde_json::json!({ "status": "unavailable", "failing": not.0 }),
+        ),
+    }
+}
+
+fn health(status: StatusCode, body: Value) -> Response {
+    let mut response = (status, body.to_string()).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
 }
 
 /// GET on the endpoint: the 2026-07-28 transport opens no stream there;
