@@ -208,6 +208,7 @@ pub(crate) fn error_message(id: Option<&v::RequestId>, error: &ErrorObject) -> V
 /// is `max`) is reached: -32603, with the limit in `data` so that a client
 /// can tell it from a failure and retry later.
 pub(crate) fn busy(what: &str, name: &str, max: usize) -> ErrorObject {
+    tracing::warn!(target: "mcp_server::limits", limit = name, max, "refused a request: {what}");
     ErrorObject::internal_error(format!(
         "the server is busy: {what} (limit {max}); retry later"
     ))
@@ -813,6 +814,12 @@ impl Server {
             };
             let scope = auth.scope_needed(grant, self.inner.handlers.tool_scopes(name))?;
             let refusal = auth.insufficient_scope(&scope);
+            tracing::info!(
+                target: "mcp_server::auth",
+                tool = name,
+                needs = %scope,
+                "refused a tool call: its token lacks scopes"
+            );
             Some(Outcome::Challenge {
                 status: refusal.status(),
                 www_authenticate: refusal.challenge().unwrap_or_default().to_owned(),

@@ -401,6 +401,7 @@ impl Runtime {
             created,
             expires,
         } = created;
+        tracing::info!(target: "mcp_server::tasks", task = %id, "task created");
         let cancelled = cancel.subscribe();
         let wake = Arc::new(Notify::new());
         self.live().insert(
@@ -562,6 +563,7 @@ impl Runtime {
             let guarded = AssertUnwindSafe(&mut run).catch_unwind();
             let outcome = tokio::select! {
                 outcome = guarded => outcome.unwrap_or_else(|_| {
+                    tracing::error!(target: "mcp_server::tasks", task = id, "a task's handler panicked");
                     Outcome::Error(ErrorObject::internal_error("the tool panicked"))
                 }),
                 _ = cancelled.wait_for(|c| *c) => return false,
@@ -573,6 +575,7 @@ impl Runtime {
                         r.complete(result.clone(), now);
                     })
                     .await;
+                    tracing::info!(target: "mcp_server::tasks", task = id, "task completed");
                     return true;
                 }
                 Outcome::Error(error) => {
@@ -580,6 +583,12 @@ impl Runtime {
                         r.fail(&error, now);
                     })
                     .await;
+                    tracing::info!(
+                        target: "mcp_server::tasks",
+                        task = id,
+                        code = error.code,
+                        "task failed"
+                    );
                     return true;
                 }
                 Outcome::InputRequired { .. } if rounds == MAX_INPUT_ROUNDS => {
@@ -742,6 +751,11 @@ impl Runtime {
         match self.reached(updated).map_err(store_error)? {
             Some(after) => {
                 if lapsed {
+                    tracing::warn!(
+                        target: "mcp_server::tasks",
+                        task = id,
+                        "task failed: the replica running it stopped renewing its lease"
+                    );
                     self.announce(after.clone());
                 }
                 Ok(after)
@@ -827,6 +841,7 @@ impl Runtime {
         let updated = self.store().update(&record.id, now, &mut apply).await;
         let after = self.reached(updated).map_err(store_error)?;
         if let (Some(after), true) = (after, changed) {
+            tracing::info!(target: "mcp_server::tasks", task = %record.id, "task cancelled");
             self.announce(after);
         }
         self.signal_here(&record.id, Signal::Cancel);

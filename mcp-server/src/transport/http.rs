@@ -617,7 +617,15 @@ async fn handle_legacy(
     let (outcome, created) = app.server.handle_legacy_as(value, session, grant).await;
     let mut response = respond(outcome, &app.config);
     if let Some(session) = created {
-        app.sessions.insert(session.clone());
+        let made = app.sessions.insert(session.clone());
+        if made.evicted > 0 {
+            tracing::warn!(
+                target: "mcp_server::limits",
+                limit = "max_sessions",
+                max = app.config.max_sessions,
+                "the legacy session table was full: dropped the session used longest ago"
+            );
+        }
         if let Ok(value) = HeaderValue::from_str(session.id()) {
             response.headers_mut().insert(SESSION_HEADER.clone(), value);
         }

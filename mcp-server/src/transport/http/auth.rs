@@ -68,7 +68,16 @@ pub(super) async fn authorize(app: &App, parts: &Parts) -> Result<Option<Arc<Gra
     };
     match auth.authorize(&parts.headers, parts.uri.query()).await {
         Ok(grant) => Ok(Some(grant)),
-        Err(refused) => Err(refusal(&refused)),
+        Err(refused) => {
+            // Our own words only: never the token or the header.
+            tracing::info!(
+                target: "mcp_server::auth",
+                status = refused.status(),
+                reason = %refused.error().message,
+                "refused a request's credentials"
+            );
+            Err(refusal(&refused))
+        }
     }
 }
 
