@@ -408,3 +408,22 @@ async fn host_namespaces_servers_and_asks_before_writing() {
     let shut = host.shutdown().await;
     assert_eq!(shut.len(), 3);
 }
+
+#[test]
+fn an_address_the_example_cannot_listen_on_is_named_with_the_reason() {
+    // Held here, so the example's bind fails.
+    let held = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = held.local_addr().expect("address");
+    let out = std::process::Command::new(common::everything())
+        .args(["--http", &addr.to_string()])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("the example runs");
+    assert!(!out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("cannot listen on {addr}: ")),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("serving MCP at"), "{stderr}");
+}

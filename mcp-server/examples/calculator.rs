@@ -68,7 +68,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             let server = server(options)?;
             // Port 0 takes a free port: the line says which, once bound.
             let addr: std::net::SocketAddr = addr.parse()?;
-            let listener = tokio::net::TcpListener::bind(addr).await?;
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
             eprintln!("serving MCP at http://{}/mcp", listener.local_addr()?);
             let shutdown = async {
                 let _ = tokio::signal::ctrl_c().await;

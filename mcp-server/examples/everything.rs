@@ -1047,7 +1047,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ["--stdio"] => stdio::serve(server).await?,
         ["--http", addr] => {
             // Port 0 takes a free port: the line says which, once bound.
-            let listener = tokio::net::TcpListener::bind(addr.parse::<SocketAddr>()?).await?;
+            let addr: SocketAddr = addr.parse()?;
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
             eprintln!("serving MCP at http://{}/mcp", listener.local_addr()?);
             let config = http::HttpConfig::default();
             http::serve_with(server.clone(), listener, config, stopped()).await?;

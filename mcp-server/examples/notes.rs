@@ -297,7 +297,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ["--stdio"] => stdio::serve(server().build()?).await?,
         ["--http", addr, options @ ..] => {
             let addr: std::net::SocketAddr = addr.parse()?;
-            let listener = tokio::net::TcpListener::bind(addr).await?;
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
             match protection(options)? {
                 None => {
                     // Port 0 takes a free port: the line says which.
