@@ -1036,6 +1036,14 @@ async fn stopped() {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // The server's events (refusals, limits, tasks) as JSON lines on
+    // stderr, at info and above; stdout stays the protocol's over stdio.
+    tracing_subscriber::fmt()
+        .json()
+        .with_writer(std::io::stderr)
+        .with_max_level(tracing::Level::INFO)
+        .with_current_span(false)
+        .init();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let (transport, sharing) = match args.as_slice() {
