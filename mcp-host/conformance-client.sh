@@ -7,8 +7,11 @@
 # includes `sse-retry`, the resumption of a broken event stream. Then, when
 # the default revisions run, the scenarios the suite runs but does not score
 # that we support: the two 2025-03-26 OAuth back-compat scenarios (at
-# 2025-03-26) and the client-credentials extension (which the suite runs
-# only without a revision, at its latest wire). Prints
+# 2025-03-26), the client-credentials extension (which the suite runs
+# only without a revision, at its latest wire), and the preservation of a
+# JSON Schema 2020-12 input schema, echoed back verbatim (at 2025-11-25,
+# and at the latest wire, where the SEP-2106 keywords are checked too).
+# Prints
 # one line per scenario and a closing "N passed, N failed" line; exits
 # non-zero on any failure.
 #
@@ -26,6 +29,8 @@ if [ "${#revisions[@]}" -eq 0 ]; then
         2025-03-26:auth/2025-03-26-oauth-endpoint-fallback
         latest:auth/client-credentials-basic
         latest:auth/client-credentials-jwt
+        2025-11-25:json-schema-2020-12-preservation
+        latest:json-schema-2020-12-preservation
     )
 fi
 

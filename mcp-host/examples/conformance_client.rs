@@ -316,6 +316,21 @@ async fn exercise(client: &Client) {
             Vec::new()
         }
     };
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    if scenario == "json-schema-2020-12-preservation" {
+        // The focal tool's schema, as the host keeps it, echoed back
+        // verbatim: every keyword must have survived.
+        let focal = tools
+            .iter()
+            .map(|tool| tool.accept_ref())
+            .find(|tool| tool.name == "json_schema_2020_12_tool");
+        if let Some(focal) = focal {
+            let schema = serde_json::to_value(&focal.input_schema).unwrap_or_default();
+            let arguments = Map::from_iter([(String::from("schema"), schema)]);
+            call(client, "json_schema_echo", arguments).await;
+        }
+        return;
+    }
     if let Some(calls) = context.get("toolCalls").and_then(Value::as_array) {
         for planned in calls {
             let name = planned["name"].as_str().unwrap_or_default();
