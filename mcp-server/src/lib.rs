@@ -103,6 +103,7 @@ mod ct;
 pub mod elicit;
 pub mod handle;
 pub mod notify;
+pub mod observe;
 pub mod prompt;
 pub mod resource;
 pub mod server;

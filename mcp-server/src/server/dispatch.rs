@@ -209,6 +209,7 @@ pub(crate) fn error_message(id: Option<&v::RequestId>, error: &ErrorObject) -> V
 /// can tell it from a failure and retry later.
 pub(crate) fn busy(what: &str, name: &str, max: usize) -> ErrorObject {
     tracing::warn!(target: "mcp_server::limits", limit = name, max, "refused a request: {what}");
+    crate::observe::limit_refused(name);
     ErrorObject::internal_error(format!(
         "the server is busy: {what} (limit {max}); retry later"
     ))
@@ -820,6 +821,7 @@ impl Server {
                 needs = %scope,
                 "refused a tool call: its token lacks scopes"
             );
+            crate::observe::auth_refused(refusal.status());
             Some(Outcome::Challenge {
                 status: refusal.status(),
                 www_authenticate: refusal.challenge().unwrap_or_default().to_owned(),

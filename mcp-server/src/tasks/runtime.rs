@@ -212,7 +212,8 @@ impl Runtime {
             .map(|(id, live)| (id.clone(), live.cancel.clone()))
             .collect();
         for (id, cancel) in &running {
-            tracing::warn!(task = %id, "failing a task still running at shutdown");
+            tracing::warn!(target: "mcp_server::tasks", task = %id, "failing a task still running at shutdown");
+            crate::observe::task("shut_down");
             self.fail_with(id, SHUT_DOWN).await;
             let _ = cancel.send(true);
         }
@@ -402,6 +403,7 @@ impl Runtime {
             expires,
         } = created;
         tracing::info!(target: "mcp_server::tasks", task = %id, "task created");
+        crate::observe::task("created");
         let cancelled = cancel.subscribe();
         let wake = Arc::new(Notify::new());
         self.live().insert(
@@ -419,6 +421,7 @@ impl Runtime {
             // lease. The lease keeper ends first when the task was settled
             // elsewhere (cancelled through another replica, or failed for
             // a lapsed lease): the handler is dropped with it.
+            crate::observe::tasks_running(1);
             let handler = tokio::spawn({
                 let (runtime, id) = (runtime.clone(), id.clone());
                 async move {
@@ -452,6 +455,7 @@ impl Runtime {
                 stop_lease.abort();
             }
             let live = runtime.live().remove(&id);
+            crate::observe::tasks_running(-1);
             runtime.ended.notify_waiters();
             // A handler stopped before it finished may have handed work
             // elsewhere, which watches its context: tell it.
@@ -564,6 +568,7 @@ impl Runtime {
             let outcome = tokio::select! {
                 outcome = guarded => outcome.unwrap_or_else(|_| {
                     tracing::error!(target: "mcp_server::tasks", task = id, "a task's handler panicked");
+                    crate::observe::task("panicked");
                     Outcome::Error(ErrorObject::internal_error("the tool panicked"))
                 }),
                 _ = cancelled.wait_for(|c| *c) => return false,
@@ -571,24 +576,34 @@ impl Runtime {
             };
             let (requests, request_state) = match outcome {
                 Outcome::Complete(result) => {
+                    // Told only when this outcome is what the task ended
+                    // with, not one that came after a cancel.
+                    let mut ended = false;
                     self.settle(id, expires_ms, |r, now| {
-                        r.complete(result.clone(), now);
+                        ended = r.complete(result.clone(), now);
                     })
                     .await;
-                    tracing::info!(target: "mcp_server::tasks", task = id, "task completed");
+                    if ended {
+                        tracing::info!(target: "mcp_server::tasks", task = id, "task completed");
+                        crate::observe::task("completed");
+                    }
                     return true;
                 }
                 Outcome::Error(error) => {
+                    let mut ended = false;
                     self.settle(id, expires_ms, |r, now| {
-                        r.fail(&error, now);
+                        ended = r.fail(&error, now);
                     })
                     .await;
-                    tracing::info!(
-                        target: "mcp_server::tasks",
-                        task = id,
-                        code = error.code,
-                        "task failed"
-                    );
+                    if ended {
+                        tracing::info!(
+                            target: "mcp_server::tasks",
+                            task = id,
+                            code = error.code,
+                            "task failed"
+                        );
+                        crate::observe::task("failed");
+                    }
                     return true;
                 }
                 Outcome::InputRequired { .. } if rounds == MAX_INPUT_ROUNDS => {
@@ -756,6 +771,7 @@ impl Runtime {
                         task = id,
                         "task failed: the replica running it stopped renewing its lease"
                     );
+                    crate::observe::task("lapsed");
                     self.announce(after.clone());
                 }
                 Ok(after)
@@ -842,6 +858,7 @@ impl Runtime {
         let after = self.reached(updated).map_err(store_error)?;
         if let (Some(after), true) = (after, changed) {
             tracing::info!(target: "mcp_server::tasks", task = %record.id, "task cancelled");
+            crate::observe::task("cancelled");
             self.announce(after);
         }
         self.signal_here(&record.id, Signal::Cancel);

@@ -625,6 +625,7 @@ async fn handle_legacy(
                 max = app.config.max_sessions,
                 "the legacy session table was full: dropped the session used longest ago"
             );
+            crate::observe::session_evicted();
         }
         if let Ok(value) = HeaderValue::from_str(session.id()) {
             response.headers_mut().insert(SESSION_HEADER.clone(), value);

@@ -76,6 +76,7 @@ pub(super) async fn authorize(app: &App, parts: &Parts) -> Result<Option<Arc<Gra
                 reason = %refused.error().message,
                 "refused a request's credentials"
             );
+            crate::observe::auth_refused(refused.status());
             Err(refusal(&refused))
         }
     }

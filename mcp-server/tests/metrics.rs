@@ -1,0 +1,218 @@
+//! The counters and gauges of `mcp_server::observe`, read back through a
+//! recorder of the test's own: a task's life on this replica, and a
+//! request refused at a limit.
+
+#![cfg(all(feature = "metrics", feature = "tasks"))]
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use mcp_server::tasks::TaskSettings;
+use mcp_server::transport::stdio;
+use mcp_server::{tool, tools, Context, Server};
+use metrics::{
+    Counter, CounterFn, Gauge, GaugeFn, Histogram, Key, KeyName, Metadata, Recorder, SharedString,
+    Unit,
+};
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+/// Every value recorded, by `name{label=value,...}`.
+#[derive(Clone, Default)]
+struct Book(Arc<Mutex<BTreeMap<String, f64>>>);
+
+struct Cell(Book, String);
+
+impl CounterFn for Cell {
+    fn increment(&self, value: u64) {
+        *self
+            .0
+             .0
+            .lock()
+            .expect("lock")
+            .entry(self.1.clone())
+            .or_default() += value as f64;
+    }
+
+    fn absolute(&self, value: u64) {
+        self.0
+             .0
+            .lock()
+            .expect("lock")
+            .insert(self.1.clone(), value as f64);
+    }
+}
+
+impl GaugeFn for Cell {
+    fn increment(&self, value: f64) {
+        *self
+            .0
+             .0
+            .lock()
+            .expect("lock")
+            .entry(self.1.clone())
+            .or_default() += value;
+    }
+
+    fn decrement(&self, value: f64) {
+        *self
+            .0
+             .0
+            .lock()
+            .expect("lock")
+            .entry(self.1.clone())
+            .or_default() -= value;
+    }
+
+    fn set(&self, value: f64) {
+        self.0
+             .0
+            .lock()
+            .expect("lock")
+            .insert(self.1.clone(), value);
+    }
+}
+
+fn name(key: &Key) -> String {
+    let labels: Vec<String> = key
+        .labels()
+        .map(|l| format!("{}={}", l.key(), l.value()))
+        .collect();
+    format!("{}{{{}}}", key.name(), labels.join(","))
+}
+
+impl Recorder for Book {
+    fn describe_counter(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
+    fn describe_gauge(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
+    fn describe_histogram(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
+
+    fn register_counter(&self, key: &Key, _: &Metadata<'_>) -> Counter {
+        Counter::from_arc(Arc::new(Cell(self.clone(), name(key))))
+    }
+
+    fn register_gauge(&self, key: &Key, _: &Metadata<'_>) -> Gauge {
+        Gauge::from_arc(Arc::new(Cell(self.clone(), name(key))))
+    }
+
+    fn register_histogram(&self, _: &Key, _: &Metadata<'_>) -> Histogram {
+        Histogram::noop()
+    }
+}
+
+/// The process's recorder, installed once.
+fn book() -> &'static Book {
+    static BOOK: OnceLock<Book> = OnceLock::new();
+    BOOK.get_or_init(|| {
+        let book = Book::default();
+        metrics::set_global_recorder(book.clone()).expect("the only recorder");
+        book
+    })
+}
+
+fn value(name: &str) -> f64 {
+    book()
+        .0
+        .lock()
+        .expect("lock")
+        .get(name)
+        .copied()
+        .unwrap_or_default()
+}
+
+struct Jobs;
+
+#[tools]
+impl Jobs {
+    /// Works for `ms` milliseconds.
+    #[tool(task = "optional")]
+    async fn work(&self, ms: u64) -> String {
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+        "worked".into()
+    }
+
+    /// Runs until cancelled.
+    #[tool(task = "optional")]
+    async fn forever(&self, cx: &Context) -> String {
+        cx.cancelled().await;
+        "cancelled".into()
+    }
+}
+
+#[tokio::test]
+async fn a_tasks_life_is_counted() {
+    book();
+    let server = Server::builder(Jobs)
+        .info("jobs", "1.0.0")
+        .tools()
+        .tasks(
+            TaskSettings::default()
+                .poll_interval(Duration::from_millis(10))
+                .inline_grace(Duration::ZERO),
+        )
+        .build()
+        .expect("server builds");
+    let (client, server_side) = tokio::io::duplex(1 << 16);
+    let (r, w) = tokio::io::split(server_side);
+    tokio::spawn(stdio::serve_io(server, r, w));
+    let (reader, mut writer) = tokio::io::split(client);
+    let mut lines = BufReader::new(reader).lines();
+    let mut next_id = 0;
+    let mut request = async |method: &str, mut params: Value| -> Value {
+        next_id += 1;
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities":
+                {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+        });
+        let message = json!({"jsonrpc": "2.0", "id": next_id, "method": method, "params": params});
+        writer
+            .write_all(format!("{message}\n").as_bytes())
+            .await
+            .expect("write");
+        loop {
+            let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+                .await
+                .expect("an answer in time")
+                .expect("read")
+                .expect("a line");
+            let answer: Value = serde_json::from_str(&line).expect("JSON");
+            if answer["id"] == json!(next_id) {
+                return answer;
+            }
+        }
+    };
+    let started = request("tools/call", json!({"name": "forever", "arguments": {}})).await;
+    let running = started["result"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    assert_eq!(value("mcp_tasks_running{}"), 1.0);
+    let started = request(
+        "tools/call",
+        json!({"name": "work", "arguments": {"ms": 10}}),
+    )
+    .await;
+    let worked = started["result"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    loop {
+        let task = request("tasks/get", json!({"taskId": worked})).await;
+        if task["result"]["status"] == "completed" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    request("tasks/cancel", json!({"taskId": running})).await;
+    for _ in 0..100 {
+        if value("mcp_tasks_running{}") == 0.0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(value("mcp_tasks_total{event=created}"), 2.0);
+    assert_eq!(value("mcp_tasks_total{event=completed}"), 1.0);
+    assert_eq!(value("mcp_tasks_total{event=cancelled}"), 1.0);
+    assert_eq!(value("mcp_tasks_running{}"), 0.0, "{:?}", book().0);
+}
