@@ -1,4 +1,4 @@
-//! What the server counts for its operator, through the [`metrics`]
+//! What the server counts for its operator, through the `metrics`
 //! facade (feature `metrics`), beside the `tracing` events it emits at the
 //! same places. Nothing is recorded until the application installs a
 //! recorder (a Prometheus exporter, say); without the feature every
