@@ -1044,6 +1044,17 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_max_level(tracing::Level::INFO)
         .with_current_span(false)
         .init();
+    // With the `metrics` feature: the server's counters, for Prometheus,
+    // at http://MCP_METRICS_ADDR/metrics.
+    #[cfg(feature = "metrics")]
+    if let Ok(addr) = std::env::var("MCP_METRICS_ADDR") {
+        let addr: SocketAddr = addr.parse()?;
+        metrics_exporter_prometheus::PrometheusBuilder::new()
+            .with_http_listener(addr)
+            .install()
+            .map_err(|e| format!("cannot serve metrics on {addr}: {e}"))?;
+        eprintln!("metrics at http://{addr}/metrics");
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let (transport, sharing) = match args.as_slice() {
