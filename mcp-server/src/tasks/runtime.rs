@@ -1373,16 +1373,20 @@ mod tests {
         let mut store = Faulty::new(completed, 0);
         store.lease = Some(Duration::from_millis(90));
         let runtime = runtime(TaskSettings::default().store(store));
-        let busy: BoxFuture<'static, Outcome> = Box::pin(async {
+        // Holds its thread until the test has looked, as CPU-bound work
+        // that never yields does: however slow the machine, the look comes
+        // while the handler is busy, more than two leases in.
+        let (release, released) = std::sync::mpsc::channel::<()>();
+        let busy: BoxFuture<'static, Outcome> = Box::pin(async move {
             tokio::task::yield_now().await;
-            // Holds its thread, as CPU-bound work that never yields does.
-            std::thread::sleep(Duration::from_millis(400));
+            let _ = released.recv_timeout(Duration::from_secs(30));
             Outcome::Complete(json!({"content": []}))
         });
         let id = start(&runtime, None, busy).await;
         tokio::time::sleep(Duration::from_millis(250)).await;
         let task = runtime.get(&params(&id), None).await.expect("found");
         assert_eq!(task["status"], "working", "{task}");
+        release.send(()).expect("the handler waits");
         assert_eq!(settled(&runtime, &id, None).await["status"], "completed");
     }
 
