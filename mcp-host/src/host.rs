@@ -477,8 +477,10 @@ impl Host {
         list
     }
 
-    /// Runs `op` on the client of `id`. If a stdio server has crashed, it
-    /// is restarted and `op` runs once more: what was in flight is retried.
+    /// Runs `op` on the client of `id`. If a stdio server has crashed, or
+    /// an HTTP+SSE server's stream could not be opened again, it is
+    /// restarted (connected anew) and `op` runs once more: what was in
+    /// flight is retried.
     async fn with_client<'a, T>(
         &self,
         id: &ServerId,
@@ -489,7 +491,7 @@ impl Host {
             None => self.connect(id).await?,
         };
         match op(client.clone()).await {
-            Err(ClientError::Closed) if client.is_stdio() => {
+            Err(ClientError::Closed) if client.is_closed() => {
                 let fresh = self.restart(id, &client).await?;
                 op(fresh).await
             }

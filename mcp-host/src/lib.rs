@@ -100,7 +100,10 @@
 //!   change, a readable diff, and poisoning checks, sans-IO; the pin
 //!   file. [`audit`]: one JSON line per tool call decision. [`state`]:
 //!   the state directory and the private, atomic writes both use.
-//! - [`client`]: one server over stdio or Streamable HTTP, in either era.
+//! - [`client`]: one server over stdio or Streamable HTTP, in either era,
+//!   or over the deprecated HTTP+SSE transport
+//!   ([`client::legacy_sse`]); stdio and HTTP+SSE share one message
+//!   router, since each carries every message on one connection.
 //! - [`tasks`] (with the `tasks` feature): tool calls that the server runs
 //!   as tasks; the books of a task sans-IO, followed by the client.
 //! - [`typed`]: the runtime of typed clients that `mcp-gen client`

@@ -1,6 +1,8 @@
-//! An incremental reader of `text/event-stream` bodies: bytes in, the
-//! `data` of each complete event out. Comment lines and `event` fields are
-//! skipped. The reader also keeps what a client needs to resume a broken
+//! An incremental reader of `text/event-stream` bodies: bytes in, each
+//! complete event out, as its `data` ([`SseReader::push`]) or with its
+//! `event` type too ([`SseReader::push_events`], which the HTTP+SSE
+//! transport of 2024-11-05 needs for its `endpoint` event). Comment lines
+//! are skipped. The reader also keeps what a client needs to resume a broken
 //! stream in the legacy era: the id of the last event it completed and the
 //! reconnection delay the server asked for. The modern era has neither.
 
@@ -11,6 +13,8 @@ use std::time::Duration;
 pub struct SseReader {
     buffer: Vec<u8>,
     data: Vec<String>,
+    /// The `event` field of the event being read.
+    kind: String,
     /// Bytes accepted for the event being read, against runaway events.
     pending: usize,
     limit: Option<usize>,
@@ -19,6 +23,15 @@ pub struct SseReader {
     id_buffer: String,
     last_event_id: String,
     retry: Option<Duration>,
+}
+
+/// One complete event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    /// Its `event` field; `message` when it had none.
+    pub kind: String,
+    /// Its data lines, joined by newlines.
+    pub data: String,
 }
 
 /// An event grew past the reader's limit.
@@ -41,6 +54,16 @@ impl SseReader {
     ///
     /// [`EventTooLarge`] when one event exceeds the limit.
     pub fn push(&mut self, chunk: &[u8]) -> Result<Vec<String>, EventTooLarge> {
+        let events = self.push_events(chunk)?;
+        Ok(events.into_iter().map(|e| e.data).collect())
+    }
+
+    /// Adds bytes; returns every event they complete, with its type.
+    ///
+    /// # Errors
+    ///
+    /// [`EventTooLarge`] when one event exceeds the limit.
+    pub fn push_events(&mut self, chunk: &[u8]) -> Result<Vec<Event>, EventTooLarge> {
         self.buffer.extend_from_slice(chunk);
         self.pending += chunk.len();
         let mut events = Vec::new();
@@ -81,17 +104,23 @@ impl SseReader {
             self.line(&rest, &mut events);
         }
         self.line(b"", &mut events);
-        events.pop()
+        events.pop().map(|e| e.data)
     }
 
-    fn line(&mut self, line: &[u8], events: &mut Vec<String>) {
+    fn line(&mut self, line: &[u8], events: &mut Vec<Event>) {
         if line.is_empty() {
             self.last_event_id.clone_from(&self.id_buffer);
             // An event whose data is empty (a priming event that carries
             // only an id) is not delivered.
             let data = std::mem::take(&mut self.data).join("\n");
+            let kind = std::mem::take(&mut self.kind);
             if !data.is_empty() {
-                events.push(data);
+                let kind = if kind.is_empty() {
+                    String::from("message")
+                } else {
+                    kind
+                };
+                events.push(Event { kind, data });
             }
             self.pending = self.buffer.len();
             return;
@@ -106,6 +135,7 @@ impl SseReader {
         };
         match field {
             "data" => self.data.push(value.to_owned()),
+            "event" => value.clone_into(&mut self.kind),
             "id" if !value.contains('\0') => value.clone_into(&mut self.id_buffer),
             "retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
                 if let Ok(ms) = value.parse() {
@@ -172,6 +202,20 @@ mod tests {
         assert_eq!(reader.last_event_id(), None);
         reader.push(b"id: a\0b\ndata: z\n\n").expect("ok");
         assert_eq!(reader.last_event_id(), None);
+    }
+
+    #[test]
+    fn events_keep_their_type() {
+        let mut reader = SseReader::default();
+        let events = reader
+            .push_events(b"event: endpoint\ndata: /messages/?session_id=1\n\ndata: {}\n\n")
+            .expect("ok");
+        let kinds: Vec<&str> = events.iter().map(|e| e.kind.as_str()).collect();
+        assert_eq!(kinds, ["endpoint", "message"]);
+        assert_eq!(events[0].data, "/messages/?session_id=1");
+        // The type belongs to one event only.
+        let events = reader.push_events(b"event: x\n\ndata: y\n\n").expect("ok");
+        assert_eq!(events[0].kind, "message");
     }
 
     #[test]

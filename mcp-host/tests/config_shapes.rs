@@ -174,9 +174,13 @@ fn an_unset_variable_is_an_error_naming_the_server_and_field() {
         "sse.json",
         &json!({"servers": {"old": {"type": "sse", "url": "http://127.0.0.1:1/sse"}}}),
     );
+    // The entry is read, and the server it names is tried (here, nobody
+    // listens).
     let output = host_command(&sse, &["servers"]);
-    assert!(String::from_utf8_lossy(&output.stderr)
-        .contains("the legacy SSE transport is not supported"));
+    let servers = printed(&output);
+    assert_eq!(servers[0]["id"], "old");
+    let error = servers[0]["error"].as_str().expect("an error");
+    assert!(error.contains("http://127.0.0.1:1/sse"), "{error}");
 }
 
 #[test]

@@ -190,15 +190,17 @@ struct CancelOnDrop<'a> {
 
 impl Drop for CancelOnDrop<'_> {
     fn drop(&mut self) {
-        if let (true, Transport::Stdio(stdio)) = (self.armed, self.transport) {
-            stdio.cancel(&self.id, "cancelled by the client");
+        if let (true, Transport::Stdio(channel) | Transport::Sse(channel)) =
+            (self.armed, self.transport)
+        {
+            channel.cancel(&self.id, "cancelled by the client");
         }
     }
 }
 
 /// What comes back for one request, over either transport.
 pub(super) enum Answer {
-    Stdio(super::stdio::Pending),
+    Stdio(super::channel::Pending),
     Http(Box<super::http::Answer>),
 }
 
@@ -403,7 +405,7 @@ impl Client {
     fn oauth(&self) -> Option<&std::sync::Arc<crate::auth::OAuthClient>> {
         match &*self.transport {
             Transport::Http(http) => http.oauth(),
-            Transport::Stdio(_) => None,
+            Transport::Stdio(_) | Transport::Sse(_) => None,
         }
     }
 
@@ -425,7 +427,9 @@ impl Client {
         headers.extend(request.headers.iter().cloned());
         let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
         let mut answer = match &*self.transport {
-            Transport::Stdio(stdio) => Answer::Stdio(stdio.send(id, &body)?),
+            Transport::Stdio(channel) | Transport::Sse(channel) => {
+                Answer::Stdio(channel.send(id, &body)?)
+            }
             Transport::Http(http) => {
                 let mut answer = http.post(&body, &headers).await?;
                 if matches!(stamp, Stamp::Legacy(_)) {

@@ -238,14 +238,7 @@ impl Http {
         limit: usize,
     ) -> Result<Self, ClientError> {
         let url = reqwest::Url::parse(url).map_err(|e| ClientError::Config(format!("url: {e}")))?;
-        let mut map = HeaderMap::new();
-        for (name, value) in headers {
-            let name = HeaderName::from_bytes(name.as_bytes())
-                .map_err(|e| ClientError::Config(format!("header `{name}`: {e}")))?;
-            let value = HeaderValue::from_str(value)
-                .map_err(|e| ClientError::Config(format!("header `{name}`: {e}")))?;
-            map.insert(name, value);
-        }
+        let map = header_map(headers)?;
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
@@ -320,16 +313,7 @@ impl Http {
                 *slot = Some(session.to_owned());
             }
         }
-        let status = response.status();
-        if !status.is_success() {
-            let body = read_body(&mut response, self.limit)
-                .await
-                .unwrap_or_default();
-            return Err(ClientError::HttpStatus {
-                status: status.as_u16(),
-                body,
-            });
-        }
+        success(&mut response, self.limit).await?;
         let media = media_type(response.headers());
         if media.as_deref() == Some("text/event-stream") {
             return Ok(Answer::Sse(Box::new(EventStream::new(
@@ -426,6 +410,19 @@ impl Http {
     }
 }
 
+/// The configured `headers`, checked.
+pub(super) fn header_map(headers: &[(String, String)]) -> Result<HeaderMap, ClientError> {
+    let mut map = HeaderMap::new();
+    for (name, value) in headers {
+        let name = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|e| ClientError::Config(format!("header `{name}`: {e}")))?;
+        let value = HeaderValue::from_str(value)
+            .map_err(|e| ClientError::Config(format!("header `{name}`: {e}")))?;
+        map.insert(name, value);
+    }
+    Ok(map)
+}
+
 /// `request` with the current access token of `oauth`, if there is one,
 /// and the generation of that token.
 #[cfg(feature = "oauth")]
@@ -475,7 +472,7 @@ fn refusal(response: &reqwest::Response, generation: u64) -> Option<crate::auth:
 /// The media type of a reply, lowercase and without parameters; `None`
 /// without a `Content-Type`. A value that is not a plain `type/subtype`
 /// token is replaced, so that server text never reaches an error message.
-fn media_type(headers: &HeaderMap) -> Option<String> {
+pub(super) fn media_type(headers: &HeaderMap) -> Option<String> {
     let value = headers.get(CONTENT_TYPE)?.to_str().unwrap_or("");
     let media = value.split(';').next().unwrap_or("").trim();
     let plain = !media.is_empty()
@@ -491,8 +488,28 @@ fn media_type(headers: &HeaderMap) -> Option<String> {
     })
 }
 
+/// [`ClientError::HttpStatus`], with the body up to `limit` bytes, unless
+/// the status is a success.
+pub(super) async fn success(
+    response: &mut reqwest::Response,
+    limit: usize,
+) -> Result<(), ClientError> {
+    let status = response.status();
+    if status.is_success() {
+        return Ok(());
+    }
+    let body = read_body(response, limit).await.unwrap_or_default();
+    Err(ClientError::HttpStatus {
+        status: status.as_u16(),
+        body,
+    })
+}
+
 /// The body, up to `limit` bytes.
-async fn read_body(response: &mut reqwest::Response, limit: usize) -> Result<Vec<u8>, ClientError> {
+pub(super) async fn read_body(
+    response: &mut reqwest::Response,
+    limit: usize,
+) -> Result<Vec<u8>, ClientError> {
     let mut body = Vec::new();
     while let Some(chunk) = response
         .chunk()

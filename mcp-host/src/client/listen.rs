@@ -83,8 +83,8 @@ impl Drop for CancelListen {
             return;
         }
         if let Some(transport) = self.transport.upgrade() {
-            if let Transport::Stdio(stdio) = &*transport {
-                stdio.cancel(&self.id, "the host stopped listening");
+            if let Transport::Stdio(channel) | Transport::Sse(channel) = &*transport {
+                channel.cancel(&self.id, "the host stopped listening");
             }
         }
     }
@@ -156,7 +156,9 @@ impl Client {
         let headers = self.era_headers(&stamp, METHOD, Some(&params));
         let body = json!({ "jsonrpc": "2.0", "id": id, "method": METHOD, "params": params });
         let answer = match &*self.transport {
-            Transport::Stdio(stdio) => Answer::Stdio(stdio.send(&id, &body)?),
+            Transport::Stdio(channel) | Transport::Sse(channel) => {
+                Answer::Stdio(channel.send(&id, &body)?)
+            }
             Transport::Http(http) => Answer::Http(Box::new(
                 http.post(&body, &headers)
                     .await

@@ -1,4 +1,5 @@
-//! One client per server, over a stdio subprocess or Streamable HTTP.
+//! One client per server, over a stdio subprocess, Streamable HTTP, or the
+//! deprecated HTTP+SSE transport of 2024-11-05 (see [`Target::Sse`]).
 //!
 //! [`Client::connect`] starts the transport and settles the era: it probes
 //! with `server/discover` (see [`probe`](crate::probe)) and falls back to
@@ -45,9 +46,11 @@
 //! response to another id, is [`ClientError::Protocol`].
 
 mod call;
+mod channel;
 pub mod error;
 mod http;
 pub mod input;
+pub mod legacy_sse;
 mod listen;
 mod log;
 mod stdio;
@@ -88,9 +91,20 @@ use crate::untrusted::Untrusted;
 pub enum Target {
     /// A process to start, spoken to over its stdin and stdout.
     Stdio(StdioCommand),
-    /// A Streamable HTTP endpoint.
+    /// A Streamable HTTP endpoint. A server that refuses POSTs to it
+    /// (`400`, `404` or `405`) for the probe and for `initialize` alike is
+    /// tried over the HTTP+SSE transport at the same URL before the
+    /// connection fails.
     Http {
         /// The endpoint URL.
+        url: String,
+        /// Headers added to every request, such as `Authorization`.
+        headers: Vec<(String, String)>,
+    },
+    /// The SSE URL of a server on the deprecated HTTP+SSE transport of
+    /// 2024-11-05 (see [`legacy_sse`]); always of the legacy era.
+    Sse {
+        /// The URL of the event stream, often ending in `/sse`.
         url: String,
         /// Headers added to every request, such as `Authorization`.
         headers: Vec<(String, String)>,
@@ -101,13 +115,18 @@ impl std::fmt::Debug for Target {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::Stdio(command) => f.debug_tuple("Stdio").field(command).finish(),
-            Self::Http { url, headers } => {
+            Self::Http { url, headers } | Self::Sse { url, headers } => {
                 let url = match url.split_once('?') {
                     Some((base, _)) => format!("{base}?…"),
                     None => url.clone(),
                 };
                 let headers: Vec<&str> = headers.iter().map(|(name, _)| name.as_str()).collect();
-                f.debug_struct("Http")
+                let name = if matches!(self, Self::Sse { .. }) {
+                    "Sse"
+                } else {
+                    "Http"
+                };
+                f.debug_struct(name)
                     .field("url", &url)
                     .field("headers", &headers)
                     .finish()
@@ -271,7 +290,7 @@ pub struct Session {
 /// of an HTTP endpoint, or the configured process of a stdio server.
 pub fn era_key(id: &ServerId, target: &Target) -> String {
     match target {
-        Target::Http { url, .. } => reqwest::Url::parse(url)
+        Target::Http { url, .. } | Target::Sse { url, .. } => reqwest::Url::parse(url)
             .map(|u| u.origin().ascii_serialization())
             .unwrap_or_else(|_| url.clone()),
         Target::Stdio(_) => format!("stdio:{id}"),
@@ -289,8 +308,9 @@ pub enum KnownEra {
 }
 
 enum Transport {
-    Stdio(stdio::Stdio),
+    Stdio(channel::Channel),
     Http(http::Http),
+    Sse(channel::Channel),
 }
 
 /// A tool the client has listed, with the headers its calls need and its
@@ -392,26 +412,73 @@ impl Client {
         let limit = options.max_message_size;
         // What the server's process logs later is told within this span.
         let span = tracing::debug_span!("server", id = %id);
-        let transport = Arc::new(match &target {
-            Target::Stdio(command) => match span.in_scope(|| stdio::Stdio::spawn(command, limit)) {
-                Ok(stdio) => Transport::Stdio(stdio),
-                Err(error) => {
-                    return Err(ClientError::Start(Box::new(StartFailure {
-                        command: command.command_line(),
-                        reason: StartReason::Spawn(error),
-                        stderr: None,
-                    })))
+        let transport = match &target {
+            Target::Stdio(command) => {
+                match span.in_scope(|| channel::Channel::spawn(command, limit)) {
+                    Ok(stdio) => Transport::Stdio(stdio),
+                    Err(error) => {
+                        return Err(ClientError::Start(Box::new(StartFailure {
+                            command: command.command_line(),
+                            reason: StartReason::Spawn(error),
+                            stderr: None,
+                        })))
+                    }
                 }
-            },
+            }
             Target::Http { url, headers } => {
                 let http = http::Http::new(url, headers, limit)?;
                 #[cfg(feature = "oauth")]
                 let http = http.with_oauth(options.oauth.clone());
                 Transport::Http(http)
             }
-        });
-        if let Transport::Stdio(stdio) = &*transport {
-            if let Some(requests) = stdio.take_server_requests() {
+            Target::Sse { url, headers } => Transport::Sse(
+                legacy_sse::connect(url, headers, limit, options.request_timeout).await?,
+            ),
+        };
+        let client = Self::assemble(id, transport, &target, input, options);
+        let error = match client.establish(known).await {
+            Ok(()) => return Ok(client),
+            Err(error) => error,
+        };
+        // A server that refuses POSTs to its URL may be one of the HTTP+SSE
+        // transport, which serves its stream there.
+        if let (
+            Target::Http { url, headers },
+            ClientError::HttpStatus {
+                status: 400 | 404 | 405,
+                ..
+            },
+        ) = (&target, &error)
+        {
+            let options = &client.options;
+            if let Ok(channel) =
+                legacy_sse::connect(url, headers, limit, options.request_timeout).await
+            {
+                let sse = Self::assemble(
+                    client.id.clone(),
+                    Transport::Sse(channel),
+                    &target,
+                    client.input.clone(),
+                    client.options.clone(),
+                );
+                sse.initialize().await?;
+                return Ok(sse);
+            }
+        }
+        Err(client.start_failure(&target, error).await)
+    }
+
+    /// A client over `transport`, not yet established.
+    fn assemble(
+        id: ServerId,
+        transport: Transport,
+        target: &Target,
+        input: Arc<dyn InputHandler>,
+        options: ClientOptions,
+    ) -> Self {
+        let transport = Arc::new(transport);
+        if let Transport::Stdio(channel) | Transport::Sse(channel) = &*transport {
+            if let Some(requests) = channel.take_server_requests() {
                 tokio::spawn(answer_server_requests(
                     requests,
                     Arc::downgrade(&transport),
@@ -425,21 +492,17 @@ impl Client {
             crate::trust::Pinning::Shared(guard) => Some((guard.clone(), false)),
             crate::trust::Pinning::Unchecked => None,
         };
-        let client = Self {
+        Self {
             id,
             transport,
             pins,
-            identity: crate::trust::identity(&target),
+            identity: crate::trust::identity(target),
             options,
             input,
             next_id: AtomicI64::new(1),
             session: RwLock::new(None),
             tools: Mutex::new(BTreeMap::new()),
             listener: Mutex::new(None),
-        };
-        match client.establish(known).await {
-            Ok(()) => Ok(client),
-            Err(error) => Err(client.start_failure(&target, error).await),
         }
     }
 
@@ -480,10 +543,12 @@ impl Client {
     }
 
     /// Whether the transport has ended: the process exited or closed its
-    /// output. Always `false` over HTTP, which has no connection to lose.
+    /// output, or an HTTP+SSE stream broke and could not be opened again.
+    /// Always `false` over Streamable HTTP, which has no connection to
+    /// lose.
     pub fn is_closed(&self) -> bool {
         match &*self.transport {
-            Transport::Stdio(stdio) => stdio.is_closed(),
+            Transport::Stdio(channel) | Transport::Sse(channel) => channel.is_closed(),
             Transport::Http(_) => false,
         }
     }
@@ -500,10 +565,14 @@ impl Client {
 
     /// Shuts the server down: over stdio, close its stdin, wait, then
     /// SIGTERM, wait, then SIGKILL; over HTTP, end the legacy session if
-    /// there is one. `None` over HTTP.
+    /// there is one, or close the HTTP+SSE stream. `None` over HTTP.
     pub async fn shutdown(&self) -> Option<Shutdown> {
         match &*self.transport {
             Transport::Stdio(stdio) => Some(stdio.shutdown(self.options.shutdown_grace).await),
+            Transport::Sse(channel) => {
+                channel.shutdown(self.options.shutdown_grace).await;
+                None
+            }
             Transport::Http(http) => {
                 http.end_session().await;
                 None
@@ -530,7 +599,7 @@ impl Client {
     }
 
     async fn establish(&self, known: Option<KnownEra>) -> Result<(), ClientError> {
-        if self.options.force_legacy {
+        if self.options.force_legacy || matches!(&*self.transport, Transport::Sse(_)) {
             return self.initialize().await;
         }
         if known == Some(KnownEra::Legacy) {
@@ -706,7 +775,7 @@ impl Client {
     async fn notify(&self, method: &str, stamp: &Stamp) -> Result<(), ClientError> {
         let message = json!({ "jsonrpc": "2.0", "method": method });
         match &*self.transport {
-            Transport::Stdio(stdio) => stdio.write(&message),
+            Transport::Stdio(channel) | Transport::Sse(channel) => channel.write(&message),
             Transport::Http(http) => {
                 let headers = self.era_headers(stamp, method, None);
                 http.post(&message, &headers).await.map(drop)
@@ -761,8 +830,8 @@ async fn listen(
     }
 }
 
-/// Answers the legacy server-to-client requests of a stdio server, one at
-/// a time, until the process's output ends.
+/// Answers the legacy server-to-client requests of a stdio or HTTP+SSE
+/// server, one at a time, until its output ends.
 async fn answer_server_requests(
     mut requests: mpsc::UnboundedReceiver<Message>,
     transport: Weak<Transport>,
@@ -777,8 +846,8 @@ async fn answer_server_requests(
         let Some(transport) = transport.upgrade() else {
             break;
         };
-        if let Transport::Stdio(stdio) = &*transport {
-            let _ = stdio.write(&reply);
+        if let Transport::Stdio(channel) | Transport::Sse(channel) = &*transport {
+            let _ = channel.write(&reply);
         }
     }
 }

@@ -1,13 +1,10 @@
-//! The stdio transport: a child process, one JSON message per line.
+//! The stdio transport: a child process, one JSON message per line, over
+//! a [`Channel`] that routes them.
 //!
-//! A reader task routes every line from the child's stdout: responses by
-//! request id, progress notifications by their token (the client uses the
-//! request id as the token), and the server-to-client requests of the
-//! legacy era to one queue the client answers from. A writer task owns the
-//! child's stdin; closing it is the first step of shutdown.
+//! A reader task reads the child's stdout; a writer task owns the child's
+//! stdin, and closing it is the first step of shutdown.
 //!
-//! Lines that are not JSON-RPC messages are skipped, and so are responses
-//! whose id no request waits for. A line longer than the client's message
+//! Lines that are not JSON-RPC messages are skipped. A line longer than the client's message
 //! limit ends the reader at once: the requests in flight fail with
 //! [`ClientError::MessageTooLarge`], later ones with
 //! [`ClientError::Closed`].
@@ -15,25 +12,20 @@
 //! Unless it is passed through to the host's stderr, the child's stderr is
 //! read as it comes and only its last lines are kept ([`STDERR_LINES`],
 //! each cut at [`STDERR_LINE_BYTES`]): the report of a server that exits
-//! before it answers ([`Stdio::exit_report`]).
+//! before it answers ([`Channel::exit_report`]).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::path::PathBuf;
-use std::process::{ExitStatus, Stdio as ProcessStdio};
+use std::process::Stdio as ProcessStdio;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use mcp_types::jsonrpc::Message;
-use mcp_types::meta;
-use mcp_types::v2026_07_28::RequestId;
-use serde_json::{json, Map, Value};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, Command};
+use tokio::process::{ChildStdin, Command};
 use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
 use tracing::Instrument;
 
-use super::error::ClientError;
+use super::channel::{Channel, End, Outgoing, Process, Routes};
 
 /// How a server process is started.
 ///
@@ -95,7 +87,7 @@ pub const STDERR_LINE_BYTES: usize = 512;
 
 /// The last lines of a stream, bounded in number and in length.
 #[derive(Debug, Default)]
-struct Tail {
+pub(super) struct Tail {
     lines: VecDeque<String>,
     current: Vec<u8>,
     cut: bool,
@@ -128,7 +120,7 @@ impl Tail {
     }
 
     /// The kept lines, the unfinished last one included.
-    fn lines(&self) -> Vec<String> {
+    pub(super) fn lines(&self) -> Vec<String> {
         let mut tail: Vec<String> = self.lines.iter().cloned().collect();
         if !self.current.is_empty() {
             tail.push(String::from_utf8_lossy(&self.current).into_owned());
@@ -149,87 +141,7 @@ async fn keep_tail<R: AsyncRead + Unpin>(mut stream: R, tail: Arc<Mutex<Tail>>) 
     }
 }
 
-/// How a server process ended, as far as the host saw it.
-#[derive(Debug, Clone)]
-pub(crate) struct ExitReport {
-    /// Its exit status; `None` while it still runs.
-    pub(crate) status: Option<ExitStatus>,
-    /// The last lines of its stderr, unless it was passed through.
-    pub(crate) stderr: Vec<String>,
-}
-
-enum Outgoing {
-    Line(String),
-    Close,
-}
-
-#[derive(Default)]
-struct Routes {
-    pending: HashMap<String, mpsc::UnboundedSender<Message>>,
-    /// Why the reader stopped, once it has.
-    end: Option<End>,
-}
-
-/// Why the reader of the server's output stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum End {
-    /// The output ended or could not be read.
-    Closed,
-    /// A line passed the limit, in bytes.
-    TooLarge(usize),
-}
-
-impl End {
-    fn error(self) -> ClientError {
-        match self {
-            Self::Closed => ClientError::Closed,
-            Self::TooLarge(limit) => ClientError::MessageTooLarge { limit },
-        }
-    }
-}
-
-/// A running server process.
-pub(crate) struct Stdio {
-    out: mpsc::UnboundedSender<Outgoing>,
-    routes: Arc<Mutex<Routes>>,
-    child: tokio::sync::Mutex<Option<Child>>,
-    server_requests: Mutex<Option<mpsc::UnboundedReceiver<Message>>>,
-    stderr: Arc<Mutex<Tail>>,
-    stderr_reader: Mutex<Option<JoinHandle<()>>>,
-}
-
-/// The answer stream of one request.
-pub(crate) struct Pending {
-    rx: mpsc::UnboundedReceiver<Message>,
-    routes: Arc<Mutex<Routes>>,
-    key: String,
-}
-
-impl Pending {
-    /// The next message for the request; once the server's output has
-    /// ended, the reason as an error.
-    pub(crate) async fn next(&mut self) -> Result<Message, ClientError> {
-        if let Some(message) = self.rx.recv().await {
-            return Ok(message);
-        }
-        let end = self.routes.lock().ok().and_then(|r| r.end);
-        Err(end.unwrap_or(End::Closed).error())
-    }
-}
-
-impl Drop for Pending {
-    fn drop(&mut self) {
-        if let Ok(mut routes) = self.routes.lock() {
-            routes.pending.remove(&self.key);
-        }
-    }
-}
-
-fn key(id: &RequestId) -> String {
-    id.to_string()
-}
-
-impl Stdio {
+impl Channel {
     /// Starts the process and its reader and writer tasks; lines longer
     /// than `limit` bytes fail the connection.
     ///
@@ -261,109 +173,16 @@ impl Stdio {
             .stderr
             .take()
             .map(|stream| tokio::spawn(keep_tail(stream, stderr.clone())));
-        let (out, out_rx) = mpsc::unbounded_channel();
-        tokio::spawn(write_lines(stdin, out_rx));
-        let routes = Arc::new(Mutex::new(Routes::default()));
-        let (requests_tx, requests_rx) = mpsc::unbounded_channel();
+        let (channel, ends) = Channel::new();
+        tokio::spawn(write_lines(stdin, ends.out));
         tokio::spawn(
-            read_lines(BufReader::new(stdout), limit, routes.clone(), requests_tx)
-                .in_current_span(),
+            read_lines(BufReader::new(stdout), limit, ends.routes, ends.requests).in_current_span(),
         );
-        Ok(Self {
-            out,
-            routes,
+        Ok(channel.with_process(Process {
             child: tokio::sync::Mutex::new(Some(child)),
-            server_requests: Mutex::new(Some(requests_rx)),
             stderr,
             stderr_reader: Mutex::new(stderr_reader),
-        })
-    }
-
-    /// How the process ended: its exit status and the end of its stderr,
-    /// waiting at most `wait` for each.
-    pub(crate) async fn exit_report(&self, wait: Duration) -> ExitReport {
-        let status = match self.child.lock().await.as_mut() {
-            Some(child) => tokio::time::timeout(wait, child.wait())
-                .await
-                .ok()
-                .and_then(Result::ok),
-            None => None,
-        };
-        let reader = self.stderr_reader.lock().ok().and_then(|mut r| r.take());
-        if let Some(reader) = reader {
-            let _ = tokio::time::timeout(wait, reader).await;
-        }
-        let stderr = self.stderr.lock().map(|t| t.lines()).unwrap_or_default();
-        ExitReport { status, stderr }
-    }
-
-    /// The queue of the server's own requests (legacy era); taken once.
-    pub(crate) fn take_server_requests(&self) -> Option<mpsc::UnboundedReceiver<Message>> {
-        self.server_requests.lock().ok()?.take()
-    }
-
-    /// Whether the process's output has ended.
-    pub(crate) fn is_closed(&self) -> bool {
-        self.routes.lock().map_or(true, |r| r.end.is_some())
-    }
-
-    /// Sends a request and returns the stream of what comes back for it.
-    pub(crate) fn send(&self, id: &RequestId, message: &Value) -> Result<Pending, ClientError> {
-        let (tx, rx) = mpsc::unbounded_channel();
-        let key = key(id);
-        {
-            let mut routes = self.routes.lock().map_err(|_| ClientError::Closed)?;
-            if routes.end.is_some() {
-                return Err(ClientError::Closed);
-            }
-            routes.pending.insert(key.clone(), tx);
-        }
-        let pending = Pending {
-            rx,
-            routes: self.routes.clone(),
-            key,
-        };
-        self.write(message)?;
-        Ok(pending)
-    }
-
-    /// Writes one message (a notification, or an answer to the server).
-    pub(crate) fn write(&self, message: &Value) -> Result<(), ClientError> {
-        self.out
-            .send(Outgoing::Line(message.to_string()))
-            .map_err(|_| ClientError::Closed)
-    }
-
-    /// Tells the server to stop working on `id`.
-    pub(crate) fn cancel(&self, id: &RequestId, reason: &str) {
-        let _ = self.write(&json!({
-            "jsonrpc": "2.0",
-            "method": "notifications/cancelled",
-            "params": { "requestId": id, "reason": reason },
-        }));
-    }
-
-    /// Closes stdin, waits `grace`, then sends SIGTERM, waits `grace`
-    /// again, then SIGKILL. Returns how the process ended.
-    pub(crate) async fn shutdown(&self, grace: Duration) -> Shutdown {
-        let _ = self.out.send(Outgoing::Close);
-        let Some(mut child) = self.child.lock().await.take() else {
-            return Shutdown::AlreadyGone;
-        };
-        if tokio::time::timeout(grace, child.wait()).await.is_ok() {
-            return Shutdown::Exited;
-        }
-        if let Some(pid) = child.id().and_then(|p| i32::try_from(p).ok()) {
-            let _ = nix::sys::signal::kill(
-                nix::unistd::Pid::from_raw(pid),
-                nix::sys::signal::Signal::SIGTERM,
-            );
-            if tokio::time::timeout(grace, child.wait()).await.is_ok() {
-                return Shutdown::Terminated;
-            }
-        }
-        let _ = child.kill().await;
-        Shutdown::Killed
+        }))
     }
 }
 
@@ -381,8 +200,8 @@ pub enum Shutdown {
 }
 
 async fn write_lines(mut stdin: ChildStdin, mut rx: mpsc::UnboundedReceiver<Outgoing>) {
-    while let Some(Outgoing::Line(line)) = rx.recv().await {
-        let mut bytes = line.into_bytes();
+    while let Some(Outgoing::Message(message)) = rx.recv().await {
+        let mut bytes = message.to_string().into_bytes();
         bytes.push(b'\n');
         if stdin.write_all(&bytes).await.is_err() || stdin.flush().await.is_err() {
             break;
@@ -432,29 +251,6 @@ async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, limit: usize) -> std
     }
 }
 
-/// The request a notification belongs to: a progress report by its token
-/// (the request's id), a listen stream's notification by its subscription
-/// id (the listen request's id), and the server's end of a listen stream
-/// by the id it cancels. All three render like [`key`].
-fn notification_route(method: &str, params: &Map<String, Value>) -> Option<String> {
-    let subscription = || {
-        params
-            .get("_meta")
-            .and_then(|m| m.get(meta::SUBSCRIPTION_ID))
-    };
-    let cancelled = || {
-        (method == "notifications/cancelled")
-            .then(|| params.get("requestId"))
-            .flatten()
-    };
-    params
-        .get("progressToken")
-        .or_else(subscription)
-        .or_else(cancelled)
-        .filter(|id| id.is_string() || id.is_i64())
-        .map(Value::to_string)
-}
-
 /// Routes every message of the server's output until it ends or breaks
 /// the limit, then fails what is still waiting.
 async fn read_lines<R: AsyncBufRead + Unpin>(
@@ -471,81 +267,20 @@ async fn read_lines<R: AsyncBufRead + Unpin>(
         };
         // Not a message (a banner, a log line, a blank line, stray JSON):
         // the channel is impure, but the messages around it still count.
-        let Ok(message) = Message::from_slice(&line) else {
-            continue;
-        };
-        let route = match &message {
-            Message::Response { id, .. } => Some(key(id)),
-            Message::ErrorResponse { id, .. } => id.as_ref().map(key),
-            Message::Notification { method, params } => {
-                let route = params.as_ref().and_then(|p| notification_route(method, p));
-                if method == "notifications/message" && route.is_none() {
-                    super::log::forward(params.as_ref());
-                }
-                route
-            }
-            Message::Request { .. } => {
-                let _ = requests.send(message);
-                continue;
-            }
-        };
-        // A response to an id no request waits for (never issued, already
-        // answered, or cancelled) goes nowhere.
-        let Some(route) = route else { continue };
-        let sender = routes
-            .lock()
-            .ok()
-            .and_then(|r| r.pending.get(&route).cloned());
-        if let Some(sender) = sender {
-            let _ = sender.send(message);
+        if let Ok(message) = Message::from_slice(&line) {
+            Routes::route(&routes, message, &requests);
         }
     };
-    if let Ok(mut routes) = routes.lock() {
-        routes.end = Some(end);
-        routes.pending.clear();
-    }
+    Routes::end(&routes, end);
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use mcp_types::v2026_07_28::RequestId;
+    use serde_json::json;
 
-    #[test]
-    fn notifications_route_to_their_request() {
-        let route = |method: &str, params: Value| {
-            notification_route(method, params.as_object().expect("an object"))
-        };
-        let request = key(&RequestId::Integer(4));
-        let listen = key(&RequestId::String("l-1".into()));
-        assert_eq!(
-            route(
-                "notifications/progress",
-                json!({"progressToken": 4, "progress": 1})
-            ),
-            Some(request.clone())
-        );
-        assert_eq!(
-            route(
-                "notifications/tools/list_changed",
-                json!({"_meta": {meta::SUBSCRIPTION_ID: "l-1"}})
-            ),
-            Some(listen.clone())
-        );
-        // The server ends a listen stream by cancelling its id.
-        assert_eq!(
-            route("notifications/cancelled", json!({"requestId": "l-1"})),
-            Some(listen)
-        );
-        assert_eq!(
-            route("notifications/message", json!({"requestId": 4})),
-            None
-        );
-        assert_eq!(
-            route("notifications/progress", json!({"progressToken": 1.5})),
-            None
-        );
-        assert_eq!(route("notifications/tools/list_changed", json!({})), None);
-    }
+    use super::super::error::ClientError;
+    use super::*;
 
     #[test]
     fn the_stderr_tail_is_bounded() {
@@ -601,26 +336,21 @@ mod tests {
 
     #[tokio::test]
     async fn a_long_line_fails_the_requests_in_flight() {
-        let routes = Arc::new(Mutex::new(Routes::default()));
-        let (tx, rx) = mpsc::unbounded_channel();
-        routes
-            .lock()
-            .expect("lock")
-            .pending
-            .insert(key(&RequestId::Integer(1)), tx);
-        let mut pending = Pending {
-            rx,
-            routes: routes.clone(),
-            key: key(&RequestId::Integer(1)),
-        };
+        let (channel, ends) = Channel::new();
+        let mut pending = channel
+            .send(&RequestId::Integer(1), &json!({}))
+            .expect("sent");
         let mut input = b"Starting server...\n".to_vec();
         input.extend_from_slice(&[b'x'; 200]);
-        let (requests, _) = mpsc::unbounded_channel();
-        read_lines(BufReader::new(&input[..]), 100, routes.clone(), requests).await;
+        read_lines(BufReader::new(&input[..]), 100, ends.routes, ends.requests).await;
         assert!(matches!(
             pending.next().await,
             Err(ClientError::MessageTooLarge { limit: 100 })
         ));
-        assert_eq!(routes.lock().expect("lock").end, Some(End::TooLarge(100)));
+        assert!(channel.is_closed());
+        assert!(matches!(
+            channel.send(&RequestId::Integer(2), &json!({})),
+            Err(ClientError::Closed)
+        ));
     }
 }

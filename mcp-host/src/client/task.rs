@@ -341,8 +341,8 @@ impl Drop for CancelOnDrop {
             // that the request is not cut off, and no longer.
             let wait = std::time::Duration::from_secs(10);
             match &*cancel.transport {
-                Transport::Stdio(stdio) => {
-                    if let Ok(mut pending) = stdio.send(&cancel.id, &cancel.body) {
+                Transport::Stdio(channel) | Transport::Sse(channel) => {
+                    if let Ok(mut pending) = channel.send(&cancel.id, &cancel.body) {
                         let _ = tokio::time::timeout(wait, pending.next()).await;
                     }
                 }

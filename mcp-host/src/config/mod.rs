@@ -10,9 +10,10 @@
 //! ```
 //!
 //! VS Code's shape, `{"servers": {...}, "inputs": [...]}`, is read too.
-//! An entry's `type` is `stdio`, or `http` (also `streamable-http`) for
-//! Streamable HTTP; `sse`, the legacy SSE transport, is refused with a
-//! message saying so. `serverUrl` is taken for `url`. `allowedTools`
+//! An entry's `type` is `stdio`, `http` (also `streamable-http`) for
+//! Streamable HTTP, or `sse` for the deprecated HTTP+SSE transport of
+//! 2024-11-05 (an `http` server that turns out to be one is found too; see
+//! [`Target::Http`]). `serverUrl` is taken for `url`. `allowedTools`
 //! keeps only the tools named, `disabledTools` leaves the named ones
 //! out. In `command`, `args`, `env`, `envFile`, `url` and `headers`,
 //! `${VAR}`, `${VAR:-default}`, `${env:VAR}`, `${userHome}`,
@@ -402,11 +403,10 @@ impl HostConfig {
             match (entry.kind.as_deref(), &entry.command, &url) {
                 (None | Some("stdio"), _, _)
                 | (Some("http" | "streamable-http" | "streamableHttp"), None, _) => {}
-                (Some("sse"), _, _) => {
+                (Some("sse"), None, _) => {}
+                (Some("sse"), Some(_), _) => {
                     return Err(bad(
-                        "`type`: the legacy SSE transport is not supported; use the server's \
-                         Streamable HTTP endpoint with `\"type\": \"http\"`"
-                            .into(),
+                        "`type` is `sse`, which takes a `url`, not a `command`".into()
                     ))
                 }
                 (Some("http" | "streamable-http" | "streamableHttp"), Some(_), _) => {
@@ -415,7 +415,9 @@ impl HostConfig {
                     ))
                 }
                 (Some(other), _, _) => {
-                    return Err(bad(format!("`type`: `{other}` is not `stdio` or `http`")))
+                    return Err(bad(format!(
+                        "`type`: `{other}` is not `stdio`, `http` or `sse`"
+                    )))
                 }
             }
             if entry.kind.as_deref() == Some("stdio") && url.is_some() {
@@ -429,6 +431,13 @@ impl HostConfig {
                     "`oauth` is for HTTP servers; a stdio server takes its credentials from `env`"
                         .into(),
                 )),
+                Some(_) if entry.kind.as_deref() == Some("sse") => {
+                    return Err(bad(
+                        "`oauth` is not offered over the deprecated SSE transport; give the token \
+                     in `headers`, or use the server's Streamable HTTP endpoint"
+                            .into(),
+                    ))
+                }
                 Some(value) => OAuthConfig::from_value(value).map_err(bad)?,
             };
             let target = match (entry.command, url) {
@@ -474,7 +483,11 @@ impl HostConfig {
                     for (name, value) in &entry.headers {
                         headers.push((name.clone(), expanded(&format!("headers.{name}"), value)?));
                     }
-                    Target::Http { url, headers }
+                    if entry.kind.as_deref() == Some("sse") {
+                        Target::Sse { url, headers }
+                    } else {
+                        Target::Http { url, headers }
+                    }
                 }
                 (Some(_), Some(_)) => return Err(bad("give `command` or `url`, not both".into())),
                 (None, None) => return Err(bad("give `command` (stdio) or `url` (HTTP)".into())),
@@ -910,15 +923,36 @@ mod tests {
     }
 
     #[test]
+    fn an_sse_entry_is_the_legacy_transport() {
+        let config = read(
+            r#"{"mcpServers": {"old": {"type": "sse", "url": "http://127.0.0.1:9/sse",
+                "headers": {"Authorization": "Bearer t"}}}}"#,
+        )
+        .expect("valid");
+        let old = config.servers.values().next().expect("one server");
+        let Target::Sse { url, headers } = &old.target else {
+            panic!("not the SSE transport: {:?}", old.target);
+        };
+        assert_eq!(url, "http://127.0.0.1:9/sse");
+        assert_eq!(headers[0].0, "Authorization");
+        // The header's value stays out of `Debug`.
+        assert!(!format!("{:?}", old.target).contains("Bearer"));
+    }
+
+    #[test]
     fn names_the_entry_and_field_that_cannot_be_used() {
         for (text, needle) in [
             (
-                r#"{"mcpServers": {"s": {"type": "sse", "url": "https://h/sse"}}}"#,
-                "server `s`: `type`: the legacy SSE transport is not supported",
+                r#"{"mcpServers": {"s": {"type": "sse", "command": "x"}}}"#,
+                "server `s`: `type` is `sse`, which takes a `url`",
+            ),
+            (
+                r#"{"mcpServers": {"s": {"type": "sse", "url": "https://h/sse", "oauth": {}}}}"#,
+                "server `s`: `oauth` is not offered over the deprecated SSE transport",
             ),
             (
                 r#"{"mcpServers": {"s": {"type": "websocket", "url": "wss://h"}}}"#,
-                "server `s`: `type`: `websocket` is not `stdio` or `http`",
+                "server `s`: `type`: `websocket` is not `stdio`, `http` or `sse`",
             ),
             (
                 r#"{"mcpServers": {"s": {"type": "http", "command": "x"}}}"#,

@@ -72,6 +72,7 @@ pub fn identity(target: &Target) -> String {
             line.extend(command.args.iter().cloned());
             format!("stdio:{}", serde_json::Value::from(line))
         }
-        Target::Http { url, .. } => format!("http:{url}"),
+        // The same URL is the same server, over either HTTP transport.
+        Target::Http { url, .. } | Target::Sse { url, .. } => format!("http:{url}"),
     }
 }

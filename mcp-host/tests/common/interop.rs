@@ -1,6 +1,7 @@
 //! Peers no one here wrote, pinned in `tests/interop`: the reference
-//! `server-everything` and a server on the official TypeScript SDK v2
-//! (`sdk_server.mjs`), with the Node.js they run on. The packages are
+//! `server-everything`, a server on the official TypeScript SDK v2
+//! (`sdk_server.mjs`) and one on the SDK v1's HTTP+SSE server transport
+//! (`sse_server_v1.mjs`), with the Node.js they run on. The packages are
 //! installed with `npm ci` the first time a test needs them; a failed
 //! install fails the test.
 
@@ -11,7 +12,7 @@ use std::sync::OnceLock;
 
 use mcp_host::client::{StdioCommand, Target};
 
-use super::{free_addr, listening, Running};
+use super::{free_addr, listening, serving, Running};
 
 /// `tests/interop`, with its packages installed.
 pub fn dir() -> &'static Path {
@@ -23,6 +24,7 @@ pub fn dir() -> &'static Path {
             FILESYSTEM,
             MEMORY,
             REFERENCE,
+            SDK_V1_SSE,
         ]
         .iter()
         .all(|file| dir.join(file).is_file());
@@ -58,6 +60,9 @@ fn node(script: &str, args: &[&str]) -> Target {
 /// The reference server's launcher; its first argument names the
 /// transport.
 const REFERENCE: &str = "node_modules/@modelcontextprotocol/server-everything/dist/index.js";
+
+/// The SSE server transport of the TypeScript SDK v1.
+const SDK_V1_SSE: &str = "node_modules/@modelcontextprotocol/sdk/dist/esm/server/sse.js";
 
 /// The reference `server-filesystem`'s launcher; its arguments are the
 /// directories it may touch.
@@ -132,4 +137,17 @@ pub fn sdk_http(legacy: &str) -> (Running, String) {
     let url = url.trim().to_owned();
     assert!(url.starts_with("http://127.0.0.1:"), "unexpected: {url:?}");
     (running, url)
+}
+
+/// A server on the TypeScript SDK v1 over the HTTP+SSE transport, on a
+/// port of its own choosing; the URL of its event stream.
+pub fn sdk_v1_sse() -> (Running, String) {
+    let child = Command::new(node_binary())
+        .arg(dir().join("sse_server_v1.mjs"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("node starts");
+    serving(child)
 }

@@ -1,15 +1,18 @@
 //! Peers from PyPI, pinned with every dependency in
 //! `tests/pypi/requirements.txt`: the reference `mcp-server-time` and
-//! `mcp-server-fetch`. They are installed into `tests/pypi/.venv` with
+//! `mcp-server-fetch`, and the official Python SDK, which serves
+//! `sse_server.py` over the HTTP+SSE transport. They are installed into `tests/pypi/.venv` with
 //! `python3 -m venv` and `pip` the first time a test needs them, and again
 //! only when the requirements change; a failed install fails the test and
 //! names what is missing.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 use mcp_host::client::{StdioCommand, Target};
+
+use super::{serving, Running};
 
 /// `tests/pypi/.venv/bin`, with the pinned packages installed.
 fn bin() -> &'static Path {
@@ -68,4 +71,19 @@ pub fn time() -> Target {
 /// `mcp-server-fetch`.
 pub fn fetch() -> Target {
     script("mcp-server-fetch", &[])
+}
+
+/// `sse_server.py` on the Python SDK over the HTTP+SSE transport, on
+/// `port` (0 for any free one); the URL of its event stream.
+pub fn sse_server(port: u16) -> (Running, String) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pypi/sse_server.py");
+    let child = Command::new(bin().join("python"))
+        .arg(script)
+        .args(["--port", &port.to_string()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("python starts");
+    serving(child)
 }
