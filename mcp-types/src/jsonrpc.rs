@@ -104,12 +104,14 @@ impl fmt::Display for RequestId {
     }
 }
 
+#[cfg(feature = "v2025-11-25")]
 impl fmt::Display for crate::v2025_11_25::RequestId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         RequestId::from(self.clone()).fmt(f)
     }
 }
 
+#[cfg(feature = "v2025-11-25")]
 impl From<crate::v2025_11_25::RequestId> for RequestId {
     fn from(id: crate::v2025_11_25::RequestId) -> Self {
         match id {
@@ -119,6 +121,7 @@ impl From<crate::v2025_11_25::RequestId> for RequestId {
     }
 }
 
+#[cfg(feature = "v2025-11-25")]
 impl From<RequestId> for crate::v2025_11_25::RequestId {
     fn from(id: RequestId) -> Self {
         match id {
@@ -685,6 +688,11 @@ mod tests {
         assert_eq!(RequestId::Integer(7).to_string(), "7");
         assert_eq!(RequestId::String("7".into()).to_string(), "\"7\"");
         assert_eq!(RequestId::String("a\"b".into()).to_string(), r#""a\"b""#);
+    }
+
+    #[cfg(feature = "v2025-11-25")]
+    #[test]
+    fn legacy_request_ids_convert() {
         let legacy = crate::v2025_11_25::RequestId::String("x".into());
         assert_eq!(legacy.to_string(), "\"x\"");
         assert_eq!(

@@ -6,6 +6,7 @@
 /// The tasks extension, `io.modelcontextprotocol/tasks`
 /// ([overview](https://modelcontextprotocol.io/extensions/tasks/overview)):
 /// `CreateTaskResult`, the task shapes and the `tasks/*` messages.
+#[cfg(feature = "tasks")]
 #[path = "../generated/ext_tasks.rs"]
 #[rustfmt::skip] // generated: its layout is the generator's
 pub mod tasks;
