@@ -118,21 +118,11 @@ fn deserialize(name: &Ident, s: &Struct) -> Result<TokenStream> {
         };
         slots.push(quote!(let mut #slot: ::core::option::Option<#value_ty> = ::core::option::Option::None;));
         arms.push(quote! {
-            #wire => {
-                if #slot.is_some() {
-                    return ::core::result::Result::Err(<__A::Error as ::serde::de::Error>::duplicate_field(#wire));
-                }
-                #slot = ::core::option::Option::Some(map.next_value()?);
-            }
+            #wire => __private::take(&mut map, &mut #slot, #wire)?,
         });
         build.push(match (f.required, f.nullable) {
             (true, false) => quote! {
-                #field: match #slot {
-                    ::core::option::Option::Some(value) => value,
-                    ::core::option::Option::None => {
-                        return ::core::result::Result::Err(<__A::Error as ::serde::de::Error>::missing_field(#wire));
-                    }
-                },
+                #field: __private::required::<_, __A::Error>(#slot, #wire)?,
             },
             (true, true) => quote!(#field: #slot.flatten(),),
             (false, _) => quote!(#field: #slot,),

@@ -81,6 +81,25 @@ pub(super) fn support() -> TokenStream {
                 d.deserialize_bool(Expect { field, value })
             }
 
+            /// Reads the value of the field `wire` into `slot`, refusing a
+            /// second one. One generic body for every field of every
+            /// struct, instead of the same lines in each visitor.
+            pub(super) fn take<'de, A: ::serde::de::MapAccess<'de>, T: ::serde::Deserialize<'de>>(map: &mut A, slot: &mut ::core::option::Option<T>, wire: &'static str) -> Result<(), A::Error> {
+                if slot.is_some() {
+                    return Err(A::Error::duplicate_field(wire));
+                }
+                *slot = ::core::option::Option::Some(map.next_value()?);
+                Ok(())
+            }
+
+            /// The value of the required field `wire`.
+            pub(super) fn required<T, E: Error>(slot: ::core::option::Option<T>, wire: &'static str) -> Result<T, E> {
+                match slot {
+                    ::core::option::Option::Some(value) => Ok(value),
+                    ::core::option::Option::None => Err(E::missing_field(wire)),
+                }
+            }
+
             /// An object key, borrowed from the input when it can be.
             pub(super) enum Key<'de> {
                 Borrowed(&'de str),

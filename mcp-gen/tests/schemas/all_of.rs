@@ -42,55 +42,18 @@ impl<'de> ::serde::Deserialize<'de> for Error {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "code" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("code"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "data" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("data"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "message" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "message",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "code" => __private::take(&mut map, &mut __f0, "code")?,
+                        "data" => __private::take(&mut map, &mut __f1, "data")?,
+                        "message" => __private::take(&mut map, &mut __f2, "message")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(Error {
-                    code: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("code"),
-                            );
-                        }
-                    },
+                    code: __private::required::<_, __A::Error>(__f0, "code")?,
                     data: __f1,
-                    message: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("message"),
-                            );
-                        }
-                    },
+                    message: __private::required::<_, __A::Error>(__f2, "message")?,
                     extra: __extra,
                 })
             }
@@ -145,71 +108,20 @@ impl<'de> ::serde::Deserialize<'de> for Labelled {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "code" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("code"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "data" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("data"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "label" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("label"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "message" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "message",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "code" => __private::take(&mut map, &mut __f0, "code")?,
+                        "data" => __private::take(&mut map, &mut __f1, "data")?,
+                        "label" => __private::take(&mut map, &mut __f2, "label")?,
+                        "message" => __private::take(&mut map, &mut __f3, "message")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(Labelled {
-                    code: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("code"),
-                            );
-                        }
-                    },
+                    code: __private::required::<_, __A::Error>(__f0, "code")?,
                     data: __f1,
-                    label: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("label"),
-                            );
-                        }
-                    },
-                    message: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("message"),
-                            );
-                        }
-                    },
+                    label: __private::required::<_, __A::Error>(__f2, "label")?,
+                    message: __private::required::<_, __A::Error>(__f3, "message")?,
                     extra: __extra,
                 })
             }
@@ -260,62 +172,18 @@ impl<'de> ::serde::Deserialize<'de> for NotFound {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "code" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("code"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "data" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("data"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "message" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "message",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "code" => __private::take(&mut map, &mut __f0, "code")?,
+                        "data" => __private::take(&mut map, &mut __f1, "data")?,
+                        "message" => __private::take(&mut map, &mut __f2, "message")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(NotFound {
-                    code: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("code"),
-                            );
-                        }
-                    },
-                    data: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("data"),
-                            );
-                        }
-                    },
-                    message: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("message"),
-                            );
-                        }
-                    },
+                    code: __private::required::<_, __A::Error>(__f0, "code")?,
+                    data: __private::required::<_, __A::Error>(__f1, "data")?,
+                    message: __private::required::<_, __A::Error>(__f2, "message")?,
                     extra: __extra,
                 })
             }
@@ -380,28 +248,14 @@ impl<'de> ::serde::Deserialize<'de> for NotFoundData {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "path" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("path"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "path" => __private::take(&mut map, &mut __f0, "path")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(NotFoundData {
-                    path: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("path"),
-                            );
-                        }
-                    },
+                    path: __private::required::<_, __A::Error>(__f0, "path")?,
                     extra: __extra,
                 })
             }
@@ -520,60 +374,18 @@ impl<'de> ::serde::Deserialize<'de> for ReplyDone {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "state" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("state"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "value" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("value"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "state" => __private::take(&mut map, &mut __f1, "state")?,
+                        "value" => __private::take(&mut map, &mut __f2, "value")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ReplyDone {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    state: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("state"),
-                            );
-                        }
-                    },
-                    value: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("value"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    state: __private::required::<_, __A::Error>(__f1, "state")?,
+                    value: __private::required::<_, __A::Error>(__f2, "value")?,
                     extra: __extra,
                 })
             }
@@ -644,62 +456,18 @@ impl<'de> ::serde::Deserialize<'de> for ReplyFailed {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "reason" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "reason",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "state" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("state"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "reason" => __private::take(&mut map, &mut __f1, "reason")?,
+                        "state" => __private::take(&mut map, &mut __f2, "state")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ReplyFailed {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    reason: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("reason"),
-                            );
-                        }
-                    },
-                    state: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("state"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    reason: __private::required::<_, __A::Error>(__f1, "reason")?,
+                    state: __private::required::<_, __A::Error>(__f2, "state")?,
                     extra: __extra,
                 })
             }
@@ -835,6 +603,34 @@ mod __private {
         value: bool,
     ) -> Result<(), D::Error> {
         d.deserialize_bool(Expect { field, value })
+    }
+    /// Reads the value of the field `wire` into `slot`, refusing a
+    /// second one. One generic body for every field of every
+    /// struct, instead of the same lines in each visitor.
+    pub(super) fn take<
+        'de,
+        A: ::serde::de::MapAccess<'de>,
+        T: ::serde::Deserialize<'de>,
+    >(
+        map: &mut A,
+        slot: &mut ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<(), A::Error> {
+        if slot.is_some() {
+            return Err(A::Error::duplicate_field(wire));
+        }
+        *slot = ::core::option::Option::Some(map.next_value()?);
+        Ok(())
+    }
+    /// The value of the required field `wire`.
+    pub(super) fn required<T, E: Error>(
+        slot: ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<T, E> {
+        match slot {
+            ::core::option::Option::Some(value) => Ok(value),
+            ::core::option::Option::None => Err(E::missing_field(wire)),
+        }
     }
     /// An object key, borrowed from the input when it can be.
     pub(super) enum Key<'de> {

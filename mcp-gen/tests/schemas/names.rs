@@ -36,14 +36,7 @@ impl<'de> ::serde::Deserialize<'de> for Result {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "ok" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ok"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "ok" => __private::take(&mut map, &mut __f0, "ok")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -135,84 +128,19 @@ impl<'de> ::serde::Deserialize<'de> for IoExampleWidget {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "$schema" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "$schema",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "2fa" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("2fa"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "_meta" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "enum" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("enum"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "$schema" => __private::take(&mut map, &mut __f0, "$schema")?,
+                        "2fa" => __private::take(&mut map, &mut __f1, "2fa")?,
+                        "_meta" => __private::take(&mut map, &mut __f2, "_meta")?,
+                        "enum" => __private::take(&mut map, &mut __f3, "enum")?,
                         "io.example/traceId" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "io.example/traceId",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f4, "io.example/traceId")?
                         }
                         "kebab-case" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "kebab-case",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f5, "kebab-case")?
                         }
-                        "ref" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ref"),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "self" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("self"),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f8.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f8 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "ref" => __private::take(&mut map, &mut __f6, "ref")?,
+                        "self" => __private::take(&mut map, &mut __f7, "self")?,
+                        "type" => __private::take(&mut map, &mut __f8, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -227,14 +155,7 @@ impl<'de> ::serde::Deserialize<'de> for IoExampleWidget {
                     kebab_case: __f5,
                     ref_: __f6,
                     self_: __f7,
-                    type_: match __f8 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    type_: __private::required::<_, __A::Error>(__f8, "type")?,
                     extra: __extra,
                 })
             }
@@ -348,6 +269,34 @@ mod __private {
         value: bool,
     ) -> Result<(), D::Error> {
         d.deserialize_bool(Expect { field, value })
+    }
+    /// Reads the value of the field `wire` into `slot`, refusing a
+    /// second one. One generic body for every field of every
+    /// struct, instead of the same lines in each visitor.
+    pub(super) fn take<
+        'de,
+        A: ::serde::de::MapAccess<'de>,
+        T: ::serde::Deserialize<'de>,
+    >(
+        map: &mut A,
+        slot: &mut ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<(), A::Error> {
+        if slot.is_some() {
+            return Err(A::Error::duplicate_field(wire));
+        }
+        *slot = ::core::option::Option::Some(map.next_value()?);
+        Ok(())
+    }
+    /// The value of the required field `wire`.
+    pub(super) fn required<T, E: Error>(
+        slot: ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<T, E> {
+        match slot {
+            ::core::option::Option::Some(value) => Ok(value),
+            ::core::option::Option::None => Err(E::missing_field(wire)),
+        }
     }
     /// An object key, borrowed from the input when it can be.
     pub(super) enum Key<'de> {

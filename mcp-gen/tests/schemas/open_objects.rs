@@ -31,14 +31,7 @@ impl<'de> ::serde::Deserialize<'de> for Closed {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "name" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "name" => __private::take(&mut map, &mut __f0, "name")?,
                         other => {
                             return ::core::result::Result::Err(
                                 <__A::Error as ::serde::de::Error>::unknown_field(
@@ -90,28 +83,14 @@ impl<'de> ::serde::Deserialize<'de> for Open {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "name" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "name" => __private::take(&mut map, &mut __f0, "name")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(Open {
-                    name: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("name"),
-                            );
-                        }
-                    },
+                    name: __private::required::<_, __A::Error>(__f0, "name")?,
                     extra: __extra,
                 })
             }
@@ -160,14 +139,7 @@ impl<'de> ::serde::Deserialize<'de> for Typed {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "total" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("total"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "total" => __private::take(&mut map, &mut __f0, "total")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -288,6 +260,34 @@ mod __private {
         value: bool,
     ) -> Result<(), D::Error> {
         d.deserialize_bool(Expect { field, value })
+    }
+    /// Reads the value of the field `wire` into `slot`, refusing a
+    /// second one. One generic body for every field of every
+    /// struct, instead of the same lines in each visitor.
+    pub(super) fn take<
+        'de,
+        A: ::serde::de::MapAccess<'de>,
+        T: ::serde::Deserialize<'de>,
+    >(
+        map: &mut A,
+        slot: &mut ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<(), A::Error> {
+        if slot.is_some() {
+            return Err(A::Error::duplicate_field(wire));
+        }
+        *slot = ::core::option::Option::Some(map.next_value()?);
+        Ok(())
+    }
+    /// The value of the required field `wire`.
+    pub(super) fn required<T, E: Error>(
+        slot: ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<T, E> {
+        match slot {
+            ::core::option::Option::Some(value) => Ok(value),
+            ::core::option::Option::None => Err(E::missing_field(wire)),
+        }
     }
     /// An object key, borrowed from the input when it can be.
     pub(super) enum Key<'de> {

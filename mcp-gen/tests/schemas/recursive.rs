@@ -153,42 +153,10 @@ impl<'de> ::serde::Deserialize<'de> for Node {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "children" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "children",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "detail" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "detail",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "label" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("label"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "next" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("next"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "children" => __private::take(&mut map, &mut __f0, "children")?,
+                        "detail" => __private::take(&mut map, &mut __f1, "detail")?,
+                        "label" => __private::take(&mut map, &mut __f2, "label")?,
+                        "next" => __private::take(&mut map, &mut __f3, "next")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -197,14 +165,7 @@ impl<'de> ::serde::Deserialize<'de> for Node {
                 ::core::result::Result::Ok(Node {
                     children: __f0,
                     detail: __f1,
-                    label: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("label"),
-                            );
-                        }
-                    },
+                    label: __private::required::<_, __A::Error>(__f2, "label")?,
                     next: __f3,
                     extra: __extra,
                 })
@@ -319,6 +280,34 @@ mod __private {
         value: bool,
     ) -> Result<(), D::Error> {
         d.deserialize_bool(Expect { field, value })
+    }
+    /// Reads the value of the field `wire` into `slot`, refusing a
+    /// second one. One generic body for every field of every
+    /// struct, instead of the same lines in each visitor.
+    pub(super) fn take<
+        'de,
+        A: ::serde::de::MapAccess<'de>,
+        T: ::serde::Deserialize<'de>,
+    >(
+        map: &mut A,
+        slot: &mut ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<(), A::Error> {
+        if slot.is_some() {
+            return Err(A::Error::duplicate_field(wire));
+        }
+        *slot = ::core::option::Option::Some(map.next_value()?);
+        Ok(())
+    }
+    /// The value of the required field `wire`.
+    pub(super) fn required<T, E: Error>(
+        slot: ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<T, E> {
+        match slot {
+            ::core::option::Option::Some(value) => Ok(value),
+            ::core::option::Option::None => Err(E::missing_field(wire)),
+        }
     }
     /// An object key, borrowed from the input when it can be.
     pub(super) enum Key<'de> {

@@ -38,14 +38,7 @@ impl<'de> ::serde::Deserialize<'de> for Filter {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "tags" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("tags"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "tags" => __private::take(&mut map, &mut __f0, "tags")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -105,32 +98,9 @@ impl<'de> ::serde::Deserialize<'de> for SearchArgs {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "filters" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "filters",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "limit" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("limit"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "query" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("query"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "filters" => __private::take(&mut map, &mut __f0, "filters")?,
+                        "limit" => __private::take(&mut map, &mut __f1, "limit")?,
+                        "query" => __private::take(&mut map, &mut __f2, "query")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -139,14 +109,7 @@ impl<'de> ::serde::Deserialize<'de> for SearchArgs {
                 ::core::result::Result::Ok(SearchArgs {
                     filters: __f0,
                     limit: __f1,
-                    query: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("query"),
-                            );
-                        }
-                    },
+                    query: __private::required::<_, __A::Error>(__f2, "query")?,
                     extra: __extra,
                 })
             }
@@ -260,6 +223,34 @@ mod __private {
         value: bool,
     ) -> Result<(), D::Error> {
         d.deserialize_bool(Expect { field, value })
+    }
+    /// Reads the value of the field `wire` into `slot`, refusing a
+    /// second one. One generic body for every field of every
+    /// struct, instead of the same lines in each visitor.
+    pub(super) fn take<
+        'de,
+        A: ::serde::de::MapAccess<'de>,
+        T: ::serde::Deserialize<'de>,
+    >(
+        map: &mut A,
+        slot: &mut ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<(), A::Error> {
+        if slot.is_some() {
+            return Err(A::Error::duplicate_field(wire));
+        }
+        *slot = ::core::option::Option::Some(map.next_value()?);
+        Ok(())
+    }
+    /// The value of the required field `wire`.
+    pub(super) fn required<T, E: Error>(
+        slot: ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<T, E> {
+        match slot {
+            ::core::option::Option::Some(value) => Ok(value),
+            ::core::option::Option::None => Err(E::missing_field(wire)),
+        }
     }
     /// An object key, borrowed from the input when it can be.
     pub(super) enum Key<'de> {

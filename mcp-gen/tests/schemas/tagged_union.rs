@@ -126,62 +126,18 @@ impl<'de> ::serde::Deserialize<'de> for ResizeCommand {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "height" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "height",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "op" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("op"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "width" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("width"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "height" => __private::take(&mut map, &mut __f0, "height")?,
+                        "op" => __private::take(&mut map, &mut __f1, "op")?,
+                        "width" => __private::take(&mut map, &mut __f2, "width")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ResizeCommand {
-                    height: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("height"),
-                            );
-                        }
-                    },
-                    op: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("op"),
-                            );
-                        }
-                    },
-                    width: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("width"),
-                            );
-                        }
-                    },
+                    height: __private::required::<_, __A::Error>(__f0, "height")?,
+                    op: __private::required::<_, __A::Error>(__f1, "op")?,
+                    width: __private::required::<_, __A::Error>(__f2, "width")?,
                     extra: __extra,
                 })
             }
@@ -250,24 +206,8 @@ impl<'de> ::serde::Deserialize<'de> for StartCommand {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "delayMs" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "delayMs",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "op" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("op"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "delayMs" => __private::take(&mut map, &mut __f0, "delayMs")?,
+                        "op" => __private::take(&mut map, &mut __f1, "op")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -275,14 +215,7 @@ impl<'de> ::serde::Deserialize<'de> for StartCommand {
                 }
                 ::core::result::Result::Ok(StartCommand {
                     delay_ms: __f0,
-                    op: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("op"),
-                            );
-                        }
-                    },
+                    op: __private::required::<_, __A::Error>(__f1, "op")?,
                     extra: __extra,
                 })
             }
@@ -351,22 +284,8 @@ impl<'de> ::serde::Deserialize<'de> for StopCommand {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "force" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("force"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "op" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("op"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "force" => __private::take(&mut map, &mut __f0, "force")?,
+                        "op" => __private::take(&mut map, &mut __f1, "op")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -374,14 +293,7 @@ impl<'de> ::serde::Deserialize<'de> for StopCommand {
                 }
                 ::core::result::Result::Ok(StopCommand {
                     force: __f0,
-                    op: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("op"),
-                            );
-                        }
-                    },
+                    op: __private::required::<_, __A::Error>(__f1, "op")?,
                     extra: __extra,
                 })
             }
@@ -517,6 +429,34 @@ mod __private {
         value: bool,
     ) -> Result<(), D::Error> {
         d.deserialize_bool(Expect { field, value })
+    }
+    /// Reads the value of the field `wire` into `slot`, refusing a
+    /// second one. One generic body for every field of every
+    /// struct, instead of the same lines in each visitor.
+    pub(super) fn take<
+        'de,
+        A: ::serde::de::MapAccess<'de>,
+        T: ::serde::Deserialize<'de>,
+    >(
+        map: &mut A,
+        slot: &mut ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<(), A::Error> {
+        if slot.is_some() {
+            return Err(A::Error::duplicate_field(wire));
+        }
+        *slot = ::core::option::Option::Some(map.next_value()?);
+        Ok(())
+    }
+    /// The value of the required field `wire`.
+    pub(super) fn required<T, E: Error>(
+        slot: ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<T, E> {
+        match slot {
+            ::core::option::Option::Some(value) => Ok(value),
+            ::core::option::Option::None => Err(E::missing_field(wire)),
+        }
     }
     /// An object key, borrowed from the input when it can be.
     pub(super) enum Key<'de> {

@@ -138,46 +138,11 @@ impl<'de> ::serde::Deserialize<'de> for Lease {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "count" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("count"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "note" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("note"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ratio" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ratio"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttl" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttl"),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "count" => __private::take(&mut map, &mut __f0, "count")?,
+                        "id" => __private::take(&mut map, &mut __f1, "id")?,
+                        "note" => __private::take(&mut map, &mut __f2, "note")?,
+                        "ratio" => __private::take(&mut map, &mut __f3, "ratio")?,
+                        "ttl" => __private::take(&mut map, &mut __f4, "ttl")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -185,14 +150,7 @@ impl<'de> ::serde::Deserialize<'de> for Lease {
                 }
                 ::core::result::Result::Ok(Lease {
                     count: __f0,
-                    id: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f1, "id")?,
                     note: __f2,
                     ratio: __f3,
                     ttl: __f4.flatten(),
@@ -309,6 +267,34 @@ mod __private {
         value: bool,
     ) -> Result<(), D::Error> {
         d.deserialize_bool(Expect { field, value })
+    }
+    /// Reads the value of the field `wire` into `slot`, refusing a
+    /// second one. One generic body for every field of every
+    /// struct, instead of the same lines in each visitor.
+    pub(super) fn take<
+        'de,
+        A: ::serde::de::MapAccess<'de>,
+        T: ::serde::Deserialize<'de>,
+    >(
+        map: &mut A,
+        slot: &mut ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<(), A::Error> {
+        if slot.is_some() {
+            return Err(A::Error::duplicate_field(wire));
+        }
+        *slot = ::core::option::Option::Some(map.next_value()?);
+        Ok(())
+    }
+    /// The value of the required field `wire`.
+    pub(super) fn required<T, E: Error>(
+        slot: ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<T, E> {
+        match slot {
+            ::core::option::Option::Some(value) => Ok(value),
+            ::core::option::Option::None => Err(E::missing_field(wire)),
+        }
     }
     /// An object key, borrowed from the input when it can be.
     pub(super) enum Key<'de> {

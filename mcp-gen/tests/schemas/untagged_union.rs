@@ -39,22 +39,8 @@ impl<'de> ::serde::Deserialize<'de> for Done {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "state" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("state"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "value" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("value"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "state" => __private::take(&mut map, &mut __f0, "state")?,
+                        "value" => __private::take(&mut map, &mut __f1, "value")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -62,14 +48,7 @@ impl<'de> ::serde::Deserialize<'de> for Done {
                 }
                 ::core::result::Result::Ok(Done {
                     state: __f0,
-                    value: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("value"),
-                            );
-                        }
-                    },
+                    value: __private::required::<_, __A::Error>(__f1, "value")?,
                     extra: __extra,
                 })
             }
@@ -120,46 +99,16 @@ impl<'de> ::serde::Deserialize<'de> for Failed {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "error" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("error"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "retryable" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "retryable",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "state" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("state"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "error" => __private::take(&mut map, &mut __f0, "error")?,
+                        "retryable" => __private::take(&mut map, &mut __f1, "retryable")?,
+                        "state" => __private::take(&mut map, &mut __f2, "state")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(Failed {
-                    error: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("error"),
-                            );
-                        }
-                    },
+                    error: __private::required::<_, __A::Error>(__f0, "error")?,
                     retryable: __f1,
                     state: __f2,
                     extra: __extra,
@@ -334,14 +283,7 @@ impl<'de> ::serde::Deserialize<'de> for Pending {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "state" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("state"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "state" => __private::take(&mut map, &mut __f0, "state")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -593,6 +535,34 @@ mod __private {
         value: bool,
     ) -> Result<(), D::Error> {
         d.deserialize_bool(Expect { field, value })
+    }
+    /// Reads the value of the field `wire` into `slot`, refusing a
+    /// second one. One generic body for every field of every
+    /// struct, instead of the same lines in each visitor.
+    pub(super) fn take<
+        'de,
+        A: ::serde::de::MapAccess<'de>,
+        T: ::serde::Deserialize<'de>,
+    >(
+        map: &mut A,
+        slot: &mut ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<(), A::Error> {
+        if slot.is_some() {
+            return Err(A::Error::duplicate_field(wire));
+        }
+        *slot = ::core::option::Option::Some(map.next_value()?);
+        Ok(())
+    }
+    /// The value of the required field `wire`.
+    pub(super) fn required<T, E: Error>(
+        slot: ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<T, E> {
+        match slot {
+            ::core::option::Option::Some(value) => Ok(value),
+            ::core::option::Option::None => Err(E::missing_field(wire)),
+        }
     }
     /// An object key, borrowed from the input when it can be.
     pub(super) enum Key<'de> {

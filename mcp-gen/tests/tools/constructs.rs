@@ -169,44 +169,16 @@ pub mod search {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "field" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("field"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "op" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("op"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "value" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("value"),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "field" => __private::take(&mut map, &mut __f0, "field")?,
+                            "op" => __private::take(&mut map, &mut __f1, "op")?,
+                            "value" => __private::take(&mut map, &mut __f2, "value")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(Filter {
-                        field: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("field"),
-                                );
-                            }
-                        },
+                        field: __private::required::<_, __A::Error>(__f0, "field")?,
                         op: __f1,
                         value: __f2,
                         extra: __extra,
@@ -447,46 +419,16 @@ pub mod search {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "kind" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("kind"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "radius" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "radius",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "kind" => __private::take(&mut map, &mut __f0, "kind")?,
+                            "radius" => __private::take(&mut map, &mut __f1, "radius")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ShapeCircle {
-                        kind: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("kind"),
-                                );
-                            }
-                        },
-                        radius: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("radius"),
-                                );
-                            }
-                        },
+                        kind: __private::required::<_, __A::Error>(__f0, "kind")?,
+                        radius: __private::required::<_, __A::Error>(__f1, "radius")?,
                         extra: __extra,
                     })
                 }
@@ -554,44 +496,16 @@ pub mod search {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "kind" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("kind"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "side" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("side"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "kind" => __private::take(&mut map, &mut __f0, "kind")?,
+                            "side" => __private::take(&mut map, &mut __f1, "side")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ShapeSquare {
-                        kind: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("kind"),
-                                );
-                            }
-                        },
-                        side: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("side"),
-                                );
-                            }
-                        },
+                        kind: __private::required::<_, __A::Error>(__f0, "kind")?,
+                        side: __private::required::<_, __A::Error>(__f1, "side")?,
                         extra: __extra,
                     })
                 }
@@ -720,118 +634,19 @@ pub mod search {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "filters" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "filters",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "labels" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "labels",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "level" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("level"),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "limit" => {
-                                if __f3.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("limit"),
-                                    );
-                                }
-                                __f3 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "mode" => {
-                                if __f4.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("mode"),
-                                    );
-                                }
-                                __f4 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "never" => {
-                                if __f5.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("never"),
-                                    );
-                                }
-                                __f5 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "page" => {
-                                if __f6.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("page"),
-                                    );
-                                }
-                                __f6 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "pair" => {
-                                if __f7.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("pair"),
-                                    );
-                                }
-                                __f7 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "query" => {
-                                if __f8.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("query"),
-                                    );
-                                }
-                                __f8 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "remote" => {
-                                if __f9.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "remote",
-                                        ),
-                                    );
-                                }
-                                __f9 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "shape" => {
-                                if __f10.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("shape"),
-                                    );
-                                }
-                                __f10 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "since" => {
-                                if __f11.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("since"),
-                                    );
-                                }
-                                __f11 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "weight" => {
-                                if __f12.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "weight",
-                                        ),
-                                    );
-                                }
-                                __f12 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "filters" => __private::take(&mut map, &mut __f0, "filters")?,
+                            "labels" => __private::take(&mut map, &mut __f1, "labels")?,
+                            "level" => __private::take(&mut map, &mut __f2, "level")?,
+                            "limit" => __private::take(&mut map, &mut __f3, "limit")?,
+                            "mode" => __private::take(&mut map, &mut __f4, "mode")?,
+                            "never" => __private::take(&mut map, &mut __f5, "never")?,
+                            "page" => __private::take(&mut map, &mut __f6, "page")?,
+                            "pair" => __private::take(&mut map, &mut __f7, "pair")?,
+                            "query" => __private::take(&mut map, &mut __f8, "query")?,
+                            "remote" => __private::take(&mut map, &mut __f9, "remote")?,
+                            "shape" => __private::take(&mut map, &mut __f10, "shape")?,
+                            "since" => __private::take(&mut map, &mut __f11, "since")?,
+                            "weight" => __private::take(&mut map, &mut __f12, "weight")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -842,25 +657,11 @@ pub mod search {
                         labels: __f1,
                         level: __f2,
                         limit: __f3,
-                        mode: match __f4 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("mode"),
-                                );
-                            }
-                        },
+                        mode: __private::required::<_, __A::Error>(__f4, "mode")?,
                         never: __f5,
                         page: __f6,
                         pair: __f7,
-                        query: match __f8 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("query"),
-                                );
-                            }
-                        },
+                        query: __private::required::<_, __A::Error>(__f8, "query")?,
                         remote: __f9,
                         shape: __f10,
                         since: __f11,
@@ -933,24 +734,8 @@ pub mod search {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "cursor" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "cursor",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "size" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("size"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "cursor" => __private::take(&mut map, &mut __f0, "cursor")?,
+                            "size" => __private::take(&mut map, &mut __f1, "size")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -958,14 +743,7 @@ pub mod search {
                     }
                     ::core::result::Result::Ok(ArgumentsPage {
                         cursor: __f0,
-                        size: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("size"),
-                                );
-                            }
-                        },
+                        size: __private::required::<_, __A::Error>(__f1, "size")?,
                         extra: __extra,
                     })
                 }
@@ -1204,44 +982,16 @@ pub mod search {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "hits" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("hits"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "total" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("total"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "hits" => __private::take(&mut map, &mut __f0, "hits")?,
+                            "total" => __private::take(&mut map, &mut __f1, "total")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(Output {
-                        hits: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("hits"),
-                                );
-                            }
-                        },
-                        total: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("total"),
-                                );
-                            }
-                        },
+                        hits: __private::required::<_, __A::Error>(__f0, "hits")?,
+                        total: __private::required::<_, __A::Error>(__f1, "total")?,
                         extra: __extra,
                     })
                 }
@@ -1288,36 +1038,15 @@ pub mod search {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "id" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "score" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("score"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "id" => __private::take(&mut map, &mut __f0, "id")?,
+                            "score" => __private::take(&mut map, &mut __f1, "score")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(OutputHitsItem {
-                        id: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("id"),
-                                );
-                            }
-                        },
+                        id: __private::required::<_, __A::Error>(__f0, "id")?,
                         score: __f1,
                         extra: __extra,
                     })
@@ -1383,14 +1112,7 @@ pub mod draft07 {
                     {
                         match key.as_str() {
                             "avoidTolls" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "avoidTolls",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "avoidTolls")?
                             }
                             other => {
                                 return ::core::result::Result::Err(
@@ -1459,56 +1181,12 @@ pub mod draft07 {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "from" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("from"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "options" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "options",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "tags" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("tags"),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "to" => {
-                                if __f3.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("to"),
-                                    );
-                                }
-                                __f3 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "unit" => {
-                                if __f4.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("unit"),
-                                    );
-                                }
-                                __f4 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "via" => {
-                                if __f5.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("via"),
-                                    );
-                                }
-                                __f5 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "from" => __private::take(&mut map, &mut __f0, "from")?,
+                            "options" => __private::take(&mut map, &mut __f1, "options")?,
+                            "tags" => __private::take(&mut map, &mut __f2, "tags")?,
+                            "to" => __private::take(&mut map, &mut __f3, "to")?,
+                            "unit" => __private::take(&mut map, &mut __f4, "unit")?,
+                            "via" => __private::take(&mut map, &mut __f5, "via")?,
                             other => {
                                 return ::core::result::Result::Err(
                                     <__A::Error as ::serde::de::Error>::unknown_field(
@@ -1520,24 +1198,10 @@ pub mod draft07 {
                         }
                     }
                     ::core::result::Result::Ok(Arguments {
-                        from: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("from"),
-                                );
-                            }
-                        },
+                        from: __private::required::<_, __A::Error>(__f0, "from")?,
                         options: __f1,
                         tags: __f2,
-                        to: match __f3 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("to"),
-                                );
-                            }
-                        },
+                        to: __private::required::<_, __A::Error>(__f3, "to")?,
                         unit: __f4,
                         via: __f5,
                     })
@@ -1577,22 +1241,8 @@ pub mod draft07 {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "lat" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("lat"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "lon" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("lon"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "lat" => __private::take(&mut map, &mut __f0, "lat")?,
+                            "lon" => __private::take(&mut map, &mut __f1, "lon")?,
                             other => {
                                 return ::core::result::Result::Err(
                                     <__A::Error as ::serde::de::Error>::unknown_field(
@@ -1604,22 +1254,8 @@ pub mod draft07 {
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsFrom {
-                        lat: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("lat"),
-                                );
-                            }
-                        },
-                        lon: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("lon"),
-                                );
-                            }
-                        },
+                        lat: __private::required::<_, __A::Error>(__f0, "lat")?,
+                        lon: __private::required::<_, __A::Error>(__f1, "lon")?,
                     })
                 }
             }
@@ -1882,23 +1518,9 @@ pub mod loose {
                     {
                         match key.as_str() {
                             "anything" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "anything",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "anything")?
                             }
-                            "flag" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("flag"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "flag" => __private::take(&mut map, &mut __f1, "flag")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -2065,6 +1687,34 @@ mod __private {
         value: bool,
     ) -> Result<(), D::Error> {
         d.deserialize_bool(Expect { field, value })
+    }
+    /// Reads the value of the field `wire` into `slot`, refusing a
+    /// second one. One generic body for every field of every
+    /// struct, instead of the same lines in each visitor.
+    pub(super) fn take<
+        'de,
+        A: ::serde::de::MapAccess<'de>,
+        T: ::serde::Deserialize<'de>,
+    >(
+        map: &mut A,
+        slot: &mut ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<(), A::Error> {
+        if slot.is_some() {
+            return Err(A::Error::duplicate_field(wire));
+        }
+        *slot = ::core::option::Option::Some(map.next_value()?);
+        Ok(())
+    }
+    /// The value of the required field `wire`.
+    pub(super) fn required<T, E: Error>(
+        slot: ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<T, E> {
+        match slot {
+            ::core::option::Option::Some(value) => Ok(value),
+            ::core::option::Option::None => Err(E::missing_field(wire)),
+        }
     }
     /// An object key, borrowed from the input when it can be.
     pub(super) enum Key<'de> {

@@ -539,95 +539,27 @@ pub mod a_pub_fn_evil_std_process_exit_1_mod_x {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(""),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "" => __private::take(&mut map, &mut __f0, "")?,
                             "\"]; pub fn evil2() {} #[doc = \"" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "\"]; pub fn evil2() {} #[doc = \"",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(
+                                    &mut map,
+                                    &mut __f1,
+                                    "\"]; pub fn evil2() {} #[doc = \"",
+                                )?
                             }
-                            "Self" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("Self"),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "Self" => __private::take(&mut map, &mut __f2, "Self")?,
                             "__private" => {
-                                if __f3.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "__private",
-                                        ),
-                                    );
-                                }
-                                __f3 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f3, "__private")?
                             }
                             "a\u{202e}b" => {
-                                if __f4.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "a\u{202e}b",
-                                        ),
-                                    );
-                                }
-                                __f4 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f4, "a\u{202e}b")?
                             }
-                            "extra" => {
-                                if __f5.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("extra"),
-                                    );
-                                }
-                                __f5 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "r#type" => {
-                                if __f6.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "r#type",
-                                        ),
-                                    );
-                                }
-                                __f6 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "self" => {
-                                if __f7.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("self"),
-                                    );
-                                }
-                                __f7 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "type" => {
-                                if __f8.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                    );
-                                }
-                                __f8 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "extra" => __private::take(&mut map, &mut __f5, "extra")?,
+                            "r#type" => __private::take(&mut map, &mut __f6, "r#type")?,
+                            "self" => __private::take(&mut map, &mut __f7, "self")?,
+                            "type" => __private::take(&mut map, &mut __f8, "type")?,
                             "日本語" => {
-                                if __f9.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "日本語",
-                                        ),
-                                    );
-                                }
-                                __f9 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f9, "日本語")?
                             }
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
@@ -642,22 +574,8 @@ pub mod a_pub_fn_evil_std_process_exit_1_mod_x {
                         a_b: __f4,
                         extra: __f5,
                         r_type: __f6,
-                        self_2: match __f7 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("self"),
-                                );
-                            }
-                        },
-                        type_: match __f8 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("type"),
-                                );
-                            }
-                        },
+                        self_2: __private::required::<_, __A::Error>(__f7, "self")?,
+                        type_: __private::required::<_, __A::Error>(__f8, "type")?,
                         value2: __f9,
                         extra2: __extra,
                     })
@@ -851,14 +769,7 @@ pub mod a_pub_fn_evil_std_process_exit_1_mod_x {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "x" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("x"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "x" => __private::take(&mut map, &mut __f0, "x")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -918,38 +829,10 @@ pub mod a_pub_fn_evil_std_process_exit_1_mod_x {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "a" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("a"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "o" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("o"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "r" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("r"),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "t" => {
-                                if __f3.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("t"),
-                                    );
-                                }
-                                __f3 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "a" => __private::take(&mut map, &mut __f0, "a")?,
+                            "o" => __private::take(&mut map, &mut __f1, "o")?,
+                            "r" => __private::take(&mut map, &mut __f2, "r")?,
+                            "t" => __private::take(&mut map, &mut __f3, "t")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -1839,14 +1722,7 @@ pub mod core {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "std" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("std"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "std" => __private::take(&mut map, &mut __f0, "std")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -2096,54 +1972,12 @@ pub mod bad_keywords {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "a" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("a"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "b" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("b"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "c" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("c"),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "d" => {
-                                if __f3.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f3 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "e" => {
-                                if __f4.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("e"),
-                                    );
-                                }
-                                __f4 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "f" => {
-                                if __f5.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("f"),
-                                    );
-                                }
-                                __f5 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "a" => __private::take(&mut map, &mut __f0, "a")?,
+                            "b" => __private::take(&mut map, &mut __f1, "b")?,
+                            "c" => __private::take(&mut map, &mut __f2, "c")?,
+                            "d" => __private::take(&mut map, &mut __f3, "d")?,
+                            "e" => __private::take(&mut map, &mut __f4, "e")?,
+                            "f" => __private::take(&mut map, &mut __f5, "f")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -2330,30 +2164,9 @@ pub mod looping_refs {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "a" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("a"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "b" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("b"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "c" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("c"),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "a" => __private::take(&mut map, &mut __f0, "a")?,
+                            "b" => __private::take(&mut map, &mut __f1, "b")?,
+                            "c" => __private::take(&mut map, &mut __f2, "c")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -2472,23 +2285,9 @@ pub mod recursive {
                     {
                         match key.as_str() {
                             "children" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "children",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "children")?
                             }
-                            "next" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("next"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "next" => __private::take(&mut map, &mut __f1, "next")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -2540,14 +2339,7 @@ pub mod recursive {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "root" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("root"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "root" => __private::take(&mut map, &mut __f0, "root")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -2671,22 +2463,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -2744,22 +2522,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -2817,22 +2581,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -2890,22 +2640,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -2963,22 +2699,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -3036,22 +2758,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -3111,22 +2819,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -3186,22 +2880,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -3264,22 +2944,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -3342,22 +3008,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -3420,22 +3072,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -3503,22 +3141,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -3586,22 +3210,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -3669,22 +3279,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -3752,22 +3348,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -3835,22 +3417,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -3918,22 +3486,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -4001,22 +3555,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -4084,22 +3624,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -4167,22 +3693,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -4250,22 +3762,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -4333,22 +3831,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -4416,22 +3900,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -4499,22 +3969,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -4582,22 +4038,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -4665,22 +4107,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -4748,22 +4176,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -4831,22 +4245,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -4914,22 +4314,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -4997,22 +4383,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -5080,22 +4452,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -5163,22 +4521,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -5246,22 +4590,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -5331,22 +4661,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -5416,22 +4732,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -5501,22 +4803,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -5586,22 +4874,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -5671,22 +4945,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -5756,22 +5016,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -5841,22 +5087,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -5914,14 +5146,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -5978,14 +5203,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -6054,22 +5272,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -6127,14 +5331,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -6191,14 +5388,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -6267,22 +5457,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -6352,22 +5528,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -6425,14 +5587,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -6489,14 +5644,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -6565,22 +5713,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -6638,14 +5772,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -6702,14 +5829,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -6778,22 +5898,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -6863,22 +5969,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -6948,22 +6040,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -7021,14 +6099,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -7085,14 +6156,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -7161,22 +6225,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -7234,14 +6284,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -7298,14 +6341,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -7374,22 +6410,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -7459,22 +6481,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -7532,14 +6540,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -7596,14 +6597,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -7672,22 +6666,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -7745,14 +6725,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -7809,14 +6782,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -7885,22 +6851,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -7970,22 +6922,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -8055,22 +6993,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -8140,22 +7064,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -8213,14 +7123,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -8277,14 +7180,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -8353,22 +7249,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -8426,14 +7308,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -8490,14 +7365,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -8566,22 +7434,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -8651,22 +7505,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -8724,14 +7564,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -8788,14 +7621,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -8864,22 +7690,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -8937,14 +7749,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -9001,14 +7806,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -9077,22 +7875,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -9162,22 +7946,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -9247,22 +8017,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -9320,14 +8076,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -9384,14 +8133,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -9460,22 +8202,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -9533,14 +8261,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -9597,14 +8318,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -9673,22 +8387,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -9758,22 +8458,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -9831,14 +8517,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -9895,14 +8574,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -9971,22 +8643,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -10044,14 +8702,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -10108,14 +8759,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -10184,22 +8828,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -10269,22 +8899,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -10354,22 +8970,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -10439,22 +9041,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -10524,22 +9112,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -10597,14 +9171,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -10661,14 +9228,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -10737,22 +9297,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -10810,14 +9356,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -10874,14 +9413,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -10950,22 +9482,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -11035,22 +9553,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -11108,14 +9612,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -11172,14 +9669,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -11248,22 +9738,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -11321,14 +9797,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -11385,14 +9854,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -11461,22 +9923,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -11546,22 +9994,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -11631,22 +10065,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -11704,14 +10124,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -11768,14 +10181,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -11844,22 +10250,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -11917,14 +10309,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -11981,14 +10366,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -12057,22 +10435,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -12142,22 +10506,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -12215,14 +10565,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -12279,14 +10622,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -12355,22 +10691,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -12428,14 +10750,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -12492,14 +10807,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -12568,22 +10876,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -12653,22 +10947,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -12738,22 +11018,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -12823,22 +11089,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -12896,14 +11148,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -12960,14 +11205,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -13036,22 +11274,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -13109,14 +11333,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -13173,14 +11390,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -13249,22 +11459,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -13334,22 +11530,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -13407,14 +11589,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -13471,14 +11646,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -13547,22 +11715,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -13620,14 +11774,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -13684,14 +11831,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -13760,22 +11900,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -13845,22 +11971,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -13930,22 +12042,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -14003,14 +12101,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -14067,14 +12158,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -14143,22 +12227,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -14216,14 +12286,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -14280,14 +12343,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -14356,22 +12412,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -14441,22 +12483,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -14514,14 +12542,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -14578,14 +12599,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -14654,22 +12668,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -14727,14 +12727,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -14791,14 +12784,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -14867,22 +12853,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -14952,22 +12924,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -15037,22 +12995,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -15122,22 +13066,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -15207,22 +13137,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -15292,22 +13208,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -15365,14 +13267,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -15429,14 +13324,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -15505,22 +13393,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -15578,14 +13452,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -15642,14 +13509,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -15718,22 +13578,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -15803,22 +13649,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -15876,14 +13708,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -15940,14 +13765,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -16016,22 +13834,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -16089,14 +13893,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -16153,14 +13950,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -16229,22 +14019,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -16314,22 +14090,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -16399,22 +14161,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -16472,14 +14220,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -16536,14 +14277,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -16612,22 +14346,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -16685,14 +14405,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -16749,14 +14462,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -16825,22 +14531,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -16910,22 +14602,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -16983,14 +14661,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -17047,14 +14718,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -17123,22 +14787,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -17196,14 +14846,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -17260,14 +14903,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -17336,22 +14972,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -17421,22 +15043,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -17506,22 +15114,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -17591,22 +15185,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -17664,14 +15244,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -17728,14 +15301,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -17804,22 +15370,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -17877,14 +15429,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -17941,14 +15486,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -18017,22 +15555,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -18102,22 +15626,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -18175,14 +15685,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -18239,14 +15742,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -18315,22 +15811,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -18388,14 +15870,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -18452,14 +15927,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -18528,22 +15996,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -18613,22 +16067,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -18698,22 +16138,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -18771,14 +16197,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -18835,14 +16254,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -18911,22 +16323,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -18984,14 +16382,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -19048,14 +16439,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -19124,22 +16508,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -19209,22 +16579,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -19282,14 +16638,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -19346,14 +16695,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -19422,22 +16764,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -19495,14 +16823,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -19559,14 +16880,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -19633,22 +16947,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -19718,22 +17018,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -19803,22 +17089,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -19888,22 +17160,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -19973,22 +17231,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -20046,14 +17290,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -20110,14 +17347,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -20186,22 +17416,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -20259,14 +17475,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -20323,14 +17532,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -20399,22 +17601,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -20484,22 +17672,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -20557,14 +17731,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -20621,14 +17788,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -20697,22 +17857,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -20770,14 +17916,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -20834,14 +17973,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -20910,22 +18042,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -20995,22 +18113,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -21080,22 +18184,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -21153,14 +18243,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -21217,14 +18300,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -21293,22 +18369,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -21366,14 +18428,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -21430,14 +18485,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -21506,22 +18554,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -21591,22 +18625,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -21664,14 +18684,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -21728,14 +18741,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -21802,22 +18808,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -21875,14 +18867,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -21941,22 +18926,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -22016,22 +18987,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -22091,22 +19048,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -22166,22 +19109,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -22241,22 +19170,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -22316,22 +19231,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -22391,22 +19292,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -22466,22 +19353,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -22541,22 +19414,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -22616,22 +19475,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -22691,22 +19536,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -22766,22 +19597,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -22841,22 +19658,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -22916,22 +19719,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -22991,22 +19780,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -23066,22 +19841,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -23141,22 +19902,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -23216,22 +19963,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -23291,22 +20024,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -23366,22 +20085,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -23441,22 +20146,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -23516,22 +20207,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -23591,22 +20268,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -23666,22 +20329,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -23741,22 +20390,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -23816,22 +20451,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -23891,22 +20512,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -23966,22 +20573,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -24041,22 +20634,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -24116,22 +20695,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -24191,22 +20756,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -24266,22 +20817,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -24341,22 +20878,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -24416,22 +20939,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -24483,14 +20992,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "leaf" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("leaf"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "leaf" => __private::take(&mut map, &mut __f0, "leaf")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -24546,22 +21048,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -24621,22 +21109,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -24696,22 +21170,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -24771,22 +21231,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -24846,22 +21292,8 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "left" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("left"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "right" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("right"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "left" => __private::take(&mut map, &mut __f0, "left")?,
+                            "right" => __private::take(&mut map, &mut __f1, "right")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -24915,14 +21347,7 @@ pub mod fan_out {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "top" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("top"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "top" => __private::take(&mut map, &mut __f0, "top")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -32965,14 +29390,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -33023,14 +29441,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -33081,14 +29492,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -33139,14 +29543,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -33197,14 +29594,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -33255,14 +29645,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -33313,14 +29696,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -33371,14 +29747,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -33429,14 +29798,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -33487,14 +29849,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -33545,14 +29900,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -33603,14 +29951,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -33661,14 +30002,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -33719,14 +30053,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -33777,14 +30104,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -33835,14 +30155,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -33893,14 +30206,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -33951,14 +30257,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -34009,14 +30308,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -34069,14 +30361,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -34129,14 +30414,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -34189,14 +30467,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -34252,14 +30523,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -34315,14 +30579,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -34378,14 +30635,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -34441,14 +30691,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -34504,14 +30747,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -34567,14 +30803,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -34630,14 +30859,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -34693,14 +30915,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -34756,14 +30971,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -34819,14 +31027,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -34882,14 +31083,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -34945,14 +31139,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -35008,14 +31195,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -35074,14 +31254,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -35140,14 +31313,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -35206,14 +31372,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -35272,14 +31431,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -35338,14 +31490,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -35406,14 +31551,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -35474,14 +31612,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -35542,14 +31673,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -35610,14 +31734,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -35678,14 +31795,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -35746,14 +31856,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -35814,14 +31917,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -35882,14 +31978,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -35948,14 +32037,7 @@ pub mod deep {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "d" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("d"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "d" => __private::take(&mut map, &mut __f0, "d")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -36983,14 +33065,7 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "w" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("w"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "w" => __private::take(&mut map, &mut __f0, "w")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -37911,28 +33986,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k0" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k0"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k0" => __private::take(&mut map, &mut __f0, "k0")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV0 {
-                        k0: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k0"),
-                                );
-                            }
-                        },
+                        k0: __private::required::<_, __A::Error>(__f0, "k0")?,
                         extra: __extra,
                     })
                 }
@@ -37997,28 +34058,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k1" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k1"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k1" => __private::take(&mut map, &mut __f0, "k1")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV1 {
-                        k1: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k1"),
-                                );
-                            }
-                        },
+                        k1: __private::required::<_, __A::Error>(__f0, "k1")?,
                         extra: __extra,
                     })
                 }
@@ -38083,28 +34130,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k2" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k2"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k2" => __private::take(&mut map, &mut __f0, "k2")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV2 {
-                        k2: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k2"),
-                                );
-                            }
-                        },
+                        k2: __private::required::<_, __A::Error>(__f0, "k2")?,
                         extra: __extra,
                     })
                 }
@@ -38169,28 +34202,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k3" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k3"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k3" => __private::take(&mut map, &mut __f0, "k3")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV3 {
-                        k3: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k3"),
-                                );
-                            }
-                        },
+                        k3: __private::required::<_, __A::Error>(__f0, "k3")?,
                         extra: __extra,
                     })
                 }
@@ -38255,28 +34274,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k4" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k4"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k4" => __private::take(&mut map, &mut __f0, "k4")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV4 {
-                        k4: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k4"),
-                                );
-                            }
-                        },
+                        k4: __private::required::<_, __A::Error>(__f0, "k4")?,
                         extra: __extra,
                     })
                 }
@@ -38341,28 +34346,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k5" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k5"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k5" => __private::take(&mut map, &mut __f0, "k5")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV5 {
-                        k5: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k5"),
-                                );
-                            }
-                        },
+                        k5: __private::required::<_, __A::Error>(__f0, "k5")?,
                         extra: __extra,
                     })
                 }
@@ -38427,28 +34418,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k6" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k6"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k6" => __private::take(&mut map, &mut __f0, "k6")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV6 {
-                        k6: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k6"),
-                                );
-                            }
-                        },
+                        k6: __private::required::<_, __A::Error>(__f0, "k6")?,
                         extra: __extra,
                     })
                 }
@@ -38513,28 +34490,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k7" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k7"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k7" => __private::take(&mut map, &mut __f0, "k7")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV7 {
-                        k7: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k7"),
-                                );
-                            }
-                        },
+                        k7: __private::required::<_, __A::Error>(__f0, "k7")?,
                         extra: __extra,
                     })
                 }
@@ -38599,28 +34562,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k8" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k8"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k8" => __private::take(&mut map, &mut __f0, "k8")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV8 {
-                        k8: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k8"),
-                                );
-                            }
-                        },
+                        k8: __private::required::<_, __A::Error>(__f0, "k8")?,
                         extra: __extra,
                     })
                 }
@@ -38685,28 +34634,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k9" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k9"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k9" => __private::take(&mut map, &mut __f0, "k9")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV9 {
-                        k9: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k9"),
-                                );
-                            }
-                        },
+                        k9: __private::required::<_, __A::Error>(__f0, "k9")?,
                         extra: __extra,
                     })
                 }
@@ -38771,28 +34706,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k10" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k10"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k10" => __private::take(&mut map, &mut __f0, "k10")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV10 {
-                        k10: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k10"),
-                                );
-                            }
-                        },
+                        k10: __private::required::<_, __A::Error>(__f0, "k10")?,
                         extra: __extra,
                     })
                 }
@@ -38857,28 +34778,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k11" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k11"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k11" => __private::take(&mut map, &mut __f0, "k11")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV11 {
-                        k11: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k11"),
-                                );
-                            }
-                        },
+                        k11: __private::required::<_, __A::Error>(__f0, "k11")?,
                         extra: __extra,
                     })
                 }
@@ -38943,28 +34850,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k12" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k12"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k12" => __private::take(&mut map, &mut __f0, "k12")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV12 {
-                        k12: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k12"),
-                                );
-                            }
-                        },
+                        k12: __private::required::<_, __A::Error>(__f0, "k12")?,
                         extra: __extra,
                     })
                 }
@@ -39029,28 +34922,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k13" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k13"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k13" => __private::take(&mut map, &mut __f0, "k13")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV13 {
-                        k13: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k13"),
-                                );
-                            }
-                        },
+                        k13: __private::required::<_, __A::Error>(__f0, "k13")?,
                         extra: __extra,
                     })
                 }
@@ -39115,28 +34994,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k14" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k14"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k14" => __private::take(&mut map, &mut __f0, "k14")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV14 {
-                        k14: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k14"),
-                                );
-                            }
-                        },
+                        k14: __private::required::<_, __A::Error>(__f0, "k14")?,
                         extra: __extra,
                     })
                 }
@@ -39201,28 +35066,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k15" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k15"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k15" => __private::take(&mut map, &mut __f0, "k15")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV15 {
-                        k15: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k15"),
-                                );
-                            }
-                        },
+                        k15: __private::required::<_, __A::Error>(__f0, "k15")?,
                         extra: __extra,
                     })
                 }
@@ -39287,28 +35138,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k16" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k16"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k16" => __private::take(&mut map, &mut __f0, "k16")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV16 {
-                        k16: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k16"),
-                                );
-                            }
-                        },
+                        k16: __private::required::<_, __A::Error>(__f0, "k16")?,
                         extra: __extra,
                     })
                 }
@@ -39373,28 +35210,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k17" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k17"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k17" => __private::take(&mut map, &mut __f0, "k17")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV17 {
-                        k17: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k17"),
-                                );
-                            }
-                        },
+                        k17: __private::required::<_, __A::Error>(__f0, "k17")?,
                         extra: __extra,
                     })
                 }
@@ -39459,28 +35282,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k18" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k18"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k18" => __private::take(&mut map, &mut __f0, "k18")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV18 {
-                        k18: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k18"),
-                                );
-                            }
-                        },
+                        k18: __private::required::<_, __A::Error>(__f0, "k18")?,
                         extra: __extra,
                     })
                 }
@@ -39545,28 +35354,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k19" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k19"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k19" => __private::take(&mut map, &mut __f0, "k19")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV19 {
-                        k19: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k19"),
-                                );
-                            }
-                        },
+                        k19: __private::required::<_, __A::Error>(__f0, "k19")?,
                         extra: __extra,
                     })
                 }
@@ -39631,28 +35426,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k20" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k20"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k20" => __private::take(&mut map, &mut __f0, "k20")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV20 {
-                        k20: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k20"),
-                                );
-                            }
-                        },
+                        k20: __private::required::<_, __A::Error>(__f0, "k20")?,
                         extra: __extra,
                     })
                 }
@@ -39717,28 +35498,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k21" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k21"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k21" => __private::take(&mut map, &mut __f0, "k21")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV21 {
-                        k21: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k21"),
-                                );
-                            }
-                        },
+                        k21: __private::required::<_, __A::Error>(__f0, "k21")?,
                         extra: __extra,
                     })
                 }
@@ -39803,28 +35570,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k22" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k22"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k22" => __private::take(&mut map, &mut __f0, "k22")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV22 {
-                        k22: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k22"),
-                                );
-                            }
-                        },
+                        k22: __private::required::<_, __A::Error>(__f0, "k22")?,
                         extra: __extra,
                     })
                 }
@@ -39889,28 +35642,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k23" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k23"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k23" => __private::take(&mut map, &mut __f0, "k23")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV23 {
-                        k23: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k23"),
-                                );
-                            }
-                        },
+                        k23: __private::required::<_, __A::Error>(__f0, "k23")?,
                         extra: __extra,
                     })
                 }
@@ -39975,28 +35714,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k24" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k24"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k24" => __private::take(&mut map, &mut __f0, "k24")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV24 {
-                        k24: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k24"),
-                                );
-                            }
-                        },
+                        k24: __private::required::<_, __A::Error>(__f0, "k24")?,
                         extra: __extra,
                     })
                 }
@@ -40061,28 +35786,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k25" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k25"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k25" => __private::take(&mut map, &mut __f0, "k25")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV25 {
-                        k25: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k25"),
-                                );
-                            }
-                        },
+                        k25: __private::required::<_, __A::Error>(__f0, "k25")?,
                         extra: __extra,
                     })
                 }
@@ -40147,28 +35858,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k26" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k26"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k26" => __private::take(&mut map, &mut __f0, "k26")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV26 {
-                        k26: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k26"),
-                                );
-                            }
-                        },
+                        k26: __private::required::<_, __A::Error>(__f0, "k26")?,
                         extra: __extra,
                     })
                 }
@@ -40233,28 +35930,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k27" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k27"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k27" => __private::take(&mut map, &mut __f0, "k27")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV27 {
-                        k27: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k27"),
-                                );
-                            }
-                        },
+                        k27: __private::required::<_, __A::Error>(__f0, "k27")?,
                         extra: __extra,
                     })
                 }
@@ -40319,28 +36002,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k28" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k28"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k28" => __private::take(&mut map, &mut __f0, "k28")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV28 {
-                        k28: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k28"),
-                                );
-                            }
-                        },
+                        k28: __private::required::<_, __A::Error>(__f0, "k28")?,
                         extra: __extra,
                     })
                 }
@@ -40405,28 +36074,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k29" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k29"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k29" => __private::take(&mut map, &mut __f0, "k29")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV29 {
-                        k29: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k29"),
-                                );
-                            }
-                        },
+                        k29: __private::required::<_, __A::Error>(__f0, "k29")?,
                         extra: __extra,
                     })
                 }
@@ -40491,28 +36146,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k30" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k30"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k30" => __private::take(&mut map, &mut __f0, "k30")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV30 {
-                        k30: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k30"),
-                                );
-                            }
-                        },
+                        k30: __private::required::<_, __A::Error>(__f0, "k30")?,
                         extra: __extra,
                     })
                 }
@@ -40577,28 +36218,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k31" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k31"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k31" => __private::take(&mut map, &mut __f0, "k31")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV31 {
-                        k31: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k31"),
-                                );
-                            }
-                        },
+                        k31: __private::required::<_, __A::Error>(__f0, "k31")?,
                         extra: __extra,
                     })
                 }
@@ -40663,28 +36290,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k32" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k32"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k32" => __private::take(&mut map, &mut __f0, "k32")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV32 {
-                        k32: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k32"),
-                                );
-                            }
-                        },
+                        k32: __private::required::<_, __A::Error>(__f0, "k32")?,
                         extra: __extra,
                     })
                 }
@@ -40749,28 +36362,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k33" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k33"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k33" => __private::take(&mut map, &mut __f0, "k33")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV33 {
-                        k33: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k33"),
-                                );
-                            }
-                        },
+                        k33: __private::required::<_, __A::Error>(__f0, "k33")?,
                         extra: __extra,
                     })
                 }
@@ -40835,28 +36434,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k34" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k34"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k34" => __private::take(&mut map, &mut __f0, "k34")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV34 {
-                        k34: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k34"),
-                                );
-                            }
-                        },
+                        k34: __private::required::<_, __A::Error>(__f0, "k34")?,
                         extra: __extra,
                     })
                 }
@@ -40921,28 +36506,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k35" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k35"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k35" => __private::take(&mut map, &mut __f0, "k35")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV35 {
-                        k35: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k35"),
-                                );
-                            }
-                        },
+                        k35: __private::required::<_, __A::Error>(__f0, "k35")?,
                         extra: __extra,
                     })
                 }
@@ -41007,28 +36578,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k36" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k36"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k36" => __private::take(&mut map, &mut __f0, "k36")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV36 {
-                        k36: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k36"),
-                                );
-                            }
-                        },
+                        k36: __private::required::<_, __A::Error>(__f0, "k36")?,
                         extra: __extra,
                     })
                 }
@@ -41093,28 +36650,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k37" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k37"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k37" => __private::take(&mut map, &mut __f0, "k37")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV37 {
-                        k37: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k37"),
-                                );
-                            }
-                        },
+                        k37: __private::required::<_, __A::Error>(__f0, "k37")?,
                         extra: __extra,
                     })
                 }
@@ -41179,28 +36722,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k38" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k38"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k38" => __private::take(&mut map, &mut __f0, "k38")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV38 {
-                        k38: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k38"),
-                                );
-                            }
-                        },
+                        k38: __private::required::<_, __A::Error>(__f0, "k38")?,
                         extra: __extra,
                     })
                 }
@@ -41265,28 +36794,14 @@ pub mod wide {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "k39" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("k39"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "k39" => __private::take(&mut map, &mut __f0, "k39")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsWV39 {
-                        k39: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("k39"),
-                                );
-                            }
-                        },
+                        k39: __private::required::<_, __A::Error>(__f0, "k39")?,
                         extra: __extra,
                     })
                 }
@@ -41854,6 +37369,34 @@ mod __private {
         value: bool,
     ) -> Result<(), D::Error> {
         d.deserialize_bool(Expect { field, value })
+    }
+    /// Reads the value of the field `wire` into `slot`, refusing a
+    /// second one. One generic body for every field of every
+    /// struct, instead of the same lines in each visitor.
+    pub(super) fn take<
+        'de,
+        A: ::serde::de::MapAccess<'de>,
+        T: ::serde::Deserialize<'de>,
+    >(
+        map: &mut A,
+        slot: &mut ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<(), A::Error> {
+        if slot.is_some() {
+            return Err(A::Error::duplicate_field(wire));
+        }
+        *slot = ::core::option::Option::Some(map.next_value()?);
+        Ok(())
+    }
+    /// The value of the required field `wire`.
+    pub(super) fn required<T, E: Error>(
+        slot: ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<T, E> {
+        match slot {
+            ::core::option::Option::Some(value) => Ok(value),
+            ::core::option::Option::None => Err(E::missing_field(wire)),
+        }
     }
     /// An object key, borrowed from the input when it can be.
     pub(super) enum Key<'de> {

@@ -126,41 +126,13 @@ pub mod fetch {
                     {
                         match key.as_str() {
                             "max_length" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "max_length",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "max_length")?
                             }
-                            "raw" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("raw"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "raw" => __private::take(&mut map, &mut __f1, "raw")?,
                             "start_index" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "start_index",
-                                        ),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f2, "start_index")?
                             }
-                            "url" => {
-                                if __f3.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("url"),
-                                    );
-                                }
-                                __f3 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "url" => __private::take(&mut map, &mut __f3, "url")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -170,14 +142,7 @@ pub mod fetch {
                         max_length: __f0,
                         raw: __f1,
                         start_index: __f2,
-                        url: match __f3 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("url"),
-                                );
-                            }
-                        },
+                        url: __private::required::<_, __A::Error>(__f3, "url")?,
                         extra: __extra,
                     })
                 }
@@ -344,6 +309,34 @@ mod __private {
         value: bool,
     ) -> Result<(), D::Error> {
         d.deserialize_bool(Expect { field, value })
+    }
+    /// Reads the value of the field `wire` into `slot`, refusing a
+    /// second one. One generic body for every field of every
+    /// struct, instead of the same lines in each visitor.
+    pub(super) fn take<
+        'de,
+        A: ::serde::de::MapAccess<'de>,
+        T: ::serde::Deserialize<'de>,
+    >(
+        map: &mut A,
+        slot: &mut ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<(), A::Error> {
+        if slot.is_some() {
+            return Err(A::Error::duplicate_field(wire));
+        }
+        *slot = ::core::option::Option::Some(map.next_value()?);
+        Ok(())
+    }
+    /// The value of the required field `wire`.
+    pub(super) fn required<T, E: Error>(
+        slot: ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<T, E> {
+        match slot {
+            ::core::option::Option::Some(value) => Ok(value),
+            ::core::option::Option::None => Err(E::missing_field(wire)),
+        }
     }
     /// An object key, borrowed from the input when it can be.
     pub(super) enum Key<'de> {

@@ -128,14 +128,7 @@ pub mod get_current_time {
                     {
                         match key.as_str() {
                             "timezone" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "timezone",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "timezone")?
                             }
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
@@ -143,16 +136,10 @@ pub mod get_current_time {
                         }
                     }
                     ::core::result::Result::Ok(Arguments {
-                        timezone: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "timezone",
-                                    ),
-                                );
-                            }
-                        },
+                        timezone: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f0, "timezone")?,
                         extra: __extra,
                     })
                 }
@@ -215,44 +202,14 @@ pub mod get_current_time {
                     {
                         match key.as_str() {
                             "datetime" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "datetime",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "datetime")?
                             }
                             "day_of_week" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "day_of_week",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f1, "day_of_week")?
                             }
-                            "is_dst" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "is_dst",
-                                        ),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "is_dst" => __private::take(&mut map, &mut __f2, "is_dst")?,
                             "timezone" => {
-                                if __f3.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "timezone",
-                                        ),
-                                    );
-                                }
-                                __f3 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f3, "timezone")?
                             }
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
@@ -260,44 +217,19 @@ pub mod get_current_time {
                         }
                     }
                     ::core::result::Result::Ok(Output {
-                        datetime: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "datetime",
-                                    ),
-                                );
-                            }
-                        },
-                        day_of_week: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "day_of_week",
-                                    ),
-                                );
-                            }
-                        },
-                        is_dst: match __f2 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("is_dst"),
-                                );
-                            }
-                        },
-                        timezone: match __f3 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "timezone",
-                                    ),
-                                );
-                            }
-                        },
+                        datetime: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f0, "datetime")?,
+                        day_of_week: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f1, "day_of_week")?,
+                        is_dst: __private::required::<_, __A::Error>(__f2, "is_dst")?,
+                        timezone: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f3, "timezone")?,
                         extra: __extra,
                     })
                 }
@@ -371,67 +303,27 @@ pub mod convert_time {
                     {
                         match key.as_str() {
                             "source_timezone" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "source_timezone",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "source_timezone")?
                             }
                             "target_timezone" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "target_timezone",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f1, "target_timezone")?
                             }
-                            "time" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("time"),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "time" => __private::take(&mut map, &mut __f2, "time")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(Arguments {
-                        source_timezone: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "source_timezone",
-                                    ),
-                                );
-                            }
-                        },
-                        target_timezone: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "target_timezone",
-                                    ),
-                                );
-                            }
-                        },
-                        time: match __f2 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("time"),
-                                );
-                            }
-                        },
+                        source_timezone: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f0, "source_timezone")?,
+                        target_timezone: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f1, "target_timezone")?,
+                        time: __private::required::<_, __A::Error>(__f2, "time")?,
                         extra: __extra,
                     })
                 }
@@ -500,44 +392,14 @@ pub mod convert_time {
                     {
                         match key.as_str() {
                             "datetime" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "datetime",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "datetime")?
                             }
                             "day_of_week" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "day_of_week",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f1, "day_of_week")?
                             }
-                            "is_dst" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "is_dst",
-                                        ),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "is_dst" => __private::take(&mut map, &mut __f2, "is_dst")?,
                             "timezone" => {
-                                if __f3.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "timezone",
-                                        ),
-                                    );
-                                }
-                                __f3 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f3, "timezone")?
                             }
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
@@ -545,44 +407,19 @@ pub mod convert_time {
                         }
                     }
                     ::core::result::Result::Ok(TimeResult {
-                        datetime: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "datetime",
-                                    ),
-                                );
-                            }
-                        },
-                        day_of_week: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "day_of_week",
-                                    ),
-                                );
-                            }
-                        },
-                        is_dst: match __f2 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("is_dst"),
-                                );
-                            }
-                        },
-                        timezone: match __f3 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "timezone",
-                                    ),
-                                );
-                            }
-                        },
+                        datetime: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f0, "datetime")?,
+                        day_of_week: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f1, "day_of_week")?,
+                        is_dst: __private::required::<_, __A::Error>(__f2, "is_dst")?,
+                        timezone: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f3, "timezone")?,
                         extra: __extra,
                     })
                 }
@@ -631,35 +468,10 @@ pub mod convert_time {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "source" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "source",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "target" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "target",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "source" => __private::take(&mut map, &mut __f0, "source")?,
+                            "target" => __private::take(&mut map, &mut __f1, "target")?,
                             "time_difference" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "time_difference",
-                                        ),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f2, "time_difference")?
                             }
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
@@ -667,32 +479,12 @@ pub mod convert_time {
                         }
                     }
                     ::core::result::Result::Ok(Output {
-                        source: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("source"),
-                                );
-                            }
-                        },
-                        target: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("target"),
-                                );
-                            }
-                        },
-                        time_difference: match __f2 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "time_difference",
-                                    ),
-                                );
-                            }
-                        },
+                        source: __private::required::<_, __A::Error>(__f0, "source")?,
+                        target: __private::required::<_, __A::Error>(__f1, "target")?,
+                        time_difference: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f2, "time_difference")?,
                         extra: __extra,
                     })
                 }
@@ -822,6 +614,34 @@ mod __private {
         value: bool,
     ) -> Result<(), D::Error> {
         d.deserialize_bool(Expect { field, value })
+    }
+    /// Reads the value of the field `wire` into `slot`, refusing a
+    /// second one. One generic body for every field of every
+    /// struct, instead of the same lines in each visitor.
+    pub(super) fn take<
+        'de,
+        A: ::serde::de::MapAccess<'de>,
+        T: ::serde::Deserialize<'de>,
+    >(
+        map: &mut A,
+        slot: &mut ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<(), A::Error> {
+        if slot.is_some() {
+            return Err(A::Error::duplicate_field(wire));
+        }
+        *slot = ::core::option::Option::Some(map.next_value()?);
+        Ok(())
+    }
+    /// The value of the required field `wire`.
+    pub(super) fn required<T, E: Error>(
+        slot: ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<T, E> {
+        match slot {
+            ::core::option::Option::Some(value) => Ok(value),
+            ::core::option::Option::None => Err(E::missing_field(wire)),
+        }
     }
     /// An object key, borrowed from the input when it can be.
     pub(super) enum Key<'de> {

@@ -177,22 +177,8 @@ pub mod create_note {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "body" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("body"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "title" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "body" => __private::take(&mut map, &mut __f0, "body")?,
+                            "title" => __private::take(&mut map, &mut __f1, "title")?,
                             other => {
                                 return ::core::result::Result::Err(
                                     <__A::Error as ::serde::de::Error>::unknown_field(
@@ -204,22 +190,8 @@ pub mod create_note {
                         }
                     }
                     ::core::result::Result::Ok(Arguments {
-                        body: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("body"),
-                                );
-                            }
-                        },
-                        title: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("title"),
-                                );
-                            }
-                        },
+                        body: __private::required::<_, __A::Error>(__f0, "body")?,
+                        title: __private::required::<_, __A::Error>(__f1, "title")?,
                     })
                 }
             }
@@ -276,30 +248,14 @@ pub mod create_note {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "handle" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "handle",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "handle" => __private::take(&mut map, &mut __f0, "handle")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(Output {
-                        handle: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("handle"),
-                                );
-                            }
-                        },
+                        handle: __private::required::<_, __A::Error>(__f0, "handle")?,
                         extra: __extra,
                     })
                 }
@@ -362,26 +318,8 @@ pub mod read_note {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "handle" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "handle",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "version" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "version",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "handle" => __private::take(&mut map, &mut __f0, "handle")?,
+                            "version" => __private::take(&mut map, &mut __f1, "version")?,
                             other => {
                                 return ::core::result::Result::Err(
                                     <__A::Error as ::serde::de::Error>::unknown_field(
@@ -393,22 +331,8 @@ pub mod read_note {
                         }
                     }
                     ::core::result::Result::Ok(Arguments {
-                        handle: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("handle"),
-                                );
-                            }
-                        },
-                        version: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("version"),
-                                );
-                            }
-                        },
+                        handle: __private::required::<_, __A::Error>(__f0, "handle")?,
+                        version: __private::required::<_, __A::Error>(__f1, "version")?,
                     })
                 }
             }
@@ -468,44 +392,16 @@ pub mod read_note {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "body" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("body"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "title" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "body" => __private::take(&mut map, &mut __f0, "body")?,
+                            "title" => __private::take(&mut map, &mut __f1, "title")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(Output {
-                        body: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("body"),
-                                );
-                            }
-                        },
-                        title: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("title"),
-                                );
-                            }
-                        },
+                        body: __private::required::<_, __A::Error>(__f0, "body")?,
+                        title: __private::required::<_, __A::Error>(__f1, "title")?,
                         extra: __extra,
                     })
                 }
@@ -565,16 +461,7 @@ pub mod delete_note {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "handle" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "handle",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "handle" => __private::take(&mut map, &mut __f0, "handle")?,
                             other => {
                                 return ::core::result::Result::Err(
                                     <__A::Error as ::serde::de::Error>::unknown_field(
@@ -586,14 +473,7 @@ pub mod delete_note {
                         }
                     }
                     ::core::result::Result::Ok(Arguments {
-                        handle: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("handle"),
-                                );
-                            }
-                        },
+                        handle: __private::required::<_, __A::Error>(__f0, "handle")?,
                     })
                 }
             }
@@ -661,16 +541,7 @@ pub mod export_notes {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "handles" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "handles",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "handles" => __private::take(&mut map, &mut __f0, "handles")?,
                             other => {
                                 return ::core::result::Result::Err(
                                     <__A::Error as ::serde::de::Error>::unknown_field(
@@ -682,14 +553,7 @@ pub mod export_notes {
                         }
                     }
                     ::core::result::Result::Ok(Arguments {
-                        handles: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("handles"),
-                                );
-                            }
-                        },
+                        handles: __private::required::<_, __A::Error>(__f0, "handles")?,
                     })
                 }
             }
@@ -764,30 +628,14 @@ pub mod archive_note {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "handle" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "handle",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "handle" => __private::take(&mut map, &mut __f0, "handle")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(Arguments {
-                        handle: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("handle"),
-                                );
-                            }
-                        },
+                        handle: __private::required::<_, __A::Error>(__f0, "handle")?,
                         extra: __extra,
                     })
                 }
@@ -927,6 +775,34 @@ mod __private {
         value: bool,
     ) -> Result<(), D::Error> {
         d.deserialize_bool(Expect { field, value })
+    }
+    /// Reads the value of the field `wire` into `slot`, refusing a
+    /// second one. One generic body for every field of every
+    /// struct, instead of the same lines in each visitor.
+    pub(super) fn take<
+        'de,
+        A: ::serde::de::MapAccess<'de>,
+        T: ::serde::Deserialize<'de>,
+    >(
+        map: &mut A,
+        slot: &mut ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<(), A::Error> {
+        if slot.is_some() {
+            return Err(A::Error::duplicate_field(wire));
+        }
+        *slot = ::core::option::Option::Some(map.next_value()?);
+        Ok(())
+    }
+    /// The value of the required field `wire`.
+    pub(super) fn required<T, E: Error>(
+        slot: ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<T, E> {
+        match slot {
+            ::core::option::Option::Some(value) => Ok(value),
+            ::core::option::Option::None => Err(E::missing_field(wire)),
+        }
     }
     /// An object key, borrowed from the input when it can be.
     pub(super) enum Key<'de> {

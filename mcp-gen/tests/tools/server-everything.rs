@@ -361,30 +361,14 @@ pub mod echo {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "message" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "message",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "message" => __private::take(&mut map, &mut __f0, "message")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(Arguments {
-                        message: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("message"),
-                                );
-                            }
-                        },
+                        message: __private::required::<_, __A::Error>(__f0, "message")?,
                         extra: __extra,
                     })
                 }
@@ -470,24 +454,10 @@ pub mod get_annotated_message {
                     {
                         match key.as_str() {
                             "includeImage" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "includeImage",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "includeImage")?
                             }
                             "messageType" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "messageType",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f1, "messageType")?
                             }
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
@@ -496,16 +466,10 @@ pub mod get_annotated_message {
                     }
                     ::core::result::Result::Ok(Arguments {
                         include_image: __f0,
-                        message_type: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "messageType",
-                                    ),
-                                );
-                            }
-                        },
+                        message_type: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f1, "messageType")?,
                         extra: __extra,
                     })
                 }
@@ -712,14 +676,7 @@ pub mod get_resource_links {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "count" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("count"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "count" => __private::take(&mut map, &mut __f0, "count")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -824,24 +781,10 @@ pub mod get_resource_reference {
                     {
                         match key.as_str() {
                             "resourceId" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "resourceId",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "resourceId")?
                             }
                             "resourceType" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "resourceType",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f1, "resourceType")?
                             }
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
@@ -982,14 +925,7 @@ pub mod get_structured_content {
                     {
                         match key.as_str() {
                             "location" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "location",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "location")?
                             }
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
@@ -997,16 +933,10 @@ pub mod get_structured_content {
                         }
                     }
                     ::core::result::Result::Ok(Arguments {
-                        location: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "location",
-                                    ),
-                                );
-                            }
-                        },
+                        location: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f0, "location")?,
                         extra: __extra,
                     })
                 }
@@ -1100,34 +1030,13 @@ pub mod get_structured_content {
                     {
                         match key.as_str() {
                             "conditions" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "conditions",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "conditions")?
                             }
                             "humidity" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "humidity",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f1, "humidity")?
                             }
                             "temperature" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "temperature",
-                                        ),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f2, "temperature")?
                             }
                             other => {
                                 return ::core::result::Result::Err(
@@ -1140,36 +1049,18 @@ pub mod get_structured_content {
                         }
                     }
                     ::core::result::Result::Ok(Output {
-                        conditions: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "conditions",
-                                    ),
-                                );
-                            }
-                        },
-                        humidity: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "humidity",
-                                    ),
-                                );
-                            }
-                        },
-                        temperature: match __f2 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "temperature",
-                                    ),
-                                );
-                            }
-                        },
+                        conditions: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f0, "conditions")?,
+                        humidity: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f1, "humidity")?,
+                        temperature: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f2, "temperature")?,
                     })
                 }
             }
@@ -1238,44 +1129,16 @@ pub mod get_sum {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "a" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("a"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "b" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("b"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "a" => __private::take(&mut map, &mut __f0, "a")?,
+                            "b" => __private::take(&mut map, &mut __f1, "b")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(Arguments {
-                        a: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("a"),
-                                );
-                            }
-                        },
-                        b: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("b"),
-                                );
-                            }
-                        },
+                        a: __private::required::<_, __A::Error>(__f0, "a")?,
+                        b: __private::required::<_, __A::Error>(__f1, "b")?,
                         extra: __extra,
                     })
                 }
@@ -1444,31 +1307,10 @@ pub mod gzip_file_as_resource {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "data" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("data"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "name" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "data" => __private::take(&mut map, &mut __f0, "data")?,
+                            "name" => __private::take(&mut map, &mut __f1, "name")?,
                             "outputType" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "outputType",
-                                        ),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f2, "outputType")?
                             }
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
@@ -1779,23 +1621,9 @@ pub mod trigger_long_running_operation {
                     {
                         match key.as_str() {
                             "duration" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "duration",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "duration")?
                             }
-                            "steps" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("steps"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "steps" => __private::take(&mut map, &mut __f1, "steps")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -1994,43 +1822,13 @@ pub mod trigger_url_elicitation {
                     {
                         match key.as_str() {
                             "elicitationId" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "elicitationId",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "elicitationId")?
                             }
                             "errorPath" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "errorPath",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f1, "errorPath")?
                             }
-                            "message" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "message",
-                                        ),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "url" => {
-                                if __f3.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("url"),
-                                    );
-                                }
-                                __f3 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "message" => __private::take(&mut map, &mut __f2, "message")?,
+                            "url" => __private::take(&mut map, &mut __f3, "url")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -2040,14 +1838,7 @@ pub mod trigger_url_elicitation {
                         elicitation_id: __f0,
                         error_path: __f1,
                         message: __f2,
-                        url: match __f3 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("url"),
-                                );
-                            }
-                        },
+                        url: __private::required::<_, __A::Error>(__f3, "url")?,
                         extra: __extra,
                     })
                 }
@@ -2159,23 +1950,9 @@ pub mod simulate_research_query {
                     {
                         match key.as_str() {
                             "ambiguous" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "ambiguous",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "ambiguous")?
                             }
-                            "topic" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("topic"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "topic" => __private::take(&mut map, &mut __f1, "topic")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -2183,14 +1960,7 @@ pub mod simulate_research_query {
                     }
                     ::core::result::Result::Ok(Arguments {
                         ambiguous: __f0,
-                        topic: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("topic"),
-                                );
-                            }
-                        },
+                        topic: __private::required::<_, __A::Error>(__f1, "topic")?,
                         extra: __extra,
                     })
                 }
@@ -2340,6 +2110,34 @@ mod __private {
         value: bool,
     ) -> Result<(), D::Error> {
         d.deserialize_bool(Expect { field, value })
+    }
+    /// Reads the value of the field `wire` into `slot`, refusing a
+    /// second one. One generic body for every field of every
+    /// struct, instead of the same lines in each visitor.
+    pub(super) fn take<
+        'de,
+        A: ::serde::de::MapAccess<'de>,
+        T: ::serde::Deserialize<'de>,
+    >(
+        map: &mut A,
+        slot: &mut ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<(), A::Error> {
+        if slot.is_some() {
+            return Err(A::Error::duplicate_field(wire));
+        }
+        *slot = ::core::option::Option::Some(map.next_value()?);
+        Ok(())
+    }
+    /// The value of the required field `wire`.
+    pub(super) fn required<T, E: Error>(
+        slot: ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<T, E> {
+        match slot {
+            ::core::option::Option::Some(value) => Ok(value),
+            ::core::option::Option::None => Err(E::missing_field(wire)),
+        }
     }
     /// An object key, borrowed from the input when it can be.
     pub(super) enum Key<'de> {

@@ -351,30 +351,9 @@ pub mod read_file {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "head" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("head"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "path" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("path"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "tail" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("tail"),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "head" => __private::take(&mut map, &mut __f0, "head")?,
+                            "path" => __private::take(&mut map, &mut __f1, "path")?,
+                            "tail" => __private::take(&mut map, &mut __f2, "tail")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -382,14 +361,7 @@ pub mod read_file {
                     }
                     ::core::result::Result::Ok(Arguments {
                         head: __f0,
-                        path: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("path"),
-                                );
-                            }
-                        },
+                        path: __private::required::<_, __A::Error>(__f1, "path")?,
                         tail: __f2,
                         extra: __extra,
                     })
@@ -456,16 +428,7 @@ pub mod read_file {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "content" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "content",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "content" => __private::take(&mut map, &mut __f0, "content")?,
                             other => {
                                 return ::core::result::Result::Err(
                                     <__A::Error as ::serde::de::Error>::unknown_field(
@@ -477,14 +440,7 @@ pub mod read_file {
                         }
                     }
                     ::core::result::Result::Ok(Output {
-                        content: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("content"),
-                                );
-                            }
-                        },
+                        content: __private::required::<_, __A::Error>(__f0, "content")?,
                     })
                 }
             }
@@ -558,30 +514,9 @@ pub mod read_text_file {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "head" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("head"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "path" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("path"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "tail" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("tail"),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "head" => __private::take(&mut map, &mut __f0, "head")?,
+                            "path" => __private::take(&mut map, &mut __f1, "path")?,
+                            "tail" => __private::take(&mut map, &mut __f2, "tail")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -589,14 +524,7 @@ pub mod read_text_file {
                     }
                     ::core::result::Result::Ok(Arguments {
                         head: __f0,
-                        path: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("path"),
-                                );
-                            }
-                        },
+                        path: __private::required::<_, __A::Error>(__f1, "path")?,
                         tail: __f2,
                         extra: __extra,
                     })
@@ -663,16 +591,7 @@ pub mod read_text_file {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "content" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "content",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "content" => __private::take(&mut map, &mut __f0, "content")?,
                             other => {
                                 return ::core::result::Result::Err(
                                     <__A::Error as ::serde::de::Error>::unknown_field(
@@ -684,14 +603,7 @@ pub mod read_text_file {
                         }
                     }
                     ::core::result::Result::Ok(Output {
-                        content: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("content"),
-                                );
-                            }
-                        },
+                        content: __private::required::<_, __A::Error>(__f0, "content")?,
                     })
                 }
             }
@@ -757,28 +669,14 @@ pub mod read_media_file {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "path" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("path"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "path" => __private::take(&mut map, &mut __f0, "path")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(Arguments {
-                        path: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("path"),
-                                );
-                            }
-                        },
+                        path: __private::required::<_, __A::Error>(__f0, "path")?,
                         extra: __extra,
                     })
                 }
@@ -826,16 +724,7 @@ pub mod read_media_file {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "content" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "content",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "content" => __private::take(&mut map, &mut __f0, "content")?,
                             other => {
                                 return ::core::result::Result::Err(
                                     <__A::Error as ::serde::de::Error>::unknown_field(
@@ -847,14 +736,7 @@ pub mod read_media_file {
                         }
                     }
                     ::core::result::Result::Ok(Output {
-                        content: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("content"),
-                                );
-                            }
-                        },
+                        content: __private::required::<_, __A::Error>(__f0, "content")?,
                     })
                 }
             }
@@ -1005,32 +887,11 @@ pub mod read_media_file {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "data" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("data"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "data" => __private::take(&mut map, &mut __f0, "data")?,
                             "mimeType" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "mimeType",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f1, "mimeType")?
                             }
-                            "type" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "type" => __private::take(&mut map, &mut __f2, "type")?,
                             other => {
                                 return ::core::result::Result::Err(
                                     <__A::Error as ::serde::de::Error>::unknown_field(
@@ -1042,32 +903,12 @@ pub mod read_media_file {
                         }
                     }
                     ::core::result::Result::Ok(OutputContentItemObject {
-                        data: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("data"),
-                                );
-                            }
-                        },
-                        mime_type: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "mimeType",
-                                    ),
-                                );
-                            }
-                        },
-                        type_: match __f2 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("type"),
-                                );
-                            }
-                        },
+                        data: __private::required::<_, __A::Error>(__f0, "data")?,
+                        mime_type: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f1, "mimeType")?,
+                        type_: __private::required::<_, __A::Error>(__f2, "type")?,
                     })
                 }
             }
@@ -1144,23 +985,9 @@ pub mod read_media_file {
                     {
                         match key.as_str() {
                             "resource" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "resource",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "resource")?
                             }
-                            "type" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "type" => __private::take(&mut map, &mut __f1, "type")?,
                             other => {
                                 return ::core::result::Result::Err(
                                     <__A::Error as ::serde::de::Error>::unknown_field(
@@ -1172,24 +999,11 @@ pub mod read_media_file {
                         }
                     }
                     ::core::result::Result::Ok(OutputContentItemResource {
-                        resource: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "resource",
-                                    ),
-                                );
-                            }
-                        },
-                        type_: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("type"),
-                                );
-                            }
-                        },
+                        resource: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f0, "resource")?,
+                        type_: __private::required::<_, __A::Error>(__f1, "type")?,
                     })
                 }
             }
@@ -1237,32 +1051,11 @@ pub mod read_media_file {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "blob" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("blob"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "blob" => __private::take(&mut map, &mut __f0, "blob")?,
                             "mimeType" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "mimeType",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f1, "mimeType")?
                             }
-                            "uri" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("uri"),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "uri" => __private::take(&mut map, &mut __f2, "uri")?,
                             other => {
                                 return ::core::result::Result::Err(
                                     <__A::Error as ::serde::de::Error>::unknown_field(
@@ -1274,23 +1067,9 @@ pub mod read_media_file {
                         }
                     }
                     ::core::result::Result::Ok(OutputContentItemResourceResource {
-                        blob: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("blob"),
-                                );
-                            }
-                        },
+                        blob: __private::required::<_, __A::Error>(__f0, "blob")?,
                         mime_type: __f1,
-                        uri: match __f2 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("uri"),
-                                );
-                            }
-                        },
+                        uri: __private::required::<_, __A::Error>(__f2, "uri")?,
                     })
                 }
             }
@@ -1380,28 +1159,14 @@ pub mod read_multiple_files {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "paths" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("paths"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "paths" => __private::take(&mut map, &mut __f0, "paths")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(Arguments {
-                        paths: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("paths"),
-                                );
-                            }
-                        },
+                        paths: __private::required::<_, __A::Error>(__f0, "paths")?,
                         extra: __extra,
                     })
                 }
@@ -1449,16 +1214,7 @@ pub mod read_multiple_files {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "content" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "content",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "content" => __private::take(&mut map, &mut __f0, "content")?,
                             other => {
                                 return ::core::result::Result::Err(
                                     <__A::Error as ::serde::de::Error>::unknown_field(
@@ -1470,14 +1226,7 @@ pub mod read_multiple_files {
                         }
                     }
                     ::core::result::Result::Ok(Output {
-                        content: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("content"),
-                                );
-                            }
-                        },
+                        content: __private::required::<_, __A::Error>(__f0, "content")?,
                     })
                 }
             }
@@ -1546,46 +1295,16 @@ pub mod write_file {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "content" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "content",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "path" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("path"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "content" => __private::take(&mut map, &mut __f0, "content")?,
+                            "path" => __private::take(&mut map, &mut __f1, "path")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(Arguments {
-                        content: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("content"),
-                                );
-                            }
-                        },
-                        path: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("path"),
-                                );
-                            }
-                        },
+                        content: __private::required::<_, __A::Error>(__f0, "content")?,
+                        path: __private::required::<_, __A::Error>(__f1, "path")?,
                         extra: __extra,
                     })
                 }
@@ -1635,16 +1354,7 @@ pub mod write_file {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "content" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "content",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "content" => __private::take(&mut map, &mut __f0, "content")?,
                             other => {
                                 return ::core::result::Result::Err(
                                     <__A::Error as ::serde::de::Error>::unknown_field(
@@ -1656,14 +1366,7 @@ pub mod write_file {
                         }
                     }
                     ::core::result::Result::Ok(Output {
-                        content: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("content"),
-                                );
-                            }
-                        },
+                        content: __private::required::<_, __A::Error>(__f0, "content")?,
                     })
                 }
             }
@@ -1741,32 +1444,9 @@ pub mod edit_file {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "dryRun" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "dryRun",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "edits" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("edits"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "path" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("path"),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "dryRun" => __private::take(&mut map, &mut __f0, "dryRun")?,
+                            "edits" => __private::take(&mut map, &mut __f1, "edits")?,
+                            "path" => __private::take(&mut map, &mut __f2, "path")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -1774,22 +1454,8 @@ pub mod edit_file {
                     }
                     ::core::result::Result::Ok(Arguments {
                         dry_run: __f0,
-                        edits: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("edits"),
-                                );
-                            }
-                        },
-                        path: match __f2 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("path"),
-                                );
-                            }
-                        },
+                        edits: __private::required::<_, __A::Error>(__f1, "edits")?,
+                        path: __private::required::<_, __A::Error>(__f2, "path")?,
                         extra: __extra,
                     })
                 }
@@ -1837,48 +1503,16 @@ pub mod edit_file {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "newText" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "newText",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "oldText" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "oldText",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "newText" => __private::take(&mut map, &mut __f0, "newText")?,
+                            "oldText" => __private::take(&mut map, &mut __f1, "oldText")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsEditsItem {
-                        new_text: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("newText"),
-                                );
-                            }
-                        },
-                        old_text: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("oldText"),
-                                );
-                            }
-                        },
+                        new_text: __private::required::<_, __A::Error>(__f0, "newText")?,
+                        old_text: __private::required::<_, __A::Error>(__f1, "oldText")?,
                         extra: __extra,
                     })
                 }
@@ -1949,16 +1583,7 @@ pub mod edit_file {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "content" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "content",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "content" => __private::take(&mut map, &mut __f0, "content")?,
                             other => {
                                 return ::core::result::Result::Err(
                                     <__A::Error as ::serde::de::Error>::unknown_field(
@@ -1970,14 +1595,7 @@ pub mod edit_file {
                         }
                     }
                     ::core::result::Result::Ok(Output {
-                        content: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("content"),
-                                );
-                            }
-                        },
+                        content: __private::required::<_, __A::Error>(__f0, "content")?,
                     })
                 }
             }
@@ -2043,28 +1661,14 @@ pub mod create_directory {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "path" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("path"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "path" => __private::take(&mut map, &mut __f0, "path")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(Arguments {
-                        path: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("path"),
-                                );
-                            }
-                        },
+                        path: __private::required::<_, __A::Error>(__f0, "path")?,
                         extra: __extra,
                     })
                 }
@@ -2110,16 +1714,7 @@ pub mod create_directory {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "content" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "content",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "content" => __private::take(&mut map, &mut __f0, "content")?,
                             other => {
                                 return ::core::result::Result::Err(
                                     <__A::Error as ::serde::de::Error>::unknown_field(
@@ -2131,14 +1726,7 @@ pub mod create_directory {
                         }
                     }
                     ::core::result::Result::Ok(Output {
-                        content: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("content"),
-                                );
-                            }
-                        },
+                        content: __private::required::<_, __A::Error>(__f0, "content")?,
                     })
                 }
             }
@@ -2204,28 +1792,14 @@ pub mod list_directory {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "path" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("path"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "path" => __private::take(&mut map, &mut __f0, "path")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(Arguments {
-                        path: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("path"),
-                                );
-                            }
-                        },
+                        path: __private::required::<_, __A::Error>(__f0, "path")?,
                         extra: __extra,
                     })
                 }
@@ -2271,16 +1845,7 @@ pub mod list_directory {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "content" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "content",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "content" => __private::take(&mut map, &mut __f0, "content")?,
                             other => {
                                 return ::core::result::Result::Err(
                                     <__A::Error as ::serde::de::Error>::unknown_field(
@@ -2292,14 +1857,7 @@ pub mod list_directory {
                         }
                     }
                     ::core::result::Result::Ok(Output {
-                        content: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("content"),
-                                );
-                            }
-                        },
+                        content: __private::required::<_, __A::Error>(__f0, "content")?,
                     })
                 }
             }
@@ -2372,38 +1930,15 @@ pub mod list_directory_with_sizes {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "path" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("path"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "sortBy" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "sortBy",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "path" => __private::take(&mut map, &mut __f0, "path")?,
+                            "sortBy" => __private::take(&mut map, &mut __f1, "sortBy")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(Arguments {
-                        path: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("path"),
-                                );
-                            }
-                        },
+                        path: __private::required::<_, __A::Error>(__f0, "path")?,
                         sort_by: __f1,
                         extra: __extra,
                     })
@@ -2497,16 +2032,7 @@ pub mod list_directory_with_sizes {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "content" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "content",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "content" => __private::take(&mut map, &mut __f0, "content")?,
                             other => {
                                 return ::core::result::Result::Err(
                                     <__A::Error as ::serde::de::Error>::unknown_field(
@@ -2518,14 +2044,7 @@ pub mod list_directory_with_sizes {
                         }
                     }
                     ::core::result::Result::Ok(Output {
-                        content: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("content"),
-                                );
-                            }
-                        },
+                        content: __private::required::<_, __A::Error>(__f0, "content")?,
                     })
                 }
             }
@@ -2603,23 +2122,9 @@ pub mod directory_tree {
                     {
                         match key.as_str() {
                             "excludePatterns" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "excludePatterns",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "excludePatterns")?
                             }
-                            "path" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("path"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "path" => __private::take(&mut map, &mut __f1, "path")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -2627,14 +2132,7 @@ pub mod directory_tree {
                     }
                     ::core::result::Result::Ok(Arguments {
                         exclude_patterns: __f0,
-                        path: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("path"),
-                                );
-                            }
-                        },
+                        path: __private::required::<_, __A::Error>(__f1, "path")?,
                         extra: __extra,
                     })
                 }
@@ -2690,16 +2188,7 @@ pub mod directory_tree {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "content" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "content",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "content" => __private::take(&mut map, &mut __f0, "content")?,
                             other => {
                                 return ::core::result::Result::Err(
                                     <__A::Error as ::serde::de::Error>::unknown_field(
@@ -2711,14 +2200,7 @@ pub mod directory_tree {
                         }
                     }
                     ::core::result::Result::Ok(Output {
-                        content: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("content"),
-                                );
-                            }
-                        },
+                        content: __private::required::<_, __A::Error>(__f0, "content")?,
                     })
                 }
             }
@@ -2788,49 +2270,20 @@ pub mod move_file {
                     {
                         match key.as_str() {
                             "destination" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "destination",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "destination")?
                             }
-                            "source" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "source",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "source" => __private::take(&mut map, &mut __f1, "source")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(Arguments {
-                        destination: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "destination",
-                                    ),
-                                );
-                            }
-                        },
-                        source: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("source"),
-                                );
-                            }
-                        },
+                        destination: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f0, "destination")?,
+                        source: __private::required::<_, __A::Error>(__f1, "source")?,
                         extra: __extra,
                     })
                 }
@@ -2880,16 +2333,7 @@ pub mod move_file {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "content" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "content",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "content" => __private::take(&mut map, &mut __f0, "content")?,
                             other => {
                                 return ::core::result::Result::Err(
                                     <__A::Error as ::serde::de::Error>::unknown_field(
@@ -2901,14 +2345,7 @@ pub mod move_file {
                         }
                     }
                     ::core::result::Result::Ok(Output {
-                        content: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("content"),
-                                );
-                            }
-                        },
+                        content: __private::required::<_, __A::Error>(__f0, "content")?,
                     })
                 }
             }
@@ -2989,33 +2426,10 @@ pub mod search_files {
                     {
                         match key.as_str() {
                             "excludePatterns" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "excludePatterns",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "excludePatterns")?
                             }
-                            "path" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("path"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "pattern" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "pattern",
-                                        ),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "path" => __private::take(&mut map, &mut __f1, "path")?,
+                            "pattern" => __private::take(&mut map, &mut __f2, "pattern")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -3023,22 +2437,8 @@ pub mod search_files {
                     }
                     ::core::result::Result::Ok(Arguments {
                         exclude_patterns: __f0,
-                        path: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("path"),
-                                );
-                            }
-                        },
-                        pattern: match __f2 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("pattern"),
-                                );
-                            }
-                        },
+                        path: __private::required::<_, __A::Error>(__f1, "path")?,
+                        pattern: __private::required::<_, __A::Error>(__f2, "pattern")?,
                         extra: __extra,
                     })
                 }
@@ -3098,16 +2498,7 @@ pub mod search_files {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "content" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "content",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "content" => __private::take(&mut map, &mut __f0, "content")?,
                             other => {
                                 return ::core::result::Result::Err(
                                     <__A::Error as ::serde::de::Error>::unknown_field(
@@ -3119,14 +2510,7 @@ pub mod search_files {
                         }
                     }
                     ::core::result::Result::Ok(Output {
-                        content: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("content"),
-                                );
-                            }
-                        },
+                        content: __private::required::<_, __A::Error>(__f0, "content")?,
                     })
                 }
             }
@@ -3192,28 +2576,14 @@ pub mod get_file_info {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "path" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("path"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "path" => __private::take(&mut map, &mut __f0, "path")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(Arguments {
-                        path: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("path"),
-                                );
-                            }
-                        },
+                        path: __private::required::<_, __A::Error>(__f0, "path")?,
                         extra: __extra,
                     })
                 }
@@ -3259,16 +2629,7 @@ pub mod get_file_info {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "content" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "content",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "content" => __private::take(&mut map, &mut __f0, "content")?,
                             other => {
                                 return ::core::result::Result::Err(
                                     <__A::Error as ::serde::de::Error>::unknown_field(
@@ -3280,14 +2641,7 @@ pub mod get_file_info {
                         }
                     }
                     ::core::result::Result::Ok(Output {
-                        content: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("content"),
-                                );
-                            }
-                        },
+                        content: __private::required::<_, __A::Error>(__f0, "content")?,
                     })
                 }
             }
@@ -3398,16 +2752,7 @@ pub mod list_allowed_directories {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "content" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "content",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "content" => __private::take(&mut map, &mut __f0, "content")?,
                             other => {
                                 return ::core::result::Result::Err(
                                     <__A::Error as ::serde::de::Error>::unknown_field(
@@ -3419,14 +2764,7 @@ pub mod list_allowed_directories {
                         }
                     }
                     ::core::result::Result::Ok(Output {
-                        content: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("content"),
-                                );
-                            }
-                        },
+                        content: __private::required::<_, __A::Error>(__f0, "content")?,
                     })
                 }
             }
@@ -3555,6 +2893,34 @@ mod __private {
         value: bool,
     ) -> Result<(), D::Error> {
         d.deserialize_bool(Expect { field, value })
+    }
+    /// Reads the value of the field `wire` into `slot`, refusing a
+    /// second one. One generic body for every field of every
+    /// struct, instead of the same lines in each visitor.
+    pub(super) fn take<
+        'de,
+        A: ::serde::de::MapAccess<'de>,
+        T: ::serde::Deserialize<'de>,
+    >(
+        map: &mut A,
+        slot: &mut ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<(), A::Error> {
+        if slot.is_some() {
+            return Err(A::Error::duplicate_field(wire));
+        }
+        *slot = ::core::option::Option::Some(map.next_value()?);
+        Ok(())
+    }
+    /// The value of the required field `wire`.
+    pub(super) fn required<T, E: Error>(
+        slot: ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<T, E> {
+        match slot {
+            ::core::option::Option::Some(value) => Ok(value),
+            ::core::option::Option::None => Err(E::missing_field(wire)),
+        }
     }
     /// An object key, borrowed from the input when it can be.
     pub(super) enum Key<'de> {

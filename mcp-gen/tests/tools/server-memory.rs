@@ -256,14 +256,7 @@ pub mod create_entities {
                     {
                         match key.as_str() {
                             "entities" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "entities",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "entities")?
                             }
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
@@ -271,16 +264,10 @@ pub mod create_entities {
                         }
                     }
                     ::core::result::Result::Ok(Arguments {
-                        entities: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "entities",
-                                    ),
-                                );
-                            }
-                        },
+                        entities: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f0, "entities")?,
                         extra: __extra,
                     })
                 }
@@ -333,32 +320,11 @@ pub mod create_entities {
                     {
                         match key.as_str() {
                             "entityType" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "entityType",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "entityType")?
                             }
-                            "name" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "name" => __private::take(&mut map, &mut __f1, "name")?,
                             "observations" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "observations",
-                                        ),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f2, "observations")?
                             }
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
@@ -366,34 +332,15 @@ pub mod create_entities {
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsEntitiesItem {
-                        entity_type: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "entityType",
-                                    ),
-                                );
-                            }
-                        },
-                        name: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("name"),
-                                );
-                            }
-                        },
-                        observations: match __f2 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "observations",
-                                    ),
-                                );
-                            }
-                        },
+                        entity_type: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f0, "entityType")?,
+                        name: __private::required::<_, __A::Error>(__f1, "name")?,
+                        observations: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f2, "observations")?,
                         extra: __extra,
                     })
                 }
@@ -462,14 +409,7 @@ pub mod create_entities {
                     {
                         match key.as_str() {
                             "entities" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "entities",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "entities")?
                             }
                             other => {
                                 return ::core::result::Result::Err(
@@ -482,16 +422,7 @@ pub mod create_entities {
                         }
                     }
                     ::core::result::Result::Ok(Output {
-                        entities: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "entities",
-                                    ),
-                                );
-                            }
-                        },
+                        entities: __private::required::<_, __A::Error>(__f0, "entities")?,
                     })
                 }
             }
@@ -536,32 +467,11 @@ pub mod create_entities {
                     {
                         match key.as_str() {
                             "entityType" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "entityType",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "entityType")?
                             }
-                            "name" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "name" => __private::take(&mut map, &mut __f1, "name")?,
                             "observations" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "observations",
-                                        ),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f2, "observations")?
                             }
                             other => {
                                 return ::core::result::Result::Err(
@@ -574,34 +484,15 @@ pub mod create_entities {
                         }
                     }
                     ::core::result::Result::Ok(OutputEntitiesItem {
-                        entity_type: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "entityType",
-                                    ),
-                                );
-                            }
-                        },
-                        name: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("name"),
-                                );
-                            }
-                        },
-                        observations: match __f2 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "observations",
-                                    ),
-                                );
-                            }
-                        },
+                        entity_type: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f0, "entityType")?,
+                        name: __private::required::<_, __A::Error>(__f1, "name")?,
+                        observations: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f2, "observations")?,
                     })
                 }
             }
@@ -670,14 +561,7 @@ pub mod create_relations {
                     {
                         match key.as_str() {
                             "relations" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "relations",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "relations")?
                             }
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
@@ -685,16 +569,10 @@ pub mod create_relations {
                         }
                     }
                     ::core::result::Result::Ok(Arguments {
-                        relations: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "relations",
-                                    ),
-                                );
-                            }
-                        },
+                        relations: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f0, "relations")?,
                         extra: __extra,
                     })
                 }
@@ -744,64 +622,23 @@ pub mod create_relations {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "from" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("from"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "from" => __private::take(&mut map, &mut __f0, "from")?,
                             "relationType" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "relationType",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f1, "relationType")?
                             }
-                            "to" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("to"),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "to" => __private::take(&mut map, &mut __f2, "to")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsRelationsItem {
-                        from: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("from"),
-                                );
-                            }
-                        },
-                        relation_type: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "relationType",
-                                    ),
-                                );
-                            }
-                        },
-                        to: match __f2 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("to"),
-                                );
-                            }
-                        },
+                        from: __private::required::<_, __A::Error>(__f0, "from")?,
+                        relation_type: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f1, "relationType")?,
+                        to: __private::required::<_, __A::Error>(__f2, "to")?,
                         extra: __extra,
                     })
                 }
@@ -870,14 +707,7 @@ pub mod create_relations {
                     {
                         match key.as_str() {
                             "relations" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "relations",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "relations")?
                             }
                             other => {
                                 return ::core::result::Result::Err(
@@ -890,16 +720,10 @@ pub mod create_relations {
                         }
                     }
                     ::core::result::Result::Ok(Output {
-                        relations: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "relations",
-                                    ),
-                                );
-                            }
-                        },
+                        relations: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f0, "relations")?,
                     })
                 }
             }
@@ -941,32 +765,11 @@ pub mod create_relations {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "from" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("from"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "from" => __private::take(&mut map, &mut __f0, "from")?,
                             "relationType" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "relationType",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f1, "relationType")?
                             }
-                            "to" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("to"),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "to" => __private::take(&mut map, &mut __f2, "to")?,
                             other => {
                                 return ::core::result::Result::Err(
                                     <__A::Error as ::serde::de::Error>::unknown_field(
@@ -978,32 +781,12 @@ pub mod create_relations {
                         }
                     }
                     ::core::result::Result::Ok(OutputRelationsItem {
-                        from: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("from"),
-                                );
-                            }
-                        },
-                        relation_type: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "relationType",
-                                    ),
-                                );
-                            }
-                        },
-                        to: match __f2 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("to"),
-                                );
-                            }
-                        },
+                        from: __private::required::<_, __A::Error>(__f0, "from")?,
+                        relation_type: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f1, "relationType")?,
+                        to: __private::required::<_, __A::Error>(__f2, "to")?,
                     })
                 }
             }
@@ -1072,14 +855,7 @@ pub mod add_observations {
                     {
                         match key.as_str() {
                             "observations" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "observations",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "observations")?
                             }
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
@@ -1087,16 +863,10 @@ pub mod add_observations {
                         }
                     }
                     ::core::result::Result::Ok(Arguments {
-                        observations: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "observations",
-                                    ),
-                                );
-                            }
-                        },
+                        observations: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f0, "observations")?,
                         extra: __extra,
                     })
                 }
@@ -1146,24 +916,10 @@ pub mod add_observations {
                     {
                         match key.as_str() {
                             "contents" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "contents",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "contents")?
                             }
                             "entityName" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "entityName",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f1, "entityName")?
                             }
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
@@ -1171,26 +927,14 @@ pub mod add_observations {
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsObservationsItem {
-                        contents: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "contents",
-                                    ),
-                                );
-                            }
-                        },
-                        entity_name: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "entityName",
-                                    ),
-                                );
-                            }
-                        },
+                        contents: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f0, "contents")?,
+                        entity_name: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f1, "entityName")?,
                         extra: __extra,
                     })
                 }
@@ -1256,16 +1000,7 @@ pub mod add_observations {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "results" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "results",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "results" => __private::take(&mut map, &mut __f0, "results")?,
                             other => {
                                 return ::core::result::Result::Err(
                                     <__A::Error as ::serde::de::Error>::unknown_field(
@@ -1277,14 +1012,7 @@ pub mod add_observations {
                         }
                     }
                     ::core::result::Result::Ok(Output {
-                        results: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("results"),
-                                );
-                            }
-                        },
+                        results: __private::required::<_, __A::Error>(__f0, "results")?,
                     })
                 }
             }
@@ -1327,24 +1055,10 @@ pub mod add_observations {
                     {
                         match key.as_str() {
                             "addedObservations" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "addedObservations",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "addedObservations")?
                             }
                             "entityName" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "entityName",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f1, "entityName")?
                             }
                             other => {
                                 return ::core::result::Result::Err(
@@ -1357,26 +1071,14 @@ pub mod add_observations {
                         }
                     }
                     ::core::result::Result::Ok(OutputResultsItem {
-                        added_observations: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "addedObservations",
-                                    ),
-                                );
-                            }
-                        },
-                        entity_name: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "entityName",
-                                    ),
-                                );
-                            }
-                        },
+                        added_observations: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f0, "addedObservations")?,
+                        entity_name: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f1, "entityName")?,
                     })
                 }
             }
@@ -1446,14 +1148,7 @@ pub mod delete_entities {
                     {
                         match key.as_str() {
                             "entityNames" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "entityNames",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "entityNames")?
                             }
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
@@ -1461,16 +1156,10 @@ pub mod delete_entities {
                         }
                     }
                     ::core::result::Result::Ok(Arguments {
-                        entity_names: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "entityNames",
-                                    ),
-                                );
-                            }
-                        },
+                        entity_names: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f0, "entityNames")?,
                         extra: __extra,
                     })
                 }
@@ -1523,26 +1212,8 @@ pub mod delete_entities {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "message" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "message",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "success" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "success",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "message" => __private::take(&mut map, &mut __f0, "message")?,
+                            "success" => __private::take(&mut map, &mut __f1, "success")?,
                             other => {
                                 return ::core::result::Result::Err(
                                     <__A::Error as ::serde::de::Error>::unknown_field(
@@ -1554,22 +1225,8 @@ pub mod delete_entities {
                         }
                     }
                     ::core::result::Result::Ok(Output {
-                        message: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("message"),
-                                );
-                            }
-                        },
-                        success: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("success"),
-                                );
-                            }
-                        },
+                        message: __private::required::<_, __A::Error>(__f0, "message")?,
+                        success: __private::required::<_, __A::Error>(__f1, "success")?,
                     })
                 }
             }
@@ -1638,14 +1295,7 @@ pub mod delete_observations {
                     {
                         match key.as_str() {
                             "deletions" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "deletions",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "deletions")?
                             }
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
@@ -1653,16 +1303,10 @@ pub mod delete_observations {
                         }
                     }
                     ::core::result::Result::Ok(Arguments {
-                        deletions: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "deletions",
-                                    ),
-                                );
-                            }
-                        },
+                        deletions: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f0, "deletions")?,
                         extra: __extra,
                     })
                 }
@@ -1712,24 +1356,10 @@ pub mod delete_observations {
                     {
                         match key.as_str() {
                             "entityName" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "entityName",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "entityName")?
                             }
                             "observations" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "observations",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f1, "observations")?
                             }
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
@@ -1737,26 +1367,14 @@ pub mod delete_observations {
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsDeletionsItem {
-                        entity_name: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "entityName",
-                                    ),
-                                );
-                            }
-                        },
-                        observations: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "observations",
-                                    ),
-                                );
-                            }
-                        },
+                        entity_name: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f0, "entityName")?,
+                        observations: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f1, "observations")?,
                         extra: __extra,
                     })
                 }
@@ -1825,26 +1443,8 @@ pub mod delete_observations {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "message" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "message",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "success" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "success",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "message" => __private::take(&mut map, &mut __f0, "message")?,
+                            "success" => __private::take(&mut map, &mut __f1, "success")?,
                             other => {
                                 return ::core::result::Result::Err(
                                     <__A::Error as ::serde::de::Error>::unknown_field(
@@ -1856,22 +1456,8 @@ pub mod delete_observations {
                         }
                     }
                     ::core::result::Result::Ok(Output {
-                        message: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("message"),
-                                );
-                            }
-                        },
-                        success: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("success"),
-                                );
-                            }
-                        },
+                        message: __private::required::<_, __A::Error>(__f0, "message")?,
+                        success: __private::required::<_, __A::Error>(__f1, "success")?,
                     })
                 }
             }
@@ -1940,14 +1526,7 @@ pub mod delete_relations {
                     {
                         match key.as_str() {
                             "relations" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "relations",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "relations")?
                             }
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
@@ -1955,16 +1534,10 @@ pub mod delete_relations {
                         }
                     }
                     ::core::result::Result::Ok(Arguments {
-                        relations: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "relations",
-                                    ),
-                                );
-                            }
-                        },
+                        relations: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f0, "relations")?,
                         extra: __extra,
                     })
                 }
@@ -2014,64 +1587,23 @@ pub mod delete_relations {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "from" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("from"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "from" => __private::take(&mut map, &mut __f0, "from")?,
                             "relationType" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "relationType",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f1, "relationType")?
                             }
-                            "to" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("to"),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "to" => __private::take(&mut map, &mut __f2, "to")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(ArgumentsRelationsItem {
-                        from: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("from"),
-                                );
-                            }
-                        },
-                        relation_type: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "relationType",
-                                    ),
-                                );
-                            }
-                        },
-                        to: match __f2 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("to"),
-                                );
-                            }
-                        },
+                        from: __private::required::<_, __A::Error>(__f0, "from")?,
+                        relation_type: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f1, "relationType")?,
+                        to: __private::required::<_, __A::Error>(__f2, "to")?,
                         extra: __extra,
                     })
                 }
@@ -2140,26 +1672,8 @@ pub mod delete_relations {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "message" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "message",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
-                            "success" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "success",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "message" => __private::take(&mut map, &mut __f0, "message")?,
+                            "success" => __private::take(&mut map, &mut __f1, "success")?,
                             other => {
                                 return ::core::result::Result::Err(
                                     <__A::Error as ::serde::de::Error>::unknown_field(
@@ -2171,22 +1685,8 @@ pub mod delete_relations {
                         }
                     }
                     ::core::result::Result::Ok(Output {
-                        message: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("message"),
-                                );
-                            }
-                        },
-                        success: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("success"),
-                                );
-                            }
-                        },
+                        message: __private::required::<_, __A::Error>(__f0, "message")?,
+                        success: __private::required::<_, __A::Error>(__f1, "success")?,
                     })
                 }
             }
@@ -2305,24 +1805,10 @@ pub mod read_graph {
                     {
                         match key.as_str() {
                             "entities" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "entities",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "entities")?
                             }
                             "relations" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "relations",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f1, "relations")?
                             }
                             other => {
                                 return ::core::result::Result::Err(
@@ -2335,26 +1821,14 @@ pub mod read_graph {
                         }
                     }
                     ::core::result::Result::Ok(Output {
-                        entities: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "entities",
-                                    ),
-                                );
-                            }
-                        },
-                        relations: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "relations",
-                                    ),
-                                );
-                            }
-                        },
+                        entities: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f0, "entities")?,
+                        relations: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f1, "relations")?,
                     })
                 }
             }
@@ -2399,32 +1873,11 @@ pub mod read_graph {
                     {
                         match key.as_str() {
                             "entityType" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "entityType",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "entityType")?
                             }
-                            "name" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "name" => __private::take(&mut map, &mut __f1, "name")?,
                             "observations" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "observations",
-                                        ),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f2, "observations")?
                             }
                             other => {
                                 return ::core::result::Result::Err(
@@ -2437,34 +1890,15 @@ pub mod read_graph {
                         }
                     }
                     ::core::result::Result::Ok(OutputEntitiesItem {
-                        entity_type: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "entityType",
-                                    ),
-                                );
-                            }
-                        },
-                        name: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("name"),
-                                );
-                            }
-                        },
-                        observations: match __f2 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "observations",
-                                    ),
-                                );
-                            }
-                        },
+                        entity_type: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f0, "entityType")?,
+                        name: __private::required::<_, __A::Error>(__f1, "name")?,
+                        observations: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f2, "observations")?,
                     })
                 }
             }
@@ -2506,32 +1940,11 @@ pub mod read_graph {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "from" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("from"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "from" => __private::take(&mut map, &mut __f0, "from")?,
                             "relationType" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "relationType",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f1, "relationType")?
                             }
-                            "to" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("to"),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "to" => __private::take(&mut map, &mut __f2, "to")?,
                             other => {
                                 return ::core::result::Result::Err(
                                     <__A::Error as ::serde::de::Error>::unknown_field(
@@ -2543,32 +1956,12 @@ pub mod read_graph {
                         }
                     }
                     ::core::result::Result::Ok(OutputRelationsItem {
-                        from: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("from"),
-                                );
-                            }
-                        },
-                        relation_type: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "relationType",
-                                    ),
-                                );
-                            }
-                        },
-                        to: match __f2 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("to"),
-                                );
-                            }
-                        },
+                        from: __private::required::<_, __A::Error>(__f0, "from")?,
+                        relation_type: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f1, "relationType")?,
+                        to: __private::required::<_, __A::Error>(__f2, "to")?,
                     })
                 }
             }
@@ -2634,28 +2027,14 @@ pub mod search_nodes {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "query" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("query"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "query" => __private::take(&mut map, &mut __f0, "query")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(Arguments {
-                        query: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("query"),
-                                );
-                            }
-                        },
+                        query: __private::required::<_, __A::Error>(__f0, "query")?,
                         extra: __extra,
                     })
                 }
@@ -2709,24 +2088,10 @@ pub mod search_nodes {
                     {
                         match key.as_str() {
                             "entities" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "entities",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "entities")?
                             }
                             "relations" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "relations",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f1, "relations")?
                             }
                             other => {
                                 return ::core::result::Result::Err(
@@ -2739,26 +2104,14 @@ pub mod search_nodes {
                         }
                     }
                     ::core::result::Result::Ok(Output {
-                        entities: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "entities",
-                                    ),
-                                );
-                            }
-                        },
-                        relations: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "relations",
-                                    ),
-                                );
-                            }
-                        },
+                        entities: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f0, "entities")?,
+                        relations: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f1, "relations")?,
                     })
                 }
             }
@@ -2803,32 +2156,11 @@ pub mod search_nodes {
                     {
                         match key.as_str() {
                             "entityType" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "entityType",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "entityType")?
                             }
-                            "name" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "name" => __private::take(&mut map, &mut __f1, "name")?,
                             "observations" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "observations",
-                                        ),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f2, "observations")?
                             }
                             other => {
                                 return ::core::result::Result::Err(
@@ -2841,34 +2173,15 @@ pub mod search_nodes {
                         }
                     }
                     ::core::result::Result::Ok(OutputEntitiesItem {
-                        entity_type: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "entityType",
-                                    ),
-                                );
-                            }
-                        },
-                        name: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("name"),
-                                );
-                            }
-                        },
-                        observations: match __f2 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "observations",
-                                    ),
-                                );
-                            }
-                        },
+                        entity_type: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f0, "entityType")?,
+                        name: __private::required::<_, __A::Error>(__f1, "name")?,
+                        observations: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f2, "observations")?,
                     })
                 }
             }
@@ -2910,32 +2223,11 @@ pub mod search_nodes {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "from" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("from"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "from" => __private::take(&mut map, &mut __f0, "from")?,
                             "relationType" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "relationType",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f1, "relationType")?
                             }
-                            "to" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("to"),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "to" => __private::take(&mut map, &mut __f2, "to")?,
                             other => {
                                 return ::core::result::Result::Err(
                                     <__A::Error as ::serde::de::Error>::unknown_field(
@@ -2947,32 +2239,12 @@ pub mod search_nodes {
                         }
                     }
                     ::core::result::Result::Ok(OutputRelationsItem {
-                        from: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("from"),
-                                );
-                            }
-                        },
-                        relation_type: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "relationType",
-                                    ),
-                                );
-                            }
-                        },
-                        to: match __f2 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("to"),
-                                );
-                            }
-                        },
+                        from: __private::required::<_, __A::Error>(__f0, "from")?,
+                        relation_type: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f1, "relationType")?,
+                        to: __private::required::<_, __A::Error>(__f2, "to")?,
                     })
                 }
             }
@@ -3040,28 +2312,14 @@ pub mod open_nodes {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "names" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("names"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "names" => __private::take(&mut map, &mut __f0, "names")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
                         }
                     }
                     ::core::result::Result::Ok(Arguments {
-                        names: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("names"),
-                                );
-                            }
-                        },
+                        names: __private::required::<_, __A::Error>(__f0, "names")?,
                         extra: __extra,
                     })
                 }
@@ -3117,24 +2375,10 @@ pub mod open_nodes {
                     {
                         match key.as_str() {
                             "entities" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "entities",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "entities")?
                             }
                             "relations" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "relations",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f1, "relations")?
                             }
                             other => {
                                 return ::core::result::Result::Err(
@@ -3147,26 +2391,14 @@ pub mod open_nodes {
                         }
                     }
                     ::core::result::Result::Ok(Output {
-                        entities: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "entities",
-                                    ),
-                                );
-                            }
-                        },
-                        relations: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "relations",
-                                    ),
-                                );
-                            }
-                        },
+                        entities: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f0, "entities")?,
+                        relations: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f1, "relations")?,
                     })
                 }
             }
@@ -3211,32 +2443,11 @@ pub mod open_nodes {
                     {
                         match key.as_str() {
                             "entityType" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "entityType",
-                                        ),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f0, "entityType")?
                             }
-                            "name" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "name" => __private::take(&mut map, &mut __f1, "name")?,
                             "observations" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "observations",
-                                        ),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f2, "observations")?
                             }
                             other => {
                                 return ::core::result::Result::Err(
@@ -3249,34 +2460,15 @@ pub mod open_nodes {
                         }
                     }
                     ::core::result::Result::Ok(OutputEntitiesItem {
-                        entity_type: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "entityType",
-                                    ),
-                                );
-                            }
-                        },
-                        name: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("name"),
-                                );
-                            }
-                        },
-                        observations: match __f2 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "observations",
-                                    ),
-                                );
-                            }
-                        },
+                        entity_type: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f0, "entityType")?,
+                        name: __private::required::<_, __A::Error>(__f1, "name")?,
+                        observations: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f2, "observations")?,
                     })
                 }
             }
@@ -3318,32 +2510,11 @@ pub mod open_nodes {
                         .next_key::<__private::Key<'de>>()?
                     {
                         match key.as_str() {
-                            "from" => {
-                                if __f0.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("from"),
-                                    );
-                                }
-                                __f0 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "from" => __private::take(&mut map, &mut __f0, "from")?,
                             "relationType" => {
-                                if __f1.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field(
-                                            "relationType",
-                                        ),
-                                    );
-                                }
-                                __f1 = ::core::option::Option::Some(map.next_value()?);
+                                __private::take(&mut map, &mut __f1, "relationType")?
                             }
-                            "to" => {
-                                if __f2.is_some() {
-                                    return ::core::result::Result::Err(
-                                        <__A::Error as ::serde::de::Error>::duplicate_field("to"),
-                                    );
-                                }
-                                __f2 = ::core::option::Option::Some(map.next_value()?);
-                            }
+                            "to" => __private::take(&mut map, &mut __f2, "to")?,
                             other => {
                                 return ::core::result::Result::Err(
                                     <__A::Error as ::serde::de::Error>::unknown_field(
@@ -3355,32 +2526,12 @@ pub mod open_nodes {
                         }
                     }
                     ::core::result::Result::Ok(OutputRelationsItem {
-                        from: match __f0 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("from"),
-                                );
-                            }
-                        },
-                        relation_type: match __f1 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field(
-                                        "relationType",
-                                    ),
-                                );
-                            }
-                        },
-                        to: match __f2 {
-                            ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::missing_field("to"),
-                                );
-                            }
-                        },
+                        from: __private::required::<_, __A::Error>(__f0, "from")?,
+                        relation_type: __private::required::<
+                            _,
+                            __A::Error,
+                        >(__f1, "relationType")?,
+                        to: __private::required::<_, __A::Error>(__f2, "to")?,
                     })
                 }
             }
@@ -3509,6 +2660,34 @@ mod __private {
         value: bool,
     ) -> Result<(), D::Error> {
         d.deserialize_bool(Expect { field, value })
+    }
+    /// Reads the value of the field `wire` into `slot`, refusing a
+    /// second one. One generic body for every field of every
+    /// struct, instead of the same lines in each visitor.
+    pub(super) fn take<
+        'de,
+        A: ::serde::de::MapAccess<'de>,
+        T: ::serde::Deserialize<'de>,
+    >(
+        map: &mut A,
+        slot: &mut ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<(), A::Error> {
+        if slot.is_some() {
+            return Err(A::Error::duplicate_field(wire));
+        }
+        *slot = ::core::option::Option::Some(map.next_value()?);
+        Ok(())
+    }
+    /// The value of the required field `wire`.
+    pub(super) fn required<T, E: Error>(
+        slot: ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<T, E> {
+        match slot {
+            ::core::option::Option::Some(value) => Ok(value),
+            ::core::option::Option::None => Err(E::missing_field(wire)),
+        }
     }
     /// An object key, borrowed from the input when it can be.
     pub(super) enum Key<'de> {

@@ -52,82 +52,20 @@ impl<'de> ::serde::Deserialize<'de> for CancelTaskRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(CancelTaskRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
+                    params: __private::required::<_, __A::Error>(__f3, "params")?,
                     extra: __extra,
                 })
             }
@@ -215,30 +153,14 @@ impl<'de> ::serde::Deserialize<'de> for CancelTaskRequestParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "taskId" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f0, "taskId")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(CancelTaskRequestParams {
-                    task_id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f0, "taskId")?,
                     extra: __extra,
                 })
             }
@@ -289,23 +211,9 @@ impl<'de> ::serde::Deserialize<'de> for CancelTaskResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "resultType" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resultType",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "resultType")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -409,118 +317,34 @@ impl<'de> ::serde::Deserialize<'de> for CancelledTask {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "createdAt" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "createdAt" => __private::take(&mut map, &mut __f0, "createdAt")?,
                         "lastUpdatedAt" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastUpdatedAt",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "lastUpdatedAt")?
                         }
                         "pollIntervalMs" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "pollIntervalMs",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "pollIntervalMs")?
                         }
-                        "status" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "status" => __private::take(&mut map, &mut __f3, "status")?,
                         "statusMessage" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "statusMessage",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f4, "statusMessage")?
                         }
-                        "taskId" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttlMs" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f5, "taskId")?,
+                        "ttlMs" => __private::take(&mut map, &mut __f6, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(CancelledTask {
-                    created_at: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "createdAt",
-                                ),
-                            );
-                        }
-                    },
-                    last_updated_at: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "lastUpdatedAt",
-                                ),
-                            );
-                        }
-                    },
+                    created_at: __private::required::<_, __A::Error>(__f0, "createdAt")?,
+                    last_updated_at: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f1, "lastUpdatedAt")?,
                     poll_interval_ms: __f2,
-                    status: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("status"),
-                            );
-                        }
-                    },
+                    status: __private::required::<_, __A::Error>(__f3, "status")?,
                     status_message: __f4,
-                    task_id: match __f5 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f5, "taskId")?,
                     ttl_ms: __f6.flatten(),
                     extra: __extra,
                 })
@@ -621,136 +445,36 @@ impl<'de> ::serde::Deserialize<'de> for CompletedTask {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "createdAt" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "createdAt" => __private::take(&mut map, &mut __f0, "createdAt")?,
                         "lastUpdatedAt" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastUpdatedAt",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "lastUpdatedAt")?
                         }
                         "pollIntervalMs" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "pollIntervalMs",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "pollIntervalMs")?
                         }
-                        "result" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "result",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "status" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "result" => __private::take(&mut map, &mut __f3, "result")?,
+                        "status" => __private::take(&mut map, &mut __f4, "status")?,
                         "statusMessage" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "statusMessage",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f5, "statusMessage")?
                         }
-                        "taskId" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttlMs" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f6, "taskId")?,
+                        "ttlMs" => __private::take(&mut map, &mut __f7, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(CompletedTask {
-                    created_at: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "createdAt",
-                                ),
-                            );
-                        }
-                    },
-                    last_updated_at: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "lastUpdatedAt",
-                                ),
-                            );
-                        }
-                    },
+                    created_at: __private::required::<_, __A::Error>(__f0, "createdAt")?,
+                    last_updated_at: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f1, "lastUpdatedAt")?,
                     poll_interval_ms: __f2,
-                    result: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("result"),
-                            );
-                        }
-                    },
-                    status: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("status"),
-                            );
-                        }
-                    },
+                    result: __private::required::<_, __A::Error>(__f3, "result")?,
+                    status: __private::required::<_, __A::Error>(__f4, "status")?,
                     status_message: __f5,
-                    task_id: match __f6 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f6, "taskId")?,
                     ttl_ms: __f7.flatten(),
                     extra: __extra,
                 })
@@ -865,92 +589,23 @@ impl<'de> ::serde::Deserialize<'de> for CreateTaskResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "createdAt" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "createdAt" => __private::take(&mut map, &mut __f1, "createdAt")?,
                         "lastUpdatedAt" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastUpdatedAt",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "lastUpdatedAt")?
                         }
                         "pollIntervalMs" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "pollIntervalMs",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "pollIntervalMs")?
                         }
                         "resultType" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resultType",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f4, "resultType")?
                         }
-                        "status" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "status" => __private::take(&mut map, &mut __f5, "status")?,
                         "statusMessage" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "statusMessage",
-                                    ),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f6, "statusMessage")?
                         }
-                        "taskId" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttlMs" => {
-                            if __f8.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f8 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f7, "taskId")?,
+                        "ttlMs" => __private::take(&mut map, &mut __f8, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -958,45 +613,16 @@ impl<'de> ::serde::Deserialize<'de> for CreateTaskResult {
                 }
                 ::core::result::Result::Ok(CreateTaskResult {
                     meta: __f0,
-                    created_at: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "createdAt",
-                                ),
-                            );
-                        }
-                    },
-                    last_updated_at: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "lastUpdatedAt",
-                                ),
-                            );
-                        }
-                    },
+                    created_at: __private::required::<_, __A::Error>(__f1, "createdAt")?,
+                    last_updated_at: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f2, "lastUpdatedAt")?,
                     poll_interval_ms: __f3,
                     result_type: __f4,
-                    status: match __f5 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("status"),
-                            );
-                        }
-                    },
+                    status: __private::required::<_, __A::Error>(__f5, "status")?,
                     status_message: __f6,
-                    task_id: match __f7 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f7, "taskId")?,
                     ttl_ms: __f8.flatten(),
                     extra: __extra,
                 })
@@ -1246,118 +872,34 @@ impl<'de> ::serde::Deserialize<'de> for DetailedTaskWorking {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "createdAt" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "createdAt" => __private::take(&mut map, &mut __f0, "createdAt")?,
                         "lastUpdatedAt" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastUpdatedAt",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "lastUpdatedAt")?
                         }
                         "pollIntervalMs" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "pollIntervalMs",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "pollIntervalMs")?
                         }
-                        "status" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "status" => __private::take(&mut map, &mut __f3, "status")?,
                         "statusMessage" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "statusMessage",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f4, "statusMessage")?
                         }
-                        "taskId" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttlMs" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f5, "taskId")?,
+                        "ttlMs" => __private::take(&mut map, &mut __f6, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(DetailedTaskWorking {
-                    created_at: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "createdAt",
-                                ),
-                            );
-                        }
-                    },
-                    last_updated_at: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "lastUpdatedAt",
-                                ),
-                            );
-                        }
-                    },
+                    created_at: __private::required::<_, __A::Error>(__f0, "createdAt")?,
+                    last_updated_at: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f1, "lastUpdatedAt")?,
                     poll_interval_ms: __f2,
-                    status: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("status"),
-                            );
-                        }
-                    },
+                    status: __private::required::<_, __A::Error>(__f3, "status")?,
                     status_message: __f4,
-                    task_id: match __f5 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f5, "taskId")?,
                     ttl_ms: __f6.flatten(),
                     extra: __extra,
                 })
@@ -1457,138 +999,41 @@ impl<'de> ::serde::Deserialize<'de> for DetailedTaskInputRequired {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "createdAt" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "createdAt" => __private::take(&mut map, &mut __f0, "createdAt")?,
                         "inputRequests" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "inputRequests",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "inputRequests")?
                         }
                         "lastUpdatedAt" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastUpdatedAt",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "lastUpdatedAt")?
                         }
                         "pollIntervalMs" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "pollIntervalMs",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "pollIntervalMs")?
                         }
-                        "status" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "status" => __private::take(&mut map, &mut __f4, "status")?,
                         "statusMessage" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "statusMessage",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f5, "statusMessage")?
                         }
-                        "taskId" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttlMs" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f6, "taskId")?,
+                        "ttlMs" => __private::take(&mut map, &mut __f7, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(DetailedTaskInputRequired {
-                    created_at: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "createdAt",
-                                ),
-                            );
-                        }
-                    },
-                    input_requests: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "inputRequests",
-                                ),
-                            );
-                        }
-                    },
-                    last_updated_at: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "lastUpdatedAt",
-                                ),
-                            );
-                        }
-                    },
+                    created_at: __private::required::<_, __A::Error>(__f0, "createdAt")?,
+                    input_requests: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f1, "inputRequests")?,
+                    last_updated_at: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f2, "lastUpdatedAt")?,
                     poll_interval_ms: __f3,
-                    status: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("status"),
-                            );
-                        }
-                    },
+                    status: __private::required::<_, __A::Error>(__f4, "status")?,
                     status_message: __f5,
-                    task_id: match __f6 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f6, "taskId")?,
                     ttl_ms: __f7.flatten(),
                     extra: __extra,
                 })
@@ -1689,136 +1134,36 @@ impl<'de> ::serde::Deserialize<'de> for DetailedTaskCompleted {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "createdAt" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "createdAt" => __private::take(&mut map, &mut __f0, "createdAt")?,
                         "lastUpdatedAt" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastUpdatedAt",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "lastUpdatedAt")?
                         }
                         "pollIntervalMs" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "pollIntervalMs",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "pollIntervalMs")?
                         }
-                        "result" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "result",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "status" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "result" => __private::take(&mut map, &mut __f3, "result")?,
+                        "status" => __private::take(&mut map, &mut __f4, "status")?,
                         "statusMessage" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "statusMessage",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f5, "statusMessage")?
                         }
-                        "taskId" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttlMs" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f6, "taskId")?,
+                        "ttlMs" => __private::take(&mut map, &mut __f7, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(DetailedTaskCompleted {
-                    created_at: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "createdAt",
-                                ),
-                            );
-                        }
-                    },
-                    last_updated_at: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "lastUpdatedAt",
-                                ),
-                            );
-                        }
-                    },
+                    created_at: __private::required::<_, __A::Error>(__f0, "createdAt")?,
+                    last_updated_at: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f1, "lastUpdatedAt")?,
                     poll_interval_ms: __f2,
-                    result: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("result"),
-                            );
-                        }
-                    },
-                    status: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("status"),
-                            );
-                        }
-                    },
+                    result: __private::required::<_, __A::Error>(__f3, "result")?,
+                    status: __private::required::<_, __A::Error>(__f4, "status")?,
                     status_message: __f5,
-                    task_id: match __f6 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f6, "taskId")?,
                     ttl_ms: __f7.flatten(),
                     extra: __extra,
                 })
@@ -1895,134 +1240,36 @@ impl<'de> ::serde::Deserialize<'de> for DetailedTaskFailed {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "createdAt" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "error" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("error"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "createdAt" => __private::take(&mut map, &mut __f0, "createdAt")?,
+                        "error" => __private::take(&mut map, &mut __f1, "error")?,
                         "lastUpdatedAt" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastUpdatedAt",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "lastUpdatedAt")?
                         }
                         "pollIntervalMs" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "pollIntervalMs",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "pollIntervalMs")?
                         }
-                        "status" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "status" => __private::take(&mut map, &mut __f4, "status")?,
                         "statusMessage" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "statusMessage",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f5, "statusMessage")?
                         }
-                        "taskId" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttlMs" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f6, "taskId")?,
+                        "ttlMs" => __private::take(&mut map, &mut __f7, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(DetailedTaskFailed {
-                    created_at: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "createdAt",
-                                ),
-                            );
-                        }
-                    },
-                    error: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("error"),
-                            );
-                        }
-                    },
-                    last_updated_at: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "lastUpdatedAt",
-                                ),
-                            );
-                        }
-                    },
+                    created_at: __private::required::<_, __A::Error>(__f0, "createdAt")?,
+                    error: __private::required::<_, __A::Error>(__f1, "error")?,
+                    last_updated_at: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f2, "lastUpdatedAt")?,
                     poll_interval_ms: __f3,
-                    status: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("status"),
-                            );
-                        }
-                    },
+                    status: __private::required::<_, __A::Error>(__f4, "status")?,
                     status_message: __f5,
-                    task_id: match __f6 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f6, "taskId")?,
                     ttl_ms: __f7.flatten(),
                     extra: __extra,
                 })
@@ -2118,118 +1365,34 @@ impl<'de> ::serde::Deserialize<'de> for DetailedTaskCancelled {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "createdAt" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "createdAt" => __private::take(&mut map, &mut __f0, "createdAt")?,
                         "lastUpdatedAt" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastUpdatedAt",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "lastUpdatedAt")?
                         }
                         "pollIntervalMs" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "pollIntervalMs",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "pollIntervalMs")?
                         }
-                        "status" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "status" => __private::take(&mut map, &mut __f3, "status")?,
                         "statusMessage" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "statusMessage",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f4, "statusMessage")?
                         }
-                        "taskId" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttlMs" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f5, "taskId")?,
+                        "ttlMs" => __private::take(&mut map, &mut __f6, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(DetailedTaskCancelled {
-                    created_at: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "createdAt",
-                                ),
-                            );
-                        }
-                    },
-                    last_updated_at: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "lastUpdatedAt",
-                                ),
-                            );
-                        }
-                    },
+                    created_at: __private::required::<_, __A::Error>(__f0, "createdAt")?,
+                    last_updated_at: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f1, "lastUpdatedAt")?,
                     poll_interval_ms: __f2,
-                    status: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("status"),
-                            );
-                        }
-                    },
+                    status: __private::required::<_, __A::Error>(__f3, "status")?,
                     status_message: __f4,
-                    task_id: match __f5 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f5, "taskId")?,
                     ttl_ms: __f6.flatten(),
                     extra: __extra,
                 })
@@ -2320,134 +1483,36 @@ impl<'de> ::serde::Deserialize<'de> for FailedTask {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "createdAt" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "error" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("error"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "createdAt" => __private::take(&mut map, &mut __f0, "createdAt")?,
+                        "error" => __private::take(&mut map, &mut __f1, "error")?,
                         "lastUpdatedAt" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastUpdatedAt",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "lastUpdatedAt")?
                         }
                         "pollIntervalMs" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "pollIntervalMs",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "pollIntervalMs")?
                         }
-                        "status" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "status" => __private::take(&mut map, &mut __f4, "status")?,
                         "statusMessage" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "statusMessage",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f5, "statusMessage")?
                         }
-                        "taskId" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttlMs" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f6, "taskId")?,
+                        "ttlMs" => __private::take(&mut map, &mut __f7, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(FailedTask {
-                    created_at: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "createdAt",
-                                ),
-                            );
-                        }
-                    },
-                    error: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("error"),
-                            );
-                        }
-                    },
-                    last_updated_at: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "lastUpdatedAt",
-                                ),
-                            );
-                        }
-                    },
+                    created_at: __private::required::<_, __A::Error>(__f0, "createdAt")?,
+                    error: __private::required::<_, __A::Error>(__f1, "error")?,
+                    last_updated_at: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f2, "lastUpdatedAt")?,
                     poll_interval_ms: __f3,
-                    status: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("status"),
-                            );
-                        }
-                    },
+                    status: __private::required::<_, __A::Error>(__f4, "status")?,
                     status_message: __f5,
-                    task_id: match __f6 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f6, "taskId")?,
                     ttl_ms: __f7.flatten(),
                     extra: __extra,
                 })
@@ -2500,82 +1565,20 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(GetTaskRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
+                    params: __private::required::<_, __A::Error>(__f3, "params")?,
                     extra: __extra,
                 })
             }
@@ -2641,30 +1644,14 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskRequestParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "taskId" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f0, "taskId")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(GetTaskRequestParams {
-                    task_id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f0, "taskId")?,
                     extra: __extra,
                 })
             }
@@ -2855,92 +1842,23 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskResultWorking {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "createdAt" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "createdAt" => __private::take(&mut map, &mut __f1, "createdAt")?,
                         "lastUpdatedAt" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastUpdatedAt",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "lastUpdatedAt")?
                         }
                         "pollIntervalMs" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "pollIntervalMs",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "pollIntervalMs")?
                         }
                         "resultType" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resultType",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f4, "resultType")?
                         }
-                        "status" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "status" => __private::take(&mut map, &mut __f5, "status")?,
                         "statusMessage" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "statusMessage",
-                                    ),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f6, "statusMessage")?
                         }
-                        "taskId" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttlMs" => {
-                            if __f8.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f8 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f7, "taskId")?,
+                        "ttlMs" => __private::take(&mut map, &mut __f8, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -2948,45 +1866,16 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskResultWorking {
                 }
                 ::core::result::Result::Ok(GetTaskResultWorking {
                     meta: __f0,
-                    created_at: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "createdAt",
-                                ),
-                            );
-                        }
-                    },
-                    last_updated_at: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "lastUpdatedAt",
-                                ),
-                            );
-                        }
-                    },
+                    created_at: __private::required::<_, __A::Error>(__f1, "createdAt")?,
+                    last_updated_at: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f2, "lastUpdatedAt")?,
                     poll_interval_ms: __f3,
                     result_type: __f4,
-                    status: match __f5 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("status"),
-                            );
-                        }
-                    },
+                    status: __private::required::<_, __A::Error>(__f5, "status")?,
                     status_message: __f6,
-                    task_id: match __f7 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f7, "taskId")?,
                     ttl_ms: __f8.flatten(),
                     extra: __extra,
                 })
@@ -3075,102 +1964,26 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskResultInputRequired {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "createdAt" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "createdAt" => __private::take(&mut map, &mut __f1, "createdAt")?,
                         "inputRequests" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "inputRequests",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "inputRequests")?
                         }
                         "lastUpdatedAt" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastUpdatedAt",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "lastUpdatedAt")?
                         }
                         "pollIntervalMs" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "pollIntervalMs",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f4, "pollIntervalMs")?
                         }
                         "resultType" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resultType",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f5, "resultType")?
                         }
-                        "status" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "status" => __private::take(&mut map, &mut __f6, "status")?,
                         "statusMessage" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "statusMessage",
-                                    ),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f7, "statusMessage")?
                         }
-                        "taskId" => {
-                            if __f8.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f8 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttlMs" => {
-                            if __f9.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f9 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f8, "taskId")?,
+                        "ttlMs" => __private::take(&mut map, &mut __f9, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -3178,55 +1991,20 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskResultInputRequired {
                 }
                 ::core::result::Result::Ok(GetTaskResultInputRequired {
                     meta: __f0,
-                    created_at: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "createdAt",
-                                ),
-                            );
-                        }
-                    },
-                    input_requests: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "inputRequests",
-                                ),
-                            );
-                        }
-                    },
-                    last_updated_at: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "lastUpdatedAt",
-                                ),
-                            );
-                        }
-                    },
+                    created_at: __private::required::<_, __A::Error>(__f1, "createdAt")?,
+                    input_requests: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f2, "inputRequests")?,
+                    last_updated_at: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f3, "lastUpdatedAt")?,
                     poll_interval_ms: __f4,
                     result_type: __f5,
-                    status: match __f6 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("status"),
-                            );
-                        }
-                    },
+                    status: __private::required::<_, __A::Error>(__f6, "status")?,
                     status_message: __f7,
-                    task_id: match __f8 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f8, "taskId")?,
                     ttl_ms: __f9.flatten(),
                     extra: __extra,
                 })
@@ -3316,102 +2094,24 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskResultCompleted {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "createdAt" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "createdAt" => __private::take(&mut map, &mut __f1, "createdAt")?,
                         "lastUpdatedAt" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastUpdatedAt",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "lastUpdatedAt")?
                         }
                         "pollIntervalMs" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "pollIntervalMs",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "pollIntervalMs")?
                         }
-                        "result" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "result",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "result" => __private::take(&mut map, &mut __f4, "result")?,
                         "resultType" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resultType",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f5, "resultType")?
                         }
-                        "status" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "status" => __private::take(&mut map, &mut __f6, "status")?,
                         "statusMessage" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "statusMessage",
-                                    ),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f7, "statusMessage")?
                         }
-                        "taskId" => {
-                            if __f8.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f8 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttlMs" => {
-                            if __f9.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f9 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f8, "taskId")?,
+                        "ttlMs" => __private::take(&mut map, &mut __f9, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -3419,53 +2119,17 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskResultCompleted {
                 }
                 ::core::result::Result::Ok(GetTaskResultCompleted {
                     meta: __f0,
-                    created_at: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "createdAt",
-                                ),
-                            );
-                        }
-                    },
-                    last_updated_at: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "lastUpdatedAt",
-                                ),
-                            );
-                        }
-                    },
+                    created_at: __private::required::<_, __A::Error>(__f1, "createdAt")?,
+                    last_updated_at: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f2, "lastUpdatedAt")?,
                     poll_interval_ms: __f3,
-                    result: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("result"),
-                            );
-                        }
-                    },
+                    result: __private::required::<_, __A::Error>(__f4, "result")?,
                     result_type: __f5,
-                    status: match __f6 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("status"),
-                            );
-                        }
-                    },
+                    status: __private::required::<_, __A::Error>(__f6, "status")?,
                     status_message: __f7,
-                    task_id: match __f8 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f8, "taskId")?,
                     ttl_ms: __f9.flatten(),
                     extra: __extra,
                 })
@@ -3553,100 +2217,24 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskResultFailed {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "createdAt" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "error" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("error"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "createdAt" => __private::take(&mut map, &mut __f1, "createdAt")?,
+                        "error" => __private::take(&mut map, &mut __f2, "error")?,
                         "lastUpdatedAt" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastUpdatedAt",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "lastUpdatedAt")?
                         }
                         "pollIntervalMs" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "pollIntervalMs",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f4, "pollIntervalMs")?
                         }
                         "resultType" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resultType",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f5, "resultType")?
                         }
-                        "status" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "status" => __private::take(&mut map, &mut __f6, "status")?,
                         "statusMessage" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "statusMessage",
-                                    ),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f7, "statusMessage")?
                         }
-                        "taskId" => {
-                            if __f8.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f8 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttlMs" => {
-                            if __f9.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f9 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f8, "taskId")?,
+                        "ttlMs" => __private::take(&mut map, &mut __f9, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -3654,53 +2242,17 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskResultFailed {
                 }
                 ::core::result::Result::Ok(GetTaskResultFailed {
                     meta: __f0,
-                    created_at: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "createdAt",
-                                ),
-                            );
-                        }
-                    },
-                    error: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("error"),
-                            );
-                        }
-                    },
-                    last_updated_at: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "lastUpdatedAt",
-                                ),
-                            );
-                        }
-                    },
+                    created_at: __private::required::<_, __A::Error>(__f1, "createdAt")?,
+                    error: __private::required::<_, __A::Error>(__f2, "error")?,
+                    last_updated_at: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f3, "lastUpdatedAt")?,
                     poll_interval_ms: __f4,
                     result_type: __f5,
-                    status: match __f6 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("status"),
-                            );
-                        }
-                    },
+                    status: __private::required::<_, __A::Error>(__f6, "status")?,
                     status_message: __f7,
-                    task_id: match __f8 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f8, "taskId")?,
                     ttl_ms: __f9.flatten(),
                     extra: __extra,
                 })
@@ -3785,92 +2337,23 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskResultCancelled {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "createdAt" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "createdAt" => __private::take(&mut map, &mut __f1, "createdAt")?,
                         "lastUpdatedAt" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastUpdatedAt",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "lastUpdatedAt")?
                         }
                         "pollIntervalMs" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "pollIntervalMs",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "pollIntervalMs")?
                         }
                         "resultType" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resultType",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f4, "resultType")?
                         }
-                        "status" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "status" => __private::take(&mut map, &mut __f5, "status")?,
                         "statusMessage" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "statusMessage",
-                                    ),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f6, "statusMessage")?
                         }
-                        "taskId" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttlMs" => {
-                            if __f8.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f8 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f7, "taskId")?,
+                        "ttlMs" => __private::take(&mut map, &mut __f8, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -3878,45 +2361,16 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskResultCancelled {
                 }
                 ::core::result::Result::Ok(GetTaskResultCancelled {
                     meta: __f0,
-                    created_at: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "createdAt",
-                                ),
-                            );
-                        }
-                    },
-                    last_updated_at: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "lastUpdatedAt",
-                                ),
-                            );
-                        }
-                    },
+                    created_at: __private::required::<_, __A::Error>(__f1, "createdAt")?,
+                    last_updated_at: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f2, "lastUpdatedAt")?,
                     poll_interval_ms: __f3,
                     result_type: __f4,
-                    status: match __f5 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("status"),
-                            );
-                        }
-                    },
+                    status: __private::required::<_, __A::Error>(__f5, "status")?,
                     status_message: __f6,
-                    task_id: match __f7 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f7, "taskId")?,
                     ttl_ms: __f8.flatten(),
                     extra: __extra,
                 })
@@ -4004,138 +2458,41 @@ impl<'de> ::serde::Deserialize<'de> for InputRequiredTask {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "createdAt" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "createdAt" => __private::take(&mut map, &mut __f0, "createdAt")?,
                         "inputRequests" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "inputRequests",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "inputRequests")?
                         }
                         "lastUpdatedAt" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastUpdatedAt",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "lastUpdatedAt")?
                         }
                         "pollIntervalMs" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "pollIntervalMs",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "pollIntervalMs")?
                         }
-                        "status" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "status" => __private::take(&mut map, &mut __f4, "status")?,
                         "statusMessage" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "statusMessage",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f5, "statusMessage")?
                         }
-                        "taskId" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttlMs" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f6, "taskId")?,
+                        "ttlMs" => __private::take(&mut map, &mut __f7, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(InputRequiredTask {
-                    created_at: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "createdAt",
-                                ),
-                            );
-                        }
-                    },
-                    input_requests: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "inputRequests",
-                                ),
-                            );
-                        }
-                    },
-                    last_updated_at: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "lastUpdatedAt",
-                                ),
-                            );
-                        }
-                    },
+                    created_at: __private::required::<_, __A::Error>(__f0, "createdAt")?,
+                    input_requests: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f1, "inputRequests")?,
+                    last_updated_at: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f2, "lastUpdatedAt")?,
                     poll_interval_ms: __f3,
-                    status: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("status"),
-                            );
-                        }
-                    },
+                    status: __private::required::<_, __A::Error>(__f4, "status")?,
                     status_message: __f5,
-                    task_id: match __f6 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f6, "taskId")?,
                     ttl_ms: __f7.flatten(),
                     extra: __extra,
                 })
@@ -4259,118 +2616,34 @@ impl<'de> ::serde::Deserialize<'de> for Task {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "createdAt" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "createdAt" => __private::take(&mut map, &mut __f0, "createdAt")?,
                         "lastUpdatedAt" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastUpdatedAt",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "lastUpdatedAt")?
                         }
                         "pollIntervalMs" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "pollIntervalMs",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "pollIntervalMs")?
                         }
-                        "status" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "status" => __private::take(&mut map, &mut __f3, "status")?,
                         "statusMessage" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "statusMessage",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f4, "statusMessage")?
                         }
-                        "taskId" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttlMs" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f5, "taskId")?,
+                        "ttlMs" => __private::take(&mut map, &mut __f6, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(Task {
-                    created_at: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "createdAt",
-                                ),
-                            );
-                        }
-                    },
-                    last_updated_at: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "lastUpdatedAt",
-                                ),
-                            );
-                        }
-                    },
+                    created_at: __private::required::<_, __A::Error>(__f0, "createdAt")?,
+                    last_updated_at: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f1, "lastUpdatedAt")?,
                     poll_interval_ms: __f2,
-                    status: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("status"),
-                            );
-                        }
-                    },
+                    status: __private::required::<_, __A::Error>(__f3, "status")?,
                     status_message: __f4,
-                    task_id: match __f5 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f5, "taskId")?,
                     ttl_ms: __f6.flatten(),
                     extra: __extra,
                 })
@@ -4467,66 +2740,18 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotification {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "jsonrpc" => __private::take(&mut map, &mut __f0, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f1, "method")?,
+                        "params" => __private::take(&mut map, &mut __f2, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(TaskStatusNotification {
-                    jsonrpc: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    jsonrpc: __private::required::<_, __A::Error>(__f0, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f1, "method")?,
+                    params: __private::required::<_, __A::Error>(__f2, "params")?,
                     extra: __extra,
                 })
             }
@@ -4740,82 +2965,20 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParams2Working {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "createdAt" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "createdAt" => __private::take(&mut map, &mut __f1, "createdAt")?,
                         "lastUpdatedAt" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastUpdatedAt",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "lastUpdatedAt")?
                         }
                         "pollIntervalMs" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "pollIntervalMs",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "pollIntervalMs")?
                         }
-                        "status" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "status" => __private::take(&mut map, &mut __f4, "status")?,
                         "statusMessage" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "statusMessage",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f5, "statusMessage")?
                         }
-                        "taskId" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttlMs" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f6, "taskId")?,
+                        "ttlMs" => __private::take(&mut map, &mut __f7, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -4823,44 +2986,15 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParams2Working {
                 }
                 ::core::result::Result::Ok(TaskStatusNotificationParams2Working {
                     meta: __f0,
-                    created_at: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "createdAt",
-                                ),
-                            );
-                        }
-                    },
-                    last_updated_at: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "lastUpdatedAt",
-                                ),
-                            );
-                        }
-                    },
+                    created_at: __private::required::<_, __A::Error>(__f1, "createdAt")?,
+                    last_updated_at: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f2, "lastUpdatedAt")?,
                     poll_interval_ms: __f3,
-                    status: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("status"),
-                            );
-                        }
-                    },
+                    status: __private::required::<_, __A::Error>(__f4, "status")?,
                     status_message: __f5,
-                    task_id: match __f6 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f6, "taskId")?,
                     ttl_ms: __f7.flatten(),
                     extra: __extra,
                 })
@@ -4945,92 +3079,23 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParams2InputRequir
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "createdAt" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "createdAt" => __private::take(&mut map, &mut __f1, "createdAt")?,
                         "inputRequests" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "inputRequests",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "inputRequests")?
                         }
                         "lastUpdatedAt" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastUpdatedAt",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "lastUpdatedAt")?
                         }
                         "pollIntervalMs" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "pollIntervalMs",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f4, "pollIntervalMs")?
                         }
-                        "status" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "status" => __private::take(&mut map, &mut __f5, "status")?,
                         "statusMessage" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "statusMessage",
-                                    ),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f6, "statusMessage")?
                         }
-                        "taskId" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttlMs" => {
-                            if __f8.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f8 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f7, "taskId")?,
+                        "ttlMs" => __private::take(&mut map, &mut __f8, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -5038,54 +3103,19 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParams2InputRequir
                 }
                 ::core::result::Result::Ok(TaskStatusNotificationParams2InputRequired {
                     meta: __f0,
-                    created_at: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "createdAt",
-                                ),
-                            );
-                        }
-                    },
-                    input_requests: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "inputRequests",
-                                ),
-                            );
-                        }
-                    },
-                    last_updated_at: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "lastUpdatedAt",
-                                ),
-                            );
-                        }
-                    },
+                    created_at: __private::required::<_, __A::Error>(__f1, "createdAt")?,
+                    input_requests: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f2, "inputRequests")?,
+                    last_updated_at: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f3, "lastUpdatedAt")?,
                     poll_interval_ms: __f4,
-                    status: match __f5 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("status"),
-                            );
-                        }
-                    },
+                    status: __private::required::<_, __A::Error>(__f5, "status")?,
                     status_message: __f6,
-                    task_id: match __f7 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f7, "taskId")?,
                     ttl_ms: __f8.flatten(),
                     extra: __extra,
                 })
@@ -5171,92 +3201,21 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParams2Completed {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "createdAt" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "createdAt" => __private::take(&mut map, &mut __f1, "createdAt")?,
                         "lastUpdatedAt" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastUpdatedAt",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "lastUpdatedAt")?
                         }
                         "pollIntervalMs" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "pollIntervalMs",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "pollIntervalMs")?
                         }
-                        "result" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "result",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "status" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "result" => __private::take(&mut map, &mut __f4, "result")?,
+                        "status" => __private::take(&mut map, &mut __f5, "status")?,
                         "statusMessage" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "statusMessage",
-                                    ),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f6, "statusMessage")?
                         }
-                        "taskId" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttlMs" => {
-                            if __f8.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f8 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f7, "taskId")?,
+                        "ttlMs" => __private::take(&mut map, &mut __f8, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -5264,52 +3223,16 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParams2Completed {
                 }
                 ::core::result::Result::Ok(TaskStatusNotificationParams2Completed {
                     meta: __f0,
-                    created_at: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "createdAt",
-                                ),
-                            );
-                        }
-                    },
-                    last_updated_at: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "lastUpdatedAt",
-                                ),
-                            );
-                        }
-                    },
+                    created_at: __private::required::<_, __A::Error>(__f1, "createdAt")?,
+                    last_updated_at: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f2, "lastUpdatedAt")?,
                     poll_interval_ms: __f3,
-                    result: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("result"),
-                            );
-                        }
-                    },
-                    status: match __f5 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("status"),
-                            );
-                        }
-                    },
+                    result: __private::required::<_, __A::Error>(__f4, "result")?,
+                    status: __private::required::<_, __A::Error>(__f5, "status")?,
                     status_message: __f6,
-                    task_id: match __f7 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f7, "taskId")?,
                     ttl_ms: __f8.flatten(),
                     extra: __extra,
                 })
@@ -5393,90 +3316,21 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParams2Failed {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "createdAt" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "error" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("error"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "createdAt" => __private::take(&mut map, &mut __f1, "createdAt")?,
+                        "error" => __private::take(&mut map, &mut __f2, "error")?,
                         "lastUpdatedAt" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastUpdatedAt",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "lastUpdatedAt")?
                         }
                         "pollIntervalMs" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "pollIntervalMs",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f4, "pollIntervalMs")?
                         }
-                        "status" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "status" => __private::take(&mut map, &mut __f5, "status")?,
                         "statusMessage" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "statusMessage",
-                                    ),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f6, "statusMessage")?
                         }
-                        "taskId" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttlMs" => {
-                            if __f8.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f8 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f7, "taskId")?,
+                        "ttlMs" => __private::take(&mut map, &mut __f8, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -5484,52 +3338,16 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParams2Failed {
                 }
                 ::core::result::Result::Ok(TaskStatusNotificationParams2Failed {
                     meta: __f0,
-                    created_at: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "createdAt",
-                                ),
-                            );
-                        }
-                    },
-                    error: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("error"),
-                            );
-                        }
-                    },
-                    last_updated_at: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "lastUpdatedAt",
-                                ),
-                            );
-                        }
-                    },
+                    created_at: __private::required::<_, __A::Error>(__f1, "createdAt")?,
+                    error: __private::required::<_, __A::Error>(__f2, "error")?,
+                    last_updated_at: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f3, "lastUpdatedAt")?,
                     poll_interval_ms: __f4,
-                    status: match __f5 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("status"),
-                            );
-                        }
-                    },
+                    status: __private::required::<_, __A::Error>(__f5, "status")?,
                     status_message: __f6,
-                    task_id: match __f7 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f7, "taskId")?,
                     ttl_ms: __f8.flatten(),
                     extra: __extra,
                 })
@@ -5610,82 +3428,20 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParams2Cancelled {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "createdAt" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "createdAt" => __private::take(&mut map, &mut __f1, "createdAt")?,
                         "lastUpdatedAt" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastUpdatedAt",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "lastUpdatedAt")?
                         }
                         "pollIntervalMs" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "pollIntervalMs",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "pollIntervalMs")?
                         }
-                        "status" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "status" => __private::take(&mut map, &mut __f4, "status")?,
                         "statusMessage" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "statusMessage",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f5, "statusMessage")?
                         }
-                        "taskId" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttlMs" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f6, "taskId")?,
+                        "ttlMs" => __private::take(&mut map, &mut __f7, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -5693,44 +3449,15 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParams2Cancelled {
                 }
                 ::core::result::Result::Ok(TaskStatusNotificationParams2Cancelled {
                     meta: __f0,
-                    created_at: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "createdAt",
-                                ),
-                            );
-                        }
-                    },
-                    last_updated_at: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "lastUpdatedAt",
-                                ),
-                            );
-                        }
-                    },
+                    created_at: __private::required::<_, __A::Error>(__f1, "createdAt")?,
+                    last_updated_at: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f2, "lastUpdatedAt")?,
                     poll_interval_ms: __f3,
-                    status: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("status"),
-                            );
-                        }
-                    },
+                    status: __private::required::<_, __A::Error>(__f4, "status")?,
                     status_message: __f5,
-                    task_id: match __f6 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f6, "taskId")?,
                     ttl_ms: __f7.flatten(),
                     extra: __extra,
                 })
@@ -5923,82 +3650,20 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParamsWorking {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "createdAt" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "createdAt" => __private::take(&mut map, &mut __f1, "createdAt")?,
                         "lastUpdatedAt" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastUpdatedAt",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "lastUpdatedAt")?
                         }
                         "pollIntervalMs" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "pollIntervalMs",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "pollIntervalMs")?
                         }
-                        "status" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "status" => __private::take(&mut map, &mut __f4, "status")?,
                         "statusMessage" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "statusMessage",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f5, "statusMessage")?
                         }
-                        "taskId" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttlMs" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f6, "taskId")?,
+                        "ttlMs" => __private::take(&mut map, &mut __f7, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -6006,44 +3671,15 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParamsWorking {
                 }
                 ::core::result::Result::Ok(TaskStatusNotificationParamsWorking {
                     meta: __f0,
-                    created_at: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "createdAt",
-                                ),
-                            );
-                        }
-                    },
-                    last_updated_at: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "lastUpdatedAt",
-                                ),
-                            );
-                        }
-                    },
+                    created_at: __private::required::<_, __A::Error>(__f1, "createdAt")?,
+                    last_updated_at: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f2, "lastUpdatedAt")?,
                     poll_interval_ms: __f3,
-                    status: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("status"),
-                            );
-                        }
-                    },
+                    status: __private::required::<_, __A::Error>(__f4, "status")?,
                     status_message: __f5,
-                    task_id: match __f6 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f6, "taskId")?,
                     ttl_ms: __f7.flatten(),
                     extra: __extra,
                 })
@@ -6128,92 +3764,23 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParamsInputRequire
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "createdAt" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "createdAt" => __private::take(&mut map, &mut __f1, "createdAt")?,
                         "inputRequests" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "inputRequests",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "inputRequests")?
                         }
                         "lastUpdatedAt" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastUpdatedAt",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "lastUpdatedAt")?
                         }
                         "pollIntervalMs" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "pollIntervalMs",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f4, "pollIntervalMs")?
                         }
-                        "status" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "status" => __private::take(&mut map, &mut __f5, "status")?,
                         "statusMessage" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "statusMessage",
-                                    ),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f6, "statusMessage")?
                         }
-                        "taskId" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttlMs" => {
-                            if __f8.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f8 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f7, "taskId")?,
+                        "ttlMs" => __private::take(&mut map, &mut __f8, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -6221,54 +3788,19 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParamsInputRequire
                 }
                 ::core::result::Result::Ok(TaskStatusNotificationParamsInputRequired {
                     meta: __f0,
-                    created_at: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "createdAt",
-                                ),
-                            );
-                        }
-                    },
-                    input_requests: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "inputRequests",
-                                ),
-                            );
-                        }
-                    },
-                    last_updated_at: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "lastUpdatedAt",
-                                ),
-                            );
-                        }
-                    },
+                    created_at: __private::required::<_, __A::Error>(__f1, "createdAt")?,
+                    input_requests: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f2, "inputRequests")?,
+                    last_updated_at: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f3, "lastUpdatedAt")?,
                     poll_interval_ms: __f4,
-                    status: match __f5 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("status"),
-                            );
-                        }
-                    },
+                    status: __private::required::<_, __A::Error>(__f5, "status")?,
                     status_message: __f6,
-                    task_id: match __f7 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f7, "taskId")?,
                     ttl_ms: __f8.flatten(),
                     extra: __extra,
                 })
@@ -6354,92 +3886,21 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParamsCompleted {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "createdAt" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "createdAt" => __private::take(&mut map, &mut __f1, "createdAt")?,
                         "lastUpdatedAt" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastUpdatedAt",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "lastUpdatedAt")?
                         }
                         "pollIntervalMs" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "pollIntervalMs",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "pollIntervalMs")?
                         }
-                        "result" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "result",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "status" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "result" => __private::take(&mut map, &mut __f4, "result")?,
+                        "status" => __private::take(&mut map, &mut __f5, "status")?,
                         "statusMessage" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "statusMessage",
-                                    ),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f6, "statusMessage")?
                         }
-                        "taskId" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttlMs" => {
-                            if __f8.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f8 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f7, "taskId")?,
+                        "ttlMs" => __private::take(&mut map, &mut __f8, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -6447,52 +3908,16 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParamsCompleted {
                 }
                 ::core::result::Result::Ok(TaskStatusNotificationParamsCompleted {
                     meta: __f0,
-                    created_at: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "createdAt",
-                                ),
-                            );
-                        }
-                    },
-                    last_updated_at: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "lastUpdatedAt",
-                                ),
-                            );
-                        }
-                    },
+                    created_at: __private::required::<_, __A::Error>(__f1, "createdAt")?,
+                    last_updated_at: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f2, "lastUpdatedAt")?,
                     poll_interval_ms: __f3,
-                    result: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("result"),
-                            );
-                        }
-                    },
-                    status: match __f5 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("status"),
-                            );
-                        }
-                    },
+                    result: __private::required::<_, __A::Error>(__f4, "result")?,
+                    status: __private::required::<_, __A::Error>(__f5, "status")?,
                     status_message: __f6,
-                    task_id: match __f7 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f7, "taskId")?,
                     ttl_ms: __f8.flatten(),
                     extra: __extra,
                 })
@@ -6573,90 +3998,21 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParamsFailed {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "createdAt" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "error" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("error"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "createdAt" => __private::take(&mut map, &mut __f1, "createdAt")?,
+                        "error" => __private::take(&mut map, &mut __f2, "error")?,
                         "lastUpdatedAt" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastUpdatedAt",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "lastUpdatedAt")?
                         }
                         "pollIntervalMs" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "pollIntervalMs",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f4, "pollIntervalMs")?
                         }
-                        "status" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "status" => __private::take(&mut map, &mut __f5, "status")?,
                         "statusMessage" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "statusMessage",
-                                    ),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f6, "statusMessage")?
                         }
-                        "taskId" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttlMs" => {
-                            if __f8.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f8 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f7, "taskId")?,
+                        "ttlMs" => __private::take(&mut map, &mut __f8, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -6664,52 +4020,16 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParamsFailed {
                 }
                 ::core::result::Result::Ok(TaskStatusNotificationParamsFailed {
                     meta: __f0,
-                    created_at: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "createdAt",
-                                ),
-                            );
-                        }
-                    },
-                    error: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("error"),
-                            );
-                        }
-                    },
-                    last_updated_at: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "lastUpdatedAt",
-                                ),
-                            );
-                        }
-                    },
+                    created_at: __private::required::<_, __A::Error>(__f1, "createdAt")?,
+                    error: __private::required::<_, __A::Error>(__f2, "error")?,
+                    last_updated_at: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f3, "lastUpdatedAt")?,
                     poll_interval_ms: __f4,
-                    status: match __f5 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("status"),
-                            );
-                        }
-                    },
+                    status: __private::required::<_, __A::Error>(__f5, "status")?,
                     status_message: __f6,
-                    task_id: match __f7 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f7, "taskId")?,
                     ttl_ms: __f8.flatten(),
                     extra: __extra,
                 })
@@ -6790,82 +4110,20 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParamsCancelled {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "createdAt" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "createdAt" => __private::take(&mut map, &mut __f1, "createdAt")?,
                         "lastUpdatedAt" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastUpdatedAt",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "lastUpdatedAt")?
                         }
                         "pollIntervalMs" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "pollIntervalMs",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "pollIntervalMs")?
                         }
-                        "status" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "status" => __private::take(&mut map, &mut __f4, "status")?,
                         "statusMessage" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "statusMessage",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f5, "statusMessage")?
                         }
-                        "taskId" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttlMs" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f6, "taskId")?,
+                        "ttlMs" => __private::take(&mut map, &mut __f7, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -6873,44 +4131,15 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParamsCancelled {
                 }
                 ::core::result::Result::Ok(TaskStatusNotificationParamsCancelled {
                     meta: __f0,
-                    created_at: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "createdAt",
-                                ),
-                            );
-                        }
-                    },
-                    last_updated_at: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "lastUpdatedAt",
-                                ),
-                            );
-                        }
-                    },
+                    created_at: __private::required::<_, __A::Error>(__f1, "createdAt")?,
+                    last_updated_at: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f2, "lastUpdatedAt")?,
                     poll_interval_ms: __f3,
-                    status: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("status"),
-                            );
-                        }
-                    },
+                    status: __private::required::<_, __A::Error>(__f4, "status")?,
                     status_message: __f5,
-                    task_id: match __f6 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f6, "taskId")?,
                     ttl_ms: __f7.flatten(),
                     extra: __extra,
                 })
@@ -6960,16 +4189,7 @@ impl<'de> ::serde::Deserialize<'de> for TaskSubscriptionAcknowledgedNotification
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "taskIds" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskIds",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskIds" => __private::take(&mut map, &mut __f0, "taskIds")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -7022,16 +4242,7 @@ impl<'de> ::serde::Deserialize<'de> for TaskSubscriptionNotifications {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "taskIds" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskIds",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskIds" => __private::take(&mut map, &mut __f0, "taskIds")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -7117,82 +4328,20 @@ impl<'de> ::serde::Deserialize<'de> for UpdateTaskRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(UpdateTaskRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
+                    params: __private::required::<_, __A::Error>(__f3, "params")?,
                     extra: __extra,
                 })
             }
@@ -7263,49 +4412,20 @@ impl<'de> ::serde::Deserialize<'de> for UpdateTaskRequestParams {
                 {
                     match key.as_str() {
                         "inputResponses" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "inputResponses",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "inputResponses")?
                         }
-                        "taskId" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f1, "taskId")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(UpdateTaskRequestParams {
-                    input_responses: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "inputResponses",
-                                ),
-                            );
-                        }
-                    },
-                    task_id: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    input_responses: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f0, "inputResponses")?,
+                    task_id: __private::required::<_, __A::Error>(__f1, "taskId")?,
                     extra: __extra,
                 })
             }
@@ -7356,23 +4476,9 @@ impl<'de> ::serde::Deserialize<'de> for UpdateTaskResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "resultType" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resultType",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "resultType")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -7454,118 +4560,34 @@ impl<'de> ::serde::Deserialize<'de> for WorkingTask {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "createdAt" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "createdAt" => __private::take(&mut map, &mut __f0, "createdAt")?,
                         "lastUpdatedAt" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastUpdatedAt",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "lastUpdatedAt")?
                         }
                         "pollIntervalMs" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "pollIntervalMs",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "pollIntervalMs")?
                         }
-                        "status" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "status" => __private::take(&mut map, &mut __f3, "status")?,
                         "statusMessage" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "statusMessage",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f4, "statusMessage")?
                         }
-                        "taskId" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttlMs" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f5, "taskId")?,
+                        "ttlMs" => __private::take(&mut map, &mut __f6, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(WorkingTask {
-                    created_at: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "createdAt",
-                                ),
-                            );
-                        }
-                    },
-                    last_updated_at: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "lastUpdatedAt",
-                                ),
-                            );
-                        }
-                    },
+                    created_at: __private::required::<_, __A::Error>(__f0, "createdAt")?,
+                    last_updated_at: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f1, "lastUpdatedAt")?,
                     poll_interval_ms: __f2,
-                    status: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("status"),
-                            );
-                        }
-                    },
+                    status: __private::required::<_, __A::Error>(__f3, "status")?,
                     status_message: __f4,
-                    task_id: match __f5 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f5, "taskId")?,
                     ttl_ms: __f6.flatten(),
                     extra: __extra,
                 })
@@ -7680,6 +4702,34 @@ mod __private {
         value: bool,
     ) -> Result<(), D::Error> {
         d.deserialize_bool(Expect { field, value })
+    }
+    /// Reads the value of the field `wire` into `slot`, refusing a
+    /// second one. One generic body for every field of every
+    /// struct, instead of the same lines in each visitor.
+    pub(super) fn take<
+        'de,
+        A: ::serde::de::MapAccess<'de>,
+        T: ::serde::Deserialize<'de>,
+    >(
+        map: &mut A,
+        slot: &mut ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<(), A::Error> {
+        if slot.is_some() {
+            return Err(A::Error::duplicate_field(wire));
+        }
+        *slot = ::core::option::Option::Some(map.next_value()?);
+        Ok(())
+    }
+    /// The value of the required field `wire`.
+    pub(super) fn required<T, E: Error>(
+        slot: ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<T, E> {
+        match slot {
+            ::core::option::Option::Some(value) => Ok(value),
+            ::core::option::Option::None => Err(E::missing_field(wire)),
+        }
     }
     /// An object key, borrowed from the input when it can be.
     pub(super) enum Key<'de> {

@@ -47,36 +47,11 @@ impl<'de> ::serde::Deserialize<'de> for Annotations {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "audience" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "audience",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "audience" => __private::take(&mut map, &mut __f0, "audience")?,
                         "lastModified" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastModified",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "lastModified")?
                         }
-                        "priority" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "priority",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "priority" => __private::take(&mut map, &mut __f2, "priority")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -148,50 +123,13 @@ impl<'de> ::serde::Deserialize<'de> for AudioContent {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "annotations" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "annotations",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "annotations")?
                         }
-                        "data" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("data"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "mimeType" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "mimeType",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "data" => __private::take(&mut map, &mut __f2, "data")?,
+                        "mimeType" => __private::take(&mut map, &mut __f3, "mimeType")?,
+                        "type" => __private::take(&mut map, &mut __f4, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -200,32 +138,9 @@ impl<'de> ::serde::Deserialize<'de> for AudioContent {
                 ::core::result::Result::Ok(AudioContent {
                     meta: __f0,
                     annotations: __f1,
-                    data: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("data"),
-                            );
-                        }
-                    },
-                    mime_type: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "mimeType",
-                                ),
-                            );
-                        }
-                    },
-                    type_: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    data: __private::required::<_, __A::Error>(__f2, "data")?,
+                    mime_type: __private::required::<_, __A::Error>(__f3, "mimeType")?,
+                    type_: __private::required::<_, __A::Error>(__f4, "type")?,
                     extra: __extra,
                 })
             }
@@ -294,36 +209,15 @@ impl<'de> ::serde::Deserialize<'de> for BaseMetadata {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "name" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "name" => __private::take(&mut map, &mut __f0, "name")?,
+                        "title" => __private::take(&mut map, &mut __f1, "title")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(BaseMetadata {
-                    name: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("name"),
-                            );
-                        }
-                    },
+                    name: __private::required::<_, __A::Error>(__f0, "name")?,
                     title: __f1,
                     extra: __extra,
                 })
@@ -385,40 +279,10 @@ impl<'de> ::serde::Deserialize<'de> for BlobResourceContents {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "blob" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("blob"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "mimeType" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "mimeType",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "uri" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("uri"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "blob" => __private::take(&mut map, &mut __f1, "blob")?,
+                        "mimeType" => __private::take(&mut map, &mut __f2, "mimeType")?,
+                        "uri" => __private::take(&mut map, &mut __f3, "uri")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -426,23 +290,9 @@ impl<'de> ::serde::Deserialize<'de> for BlobResourceContents {
                 }
                 ::core::result::Result::Ok(BlobResourceContents {
                     meta: __f0,
-                    blob: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("blob"),
-                            );
-                        }
-                    },
+                    blob: __private::required::<_, __A::Error>(__f1, "blob")?,
                     mime_type: __f2,
-                    uri: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("uri"),
-                            );
-                        }
-                    },
+                    uri: __private::required::<_, __A::Error>(__f3, "uri")?,
                     extra: __extra,
                 })
             }
@@ -498,42 +348,12 @@ impl<'de> ::serde::Deserialize<'de> for BooleanSchema {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "default",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "default" => __private::take(&mut map, &mut __f0, "default")?,
                         "description" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "description")?
                         }
-                        "title" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "title" => __private::take(&mut map, &mut __f2, "title")?,
+                        "type" => __private::take(&mut map, &mut __f3, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -543,14 +363,7 @@ impl<'de> ::serde::Deserialize<'de> for BooleanSchema {
                     default: __f0,
                     description: __f1,
                     title: __f2,
-                    type_: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    type_: __private::required::<_, __A::Error>(__f3, "type")?,
                     extra: __extra,
                 })
             }
@@ -624,82 +437,20 @@ impl<'de> ::serde::Deserialize<'de> for CallToolRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(CallToolRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
+                    params: __private::required::<_, __A::Error>(__f3, "params")?,
                     extra: __extra,
                 })
             }
@@ -802,40 +553,10 @@ impl<'de> ::serde::Deserialize<'de> for CallToolRequestParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "arguments" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "arguments",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "name" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "task" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("task"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "arguments" => __private::take(&mut map, &mut __f1, "arguments")?,
+                        "name" => __private::take(&mut map, &mut __f2, "name")?,
+                        "task" => __private::take(&mut map, &mut __f3, "task")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -844,14 +565,7 @@ impl<'de> ::serde::Deserialize<'de> for CallToolRequestParams {
                 ::core::result::Result::Ok(CallToolRequestParams {
                     meta: __f0,
                     arguments: __f1,
-                    name: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("name"),
-                            );
-                        }
-                    },
+                    name: __private::required::<_, __A::Error>(__f2, "name")?,
                     task: __f3,
                     extra: __extra,
                 })
@@ -900,14 +614,7 @@ impl<'de> ::serde::Deserialize<'de> for CallToolRequestParamsMeta {
                 {
                     match key.as_str() {
                         "progressToken" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "progressToken",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "progressToken")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -981,43 +688,11 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "content" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "content",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "isError" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "isError",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "content" => __private::take(&mut map, &mut __f1, "content")?,
+                        "isError" => __private::take(&mut map, &mut __f2, "isError")?,
                         "structuredContent" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "structuredContent",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "structuredContent")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -1026,14 +701,7 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResult {
                 }
                 ::core::result::Result::Ok(CallToolResult {
                     meta: __f0,
-                    content: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("content"),
-                            );
-                        }
-                    },
+                    content: __private::required::<_, __A::Error>(__f1, "content")?,
                     is_error: __f2,
                     structured_content: __f3,
                     extra: __extra,
@@ -1087,82 +755,20 @@ impl<'de> ::serde::Deserialize<'de> for CancelTaskRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(CancelTaskRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
+                    params: __private::required::<_, __A::Error>(__f3, "params")?,
                     extra: __extra,
                 })
             }
@@ -1228,30 +834,14 @@ impl<'de> ::serde::Deserialize<'de> for CancelTaskRequestParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "taskId" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f0, "taskId")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(CancelTaskRequestParams {
-                    task_id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f0, "taskId")?,
                     extra: __extra,
                 })
             }
@@ -1331,82 +921,20 @@ impl<'de> ::serde::Deserialize<'de> for CancelTaskResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "createdAt" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "createdAt" => __private::take(&mut map, &mut __f1, "createdAt")?,
                         "lastUpdatedAt" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastUpdatedAt",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "lastUpdatedAt")?
                         }
                         "pollInterval" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "pollInterval",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "pollInterval")?
                         }
-                        "status" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "status" => __private::take(&mut map, &mut __f4, "status")?,
                         "statusMessage" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "statusMessage",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f5, "statusMessage")?
                         }
-                        "taskId" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttl" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttl"),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f6, "taskId")?,
+                        "ttl" => __private::take(&mut map, &mut __f7, "ttl")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -1414,44 +942,15 @@ impl<'de> ::serde::Deserialize<'de> for CancelTaskResult {
                 }
                 ::core::result::Result::Ok(CancelTaskResult {
                     meta: __f0,
-                    created_at: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "createdAt",
-                                ),
-                            );
-                        }
-                    },
-                    last_updated_at: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "lastUpdatedAt",
-                                ),
-                            );
-                        }
-                    },
+                    created_at: __private::required::<_, __A::Error>(__f1, "createdAt")?,
+                    last_updated_at: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f2, "lastUpdatedAt")?,
                     poll_interval: __f3,
-                    status: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("status"),
-                            );
-                        }
-                    },
+                    status: __private::required::<_, __A::Error>(__f4, "status")?,
                     status_message: __f5,
-                    task_id: match __f6 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f6, "taskId")?,
                     ttl: __f7.flatten(),
                     extra: __extra,
                 })
@@ -1501,66 +1000,18 @@ impl<'de> ::serde::Deserialize<'de> for CancelledNotification {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "jsonrpc" => __private::take(&mut map, &mut __f0, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f1, "method")?,
+                        "params" => __private::take(&mut map, &mut __f2, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(CancelledNotification {
-                    jsonrpc: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    jsonrpc: __private::required::<_, __A::Error>(__f0, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f1, "method")?,
+                    params: __private::required::<_, __A::Error>(__f2, "params")?,
                     extra: __extra,
                 })
             }
@@ -1641,34 +1092,9 @@ impl<'de> ::serde::Deserialize<'de> for CancelledNotificationParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "reason" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "reason",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "requestId" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "requestId",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "reason" => __private::take(&mut map, &mut __f1, "reason")?,
+                        "requestId" => __private::take(&mut map, &mut __f2, "requestId")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -1748,51 +1174,14 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilities {
                 {
                     match key.as_str() {
                         "elicitation" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "elicitation",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "elicitation")?
                         }
                         "experimental" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "experimental",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "experimental")?
                         }
-                        "roots" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("roots"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "sampling" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "sampling",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "tasks" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("tasks"),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "roots" => __private::take(&mut map, &mut __f2, "roots")?,
+                        "sampling" => __private::take(&mut map, &mut __f3, "sampling")?,
+                        "tasks" => __private::take(&mut map, &mut __f4, "tasks")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -1859,22 +1248,8 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesElicitation {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "form" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("form"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "url" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("url"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "form" => __private::take(&mut map, &mut __f0, "form")?,
+                        "url" => __private::take(&mut map, &mut __f1, "url")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -1930,14 +1305,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesRoots {
                 {
                     match key.as_str() {
                         "listChanged" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "listChanged",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "listChanged")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -2001,24 +1369,8 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesSampling {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "context" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "context",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "tools" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("tools"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "context" => __private::take(&mut map, &mut __f0, "context")?,
+                        "tools" => __private::take(&mut map, &mut __f1, "tools")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -2086,34 +1438,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasks {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "cancel" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "cancel",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "list" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("list"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "requests" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "requests",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "cancel" => __private::take(&mut map, &mut __f0, "cancel")?,
+                        "list" => __private::take(&mut map, &mut __f1, "list")?,
+                        "requests" => __private::take(&mut map, &mut __f2, "requests")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -2175,25 +1502,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasksRequests {
                 {
                     match key.as_str() {
                         "elicitation" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "elicitation",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "elicitation")?
                         }
-                        "sampling" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "sampling",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "sampling" => __private::take(&mut map, &mut __f1, "sampling")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -2252,16 +1563,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasksRequestsElicitati
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "create" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "create",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "create" => __private::take(&mut map, &mut __f0, "create")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -2323,14 +1625,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasksRequestsSampling 
                 {
                     match key.as_str() {
                         "createMessage" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createMessage",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "createMessage")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -3021,82 +2316,20 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(CompleteRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
+                    params: __private::required::<_, __A::Error>(__f3, "params")?,
                     extra: __extra,
                 })
             }
@@ -3173,42 +2406,10 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "argument" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "argument",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "context" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "context",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ref" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ref"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "argument" => __private::take(&mut map, &mut __f1, "argument")?,
+                        "context" => __private::take(&mut map, &mut __f2, "context")?,
+                        "ref" => __private::take(&mut map, &mut __f3, "ref")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -3216,25 +2417,9 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParams {
                 }
                 ::core::result::Result::Ok(CompleteRequestParams {
                     meta: __f0,
-                    argument: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "argument",
-                                ),
-                            );
-                        }
-                    },
+                    argument: __private::required::<_, __A::Error>(__f1, "argument")?,
                     context: __f2,
-                    ref_: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("ref"),
-                            );
-                        }
-                    },
+                    ref_: __private::required::<_, __A::Error>(__f3, "ref")?,
                     extra: __extra,
                 })
             }
@@ -3282,14 +2467,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsMeta {
                 {
                     match key.as_str() {
                         "progressToken" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "progressToken",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "progressToken")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -3343,44 +2521,16 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsArgument {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "name" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "value" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("value"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "name" => __private::take(&mut map, &mut __f0, "name")?,
+                        "value" => __private::take(&mut map, &mut __f1, "value")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(CompleteRequestParamsArgument {
-                    name: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("name"),
-                            );
-                        }
-                    },
-                    value: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("value"),
-                            );
-                        }
-                    },
+                    name: __private::required::<_, __A::Error>(__f0, "name")?,
+                    value: __private::required::<_, __A::Error>(__f1, "value")?,
                     extra: __extra,
                 })
             }
@@ -3431,16 +2581,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsContext {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "arguments" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "arguments",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "arguments" => __private::take(&mut map, &mut __f0, "arguments")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -3569,23 +2710,9 @@ impl<'de> ::serde::Deserialize<'de> for CompleteResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "completion" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "completion",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "completion")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -3594,16 +2721,10 @@ impl<'de> ::serde::Deserialize<'de> for CompleteResult {
                 }
                 ::core::result::Result::Ok(CompleteResult {
                     meta: __f0,
-                    completion: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "completion",
-                                ),
-                            );
-                        }
-                    },
+                    completion: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f1, "completion")?,
                     extra: __extra,
                 })
             }
@@ -3656,34 +2777,9 @@ impl<'de> ::serde::Deserialize<'de> for CompleteResultCompletion {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "hasMore" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "hasMore",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "total" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("total"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "values" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "values",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "hasMore" => __private::take(&mut map, &mut __f0, "hasMore")?,
+                        "total" => __private::take(&mut map, &mut __f1, "total")?,
+                        "values" => __private::take(&mut map, &mut __f2, "values")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -3692,14 +2788,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteResultCompletion {
                 ::core::result::Result::Ok(CompleteResultCompletion {
                     has_more: __f0,
                     total: __f1,
-                    values: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("values"),
-                            );
-                        }
-                    },
+                    values: __private::required::<_, __A::Error>(__f2, "values")?,
                     extra: __extra,
                 })
             }
@@ -3858,82 +2947,20 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(CreateMessageRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
+                    params: __private::required::<_, __A::Error>(__f3, "params")?,
                     extra: __extra,
                 })
             }
@@ -4067,120 +3094,30 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "includeContext" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "includeContext",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "includeContext")?
                         }
-                        "maxTokens" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "maxTokens",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "messages" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "messages",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "metadata" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "metadata",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "maxTokens" => __private::take(&mut map, &mut __f2, "maxTokens")?,
+                        "messages" => __private::take(&mut map, &mut __f3, "messages")?,
+                        "metadata" => __private::take(&mut map, &mut __f4, "metadata")?,
                         "modelPreferences" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "modelPreferences",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f5, "modelPreferences")?
                         }
                         "stopSequences" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "stopSequences",
-                                    ),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f6, "stopSequences")?
                         }
                         "systemPrompt" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "systemPrompt",
-                                    ),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f7, "systemPrompt")?
                         }
-                        "task" => {
-                            if __f8.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("task"),
-                                );
-                            }
-                            __f8 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "task" => __private::take(&mut map, &mut __f8, "task")?,
                         "temperature" => {
-                            if __f9.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "temperature",
-                                    ),
-                                );
-                            }
-                            __f9 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f9, "temperature")?
                         }
                         "toolChoice" => {
-                            if __f10.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "toolChoice",
-                                    ),
-                                );
-                            }
-                            __f10 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f10, "toolChoice")?
                         }
-                        "tools" => {
-                            if __f11.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("tools"),
-                                );
-                            }
-                            __f11 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "tools" => __private::take(&mut map, &mut __f11, "tools")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -4189,26 +3126,8 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParams {
                 ::core::result::Result::Ok(CreateMessageRequestParams {
                     meta: __f0,
                     include_context: __f1,
-                    max_tokens: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "maxTokens",
-                                ),
-                            );
-                        }
-                    },
-                    messages: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "messages",
-                                ),
-                            );
-                        }
-                    },
+                    max_tokens: __private::required::<_, __A::Error>(__f2, "maxTokens")?,
+                    messages: __private::required::<_, __A::Error>(__f3, "messages")?,
                     metadata: __f4,
                     model_preferences: __f5,
                     stop_sequences: __f6,
@@ -4264,14 +3183,7 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParamsMeta {
                 {
                     match key.as_str() {
                         "progressToken" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "progressToken",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "progressToken")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -4382,49 +3294,12 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "content" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "content",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "model" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("model"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "role" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("role"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "content" => __private::take(&mut map, &mut __f1, "content")?,
+                        "model" => __private::take(&mut map, &mut __f2, "model")?,
+                        "role" => __private::take(&mut map, &mut __f3, "role")?,
                         "stopReason" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "stopReason",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f4, "stopReason")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -4433,30 +3308,9 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageResult {
                 }
                 ::core::result::Result::Ok(CreateMessageResult {
                     meta: __f0,
-                    content: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("content"),
-                            );
-                        }
-                    },
-                    model: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("model"),
-                            );
-                        }
-                    },
-                    role: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("role"),
-                            );
-                        }
-                    },
+                    content: __private::required::<_, __A::Error>(__f1, "content")?,
+                    model: __private::required::<_, __A::Error>(__f2, "model")?,
+                    role: __private::required::<_, __A::Error>(__f3, "role")?,
                     stop_reason: __f4,
                     extra: __extra,
                 })
@@ -4726,22 +3580,8 @@ impl<'de> ::serde::Deserialize<'de> for CreateTaskResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "task" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("task"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "task" => __private::take(&mut map, &mut __f1, "task")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -4749,14 +3589,7 @@ impl<'de> ::serde::Deserialize<'de> for CreateTaskResult {
                 }
                 ::core::result::Result::Ok(CreateTaskResult {
                     meta: __f0,
-                    task: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("task"),
-                            );
-                        }
-                    },
+                    task: __private::required::<_, __A::Error>(__f1, "task")?,
                     extra: __extra,
                 })
             }
@@ -4810,82 +3643,20 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ElicitRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
+                    params: __private::required::<_, __A::Error>(__f3, "params")?,
                     extra: __extra,
                 })
             }
@@ -4968,50 +3739,13 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "message" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "message",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "mode" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("mode"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "message" => __private::take(&mut map, &mut __f1, "message")?,
+                        "mode" => __private::take(&mut map, &mut __f2, "mode")?,
                         "requestedSchema" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "requestedSchema",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "requestedSchema")?
                         }
-                        "task" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("task"),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "task" => __private::take(&mut map, &mut __f4, "task")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -5019,25 +3753,12 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParams {
                 }
                 ::core::result::Result::Ok(ElicitRequestFormParams {
                     meta: __f0,
-                    message: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("message"),
-                            );
-                        }
-                    },
+                    message: __private::required::<_, __A::Error>(__f1, "message")?,
                     mode: __f2,
-                    requested_schema: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "requestedSchema",
-                                ),
-                            );
-                        }
-                    },
+                    requested_schema: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f3, "requestedSchema")?,
                     task: __f4,
                     extra: __extra,
                 })
@@ -5086,14 +3807,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParamsMeta {
                 {
                     match key.as_str() {
                         "progressToken" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "progressToken",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "progressToken")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -5191,44 +3905,12 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParamsRequestedSchema {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "$schema" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "$schema",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "$schema" => __private::take(&mut map, &mut __f0, "$schema")?,
                         "properties" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "properties",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "properties")?
                         }
-                        "required" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "required",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "required" => __private::take(&mut map, &mut __f2, "required")?,
+                        "type" => __private::take(&mut map, &mut __f3, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -5236,25 +3918,12 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParamsRequestedSchema {
                 }
                 ::core::result::Result::Ok(ElicitRequestFormParamsRequestedSchema {
                     schema: __f0,
-                    properties: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "properties",
-                                ),
-                            );
-                        }
-                    },
+                    properties: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f1, "properties")?,
                     required: __f2,
-                    type_: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    type_: __private::required::<_, __A::Error>(__f3, "type")?,
                     extra: __extra,
                 })
             }
@@ -5461,58 +4130,14 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestURLParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "elicitationId" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "elicitationId",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "elicitationId")?
                         }
-                        "message" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "message",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "mode" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("mode"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "task" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("task"),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "url" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("url"),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "message" => __private::take(&mut map, &mut __f2, "message")?,
+                        "mode" => __private::take(&mut map, &mut __f3, "mode")?,
+                        "task" => __private::take(&mut map, &mut __f4, "task")?,
+                        "url" => __private::take(&mut map, &mut __f5, "url")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -5520,41 +4145,14 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestURLParams {
                 }
                 ::core::result::Result::Ok(ElicitRequestURLParams {
                     meta: __f0,
-                    elicitation_id: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "elicitationId",
-                                ),
-                            );
-                        }
-                    },
-                    message: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("message"),
-                            );
-                        }
-                    },
-                    mode: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("mode"),
-                            );
-                        }
-                    },
+                    elicitation_id: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f1, "elicitationId")?,
+                    message: __private::required::<_, __A::Error>(__f2, "message")?,
+                    mode: __private::required::<_, __A::Error>(__f3, "mode")?,
                     task: __f4,
-                    url: match __f5 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("url"),
-                            );
-                        }
-                    },
+                    url: __private::required::<_, __A::Error>(__f5, "url")?,
                     extra: __extra,
                 })
             }
@@ -5602,14 +4200,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestURLParamsMeta {
                 {
                     match key.as_str() {
                         "progressToken" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "progressToken",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "progressToken")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -5701,34 +4292,9 @@ impl<'de> ::serde::Deserialize<'de> for ElicitResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "action" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "action",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "content" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "content",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "action" => __private::take(&mut map, &mut __f1, "action")?,
+                        "content" => __private::take(&mut map, &mut __f2, "content")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -5736,14 +4302,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitResult {
                 }
                 ::core::result::Result::Ok(ElicitResult {
                     meta: __f0,
-                    action: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("action"),
-                            );
-                        }
-                    },
+                    action: __private::required::<_, __A::Error>(__f1, "action")?,
                     content: __f2,
                     extra: __extra,
                 })
@@ -5967,66 +4526,18 @@ impl<'de> ::serde::Deserialize<'de> for ElicitationCompleteNotification {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "jsonrpc" => __private::take(&mut map, &mut __f0, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f1, "method")?,
+                        "params" => __private::take(&mut map, &mut __f2, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ElicitationCompleteNotification {
-                    jsonrpc: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    jsonrpc: __private::required::<_, __A::Error>(__f0, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f1, "method")?,
+                    params: __private::required::<_, __A::Error>(__f2, "params")?,
                     extra: __extra,
                 })
             }
@@ -6096,14 +4607,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitationCompleteNotificationParams {
                 {
                     match key.as_str() {
                         "elicitationId" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "elicitationId",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "elicitationId")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -6111,16 +4615,10 @@ impl<'de> ::serde::Deserialize<'de> for ElicitationCompleteNotificationParams {
                     }
                 }
                 ::core::result::Result::Ok(ElicitationCompleteNotificationParams {
-                    elicitation_id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "elicitationId",
-                                ),
-                            );
-                        }
-                    },
+                    elicitation_id: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f0, "elicitationId")?,
                     extra: __extra,
                 })
             }
@@ -6179,42 +4677,12 @@ impl<'de> ::serde::Deserialize<'de> for EmbeddedResource {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "annotations" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "annotations",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "annotations")?
                         }
-                        "resource" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resource",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "resource" => __private::take(&mut map, &mut __f2, "resource")?,
+                        "type" => __private::take(&mut map, &mut __f3, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -6223,24 +4691,8 @@ impl<'de> ::serde::Deserialize<'de> for EmbeddedResource {
                 ::core::result::Result::Ok(EmbeddedResource {
                     meta: __f0,
                     annotations: __f1,
-                    resource: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "resource",
-                                ),
-                            );
-                        }
-                    },
-                    type_: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    resource: __private::required::<_, __A::Error>(__f2, "resource")?,
+                    type_: __private::required::<_, __A::Error>(__f3, "type")?,
                     extra: __extra,
                 })
             }
@@ -6647,55 +5099,18 @@ impl<'de> ::serde::Deserialize<'de> for Error {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "code" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("code"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "data" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("data"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "message" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "message",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "code" => __private::take(&mut map, &mut __f0, "code")?,
+                        "data" => __private::take(&mut map, &mut __f1, "data")?,
+                        "message" => __private::take(&mut map, &mut __f2, "message")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(Error {
-                    code: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("code"),
-                            );
-                        }
-                    },
+                    code: __private::required::<_, __A::Error>(__f0, "code")?,
                     data: __f1,
-                    message: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("message"),
-                            );
-                        }
-                    },
+                    message: __private::required::<_, __A::Error>(__f2, "message")?,
                     extra: __extra,
                 })
             }
@@ -6747,82 +5162,20 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(GetPromptRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
+                    params: __private::required::<_, __A::Error>(__f3, "params")?,
                     extra: __extra,
                 })
             }
@@ -6902,32 +5255,9 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptRequestParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "arguments" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "arguments",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "name" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "arguments" => __private::take(&mut map, &mut __f1, "arguments")?,
+                        "name" => __private::take(&mut map, &mut __f2, "name")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -6936,14 +5266,7 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptRequestParams {
                 ::core::result::Result::Ok(GetPromptRequestParams {
                     meta: __f0,
                     arguments: __f1,
-                    name: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("name"),
-                            );
-                        }
-                    },
+                    name: __private::required::<_, __A::Error>(__f2, "name")?,
                     extra: __extra,
                 })
             }
@@ -6991,14 +5314,7 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptRequestParamsMeta {
                 {
                     match key.as_str() {
                         "progressToken" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "progressToken",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "progressToken")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -7061,34 +5377,11 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "description" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "description")?
                         }
-                        "messages" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "messages",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "messages" => __private::take(&mut map, &mut __f2, "messages")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -7097,16 +5390,7 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptResult {
                 ::core::result::Result::Ok(GetPromptResult {
                     meta: __f0,
                     description: __f1,
-                    messages: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "messages",
-                                ),
-                            );
-                        }
-                    },
+                    messages: __private::required::<_, __A::Error>(__f2, "messages")?,
                     extra: __extra,
                 })
             }
@@ -7158,82 +5442,20 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskPayloadRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(GetTaskPayloadRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
+                    params: __private::required::<_, __A::Error>(__f3, "params")?,
                     extra: __extra,
                 })
             }
@@ -7299,30 +5521,14 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskPayloadRequestParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "taskId" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f0, "taskId")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(GetTaskPayloadRequestParams {
-                    task_id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f0, "taskId")?,
                     extra: __extra,
                 })
             }
@@ -7370,14 +5576,7 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskPayloadResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -7436,82 +5635,20 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(GetTaskRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
+                    params: __private::required::<_, __A::Error>(__f3, "params")?,
                     extra: __extra,
                 })
             }
@@ -7577,30 +5714,14 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskRequestParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "taskId" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f0, "taskId")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(GetTaskRequestParams {
-                    task_id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f0, "taskId")?,
                     extra: __extra,
                 })
             }
@@ -7680,82 +5801,20 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "createdAt" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "createdAt" => __private::take(&mut map, &mut __f1, "createdAt")?,
                         "lastUpdatedAt" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastUpdatedAt",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "lastUpdatedAt")?
                         }
                         "pollInterval" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "pollInterval",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "pollInterval")?
                         }
-                        "status" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "status" => __private::take(&mut map, &mut __f4, "status")?,
                         "statusMessage" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "statusMessage",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f5, "statusMessage")?
                         }
-                        "taskId" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttl" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttl"),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f6, "taskId")?,
+                        "ttl" => __private::take(&mut map, &mut __f7, "ttl")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -7763,44 +5822,15 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskResult {
                 }
                 ::core::result::Result::Ok(GetTaskResult {
                     meta: __f0,
-                    created_at: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "createdAt",
-                                ),
-                            );
-                        }
-                    },
-                    last_updated_at: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "lastUpdatedAt",
-                                ),
-                            );
-                        }
-                    },
+                    created_at: __private::required::<_, __A::Error>(__f1, "createdAt")?,
+                    last_updated_at: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f2, "lastUpdatedAt")?,
                     poll_interval: __f3,
-                    status: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("status"),
-                            );
-                        }
-                    },
+                    status: __private::required::<_, __A::Error>(__f4, "status")?,
                     status_message: __f5,
-                    task_id: match __f6 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f6, "taskId")?,
                     ttl: __f7.flatten(),
                     extra: __extra,
                 })
@@ -7861,40 +5891,10 @@ impl<'de> ::serde::Deserialize<'de> for Icon {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "mimeType" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "mimeType",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "sizes" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("sizes"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "src" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("src"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "theme" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("theme"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "mimeType" => __private::take(&mut map, &mut __f0, "mimeType")?,
+                        "sizes" => __private::take(&mut map, &mut __f1, "sizes")?,
+                        "src" => __private::take(&mut map, &mut __f2, "src")?,
+                        "theme" => __private::take(&mut map, &mut __f3, "theme")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -7903,14 +5903,7 @@ impl<'de> ::serde::Deserialize<'de> for Icon {
                 ::core::result::Result::Ok(Icon {
                     mime_type: __f0,
                     sizes: __f1,
-                    src: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("src"),
-                            );
-                        }
-                    },
+                    src: __private::required::<_, __A::Error>(__f2, "src")?,
                     theme: __f3,
                     extra: __extra,
                 })
@@ -7990,14 +5983,7 @@ impl<'de> ::serde::Deserialize<'de> for Icons {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "icons" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("icons"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "icons" => __private::take(&mut map, &mut __f0, "icons")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -8067,50 +6053,13 @@ impl<'de> ::serde::Deserialize<'de> for ImageContent {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "annotations" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "annotations",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "annotations")?
                         }
-                        "data" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("data"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "mimeType" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "mimeType",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "data" => __private::take(&mut map, &mut __f2, "data")?,
+                        "mimeType" => __private::take(&mut map, &mut __f3, "mimeType")?,
+                        "type" => __private::take(&mut map, &mut __f4, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -8119,32 +6068,9 @@ impl<'de> ::serde::Deserialize<'de> for ImageContent {
                 ::core::result::Result::Ok(ImageContent {
                     meta: __f0,
                     annotations: __f1,
-                    data: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("data"),
-                            );
-                        }
-                    },
-                    mime_type: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "mimeType",
-                                ),
-                            );
-                        }
-                    },
-                    type_: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    data: __private::required::<_, __A::Error>(__f2, "data")?,
+                    mime_type: __private::required::<_, __A::Error>(__f3, "mimeType")?,
+                    type_: __private::required::<_, __A::Error>(__f4, "type")?,
                     extra: __extra,
                 })
             }
@@ -8232,58 +6158,14 @@ impl<'de> ::serde::Deserialize<'de> for Implementation {
                 {
                     match key.as_str() {
                         "description" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "description")?
                         }
-                        "icons" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("icons"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "name" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "version" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "version",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "icons" => __private::take(&mut map, &mut __f1, "icons")?,
+                        "name" => __private::take(&mut map, &mut __f2, "name")?,
+                        "title" => __private::take(&mut map, &mut __f3, "title")?,
+                        "version" => __private::take(&mut map, &mut __f4, "version")?,
                         "websiteUrl" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "websiteUrl",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f5, "websiteUrl")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -8293,23 +6175,9 @@ impl<'de> ::serde::Deserialize<'de> for Implementation {
                 ::core::result::Result::Ok(Implementation {
                     description: __f0,
                     icons: __f1,
-                    name: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("name"),
-                            );
-                        }
-                    },
+                    name: __private::required::<_, __A::Error>(__f2, "name")?,
                     title: __f3,
-                    version: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("version"),
-                            );
-                        }
-                    },
+                    version: __private::required::<_, __A::Error>(__f4, "version")?,
                     website_url: __f5,
                     extra: __extra,
                 })
@@ -8362,82 +6230,20 @@ impl<'de> ::serde::Deserialize<'de> for InitializeRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(InitializeRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
+                    params: __private::required::<_, __A::Error>(__f3, "params")?,
                     extra: __extra,
                 })
             }
@@ -8514,43 +6320,15 @@ impl<'de> ::serde::Deserialize<'de> for InitializeRequestParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "capabilities" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "capabilities",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "capabilities")?
                         }
                         "clientInfo" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "clientInfo",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "clientInfo")?
                         }
                         "protocolVersion" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "protocolVersion",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "protocolVersion")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -8559,36 +6337,18 @@ impl<'de> ::serde::Deserialize<'de> for InitializeRequestParams {
                 }
                 ::core::result::Result::Ok(InitializeRequestParams {
                     meta: __f0,
-                    capabilities: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "capabilities",
-                                ),
-                            );
-                        }
-                    },
-                    client_info: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "clientInfo",
-                                ),
-                            );
-                        }
-                    },
-                    protocol_version: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "protocolVersion",
-                                ),
-                            );
-                        }
-                    },
+                    capabilities: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f1, "capabilities")?,
+                    client_info: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f2, "clientInfo")?,
+                    protocol_version: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f3, "protocolVersion")?,
                     extra: __extra,
                 })
             }
@@ -8636,14 +6396,7 @@ impl<'de> ::serde::Deserialize<'de> for InitializeRequestParamsMeta {
                 {
                     match key.as_str() {
                         "progressToken" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "progressToken",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "progressToken")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -8714,53 +6467,18 @@ impl<'de> ::serde::Deserialize<'de> for InitializeResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "capabilities" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "capabilities",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "capabilities")?
                         }
                         "instructions" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "instructions",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "instructions")?
                         }
                         "protocolVersion" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "protocolVersion",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "protocolVersion")?
                         }
                         "serverInfo" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "serverInfo",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f4, "serverInfo")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -8769,37 +6487,19 @@ impl<'de> ::serde::Deserialize<'de> for InitializeResult {
                 }
                 ::core::result::Result::Ok(InitializeResult {
                     meta: __f0,
-                    capabilities: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "capabilities",
-                                ),
-                            );
-                        }
-                    },
+                    capabilities: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f1, "capabilities")?,
                     instructions: __f2,
-                    protocol_version: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "protocolVersion",
-                                ),
-                            );
-                        }
-                    },
-                    server_info: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "serverInfo",
-                                ),
-                            );
-                        }
-                    },
+                    protocol_version: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f3, "protocolVersion")?,
+                    server_info: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f4, "serverInfo")?,
                     extra: __extra,
                 })
             }
@@ -8849,58 +6549,17 @@ impl<'de> ::serde::Deserialize<'de> for InitializedNotification {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "jsonrpc" => __private::take(&mut map, &mut __f0, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f1, "method")?,
+                        "params" => __private::take(&mut map, &mut __f2, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(InitializedNotification {
-                    jsonrpc: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
+                    jsonrpc: __private::required::<_, __A::Error>(__f0, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f1, "method")?,
                     params: __f2,
                     extra: __extra,
                 })
@@ -8973,55 +6632,18 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCErrorResponse {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "error" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("error"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "error" => __private::take(&mut map, &mut __f0, "error")?,
+                        "id" => __private::take(&mut map, &mut __f1, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f2, "jsonrpc")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(JSONRPCErrorResponse {
-                    error: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("error"),
-                            );
-                        }
-                    },
+                    error: __private::required::<_, __A::Error>(__f0, "error")?,
                     id: __f1,
-                    jsonrpc: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
+                    jsonrpc: __private::required::<_, __A::Error>(__f2, "jsonrpc")?,
                     extra: __extra,
                 })
             }
@@ -9226,58 +6848,17 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCNotification {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "jsonrpc" => __private::take(&mut map, &mut __f0, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f1, "method")?,
+                        "params" => __private::take(&mut map, &mut __f2, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(JSONRPCNotification {
-                    jsonrpc: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
+                    jsonrpc: __private::required::<_, __A::Error>(__f0, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f1, "method")?,
                     params: __f2,
                     extra: __extra,
                 })
@@ -9335,74 +6916,19 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(JSONRPCRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
                     params: __f3,
                     extra: __extra,
                 })
@@ -9563,64 +7089,18 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCResultResponse {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "result" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "result",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "result" => __private::take(&mut map, &mut __f2, "result")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(JSONRPCResultResponse {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    result: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("result"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    result: __private::required::<_, __A::Error>(__f2, "result")?,
                     extra: __extra,
                 })
             }
@@ -9691,60 +7171,14 @@ impl<'de> ::serde::Deserialize<'de> for LegacyTitledEnumSchema {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "default",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "default" => __private::take(&mut map, &mut __f0, "default")?,
                         "description" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "description")?
                         }
-                        "enum" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("enum"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "enumNames" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "enumNames",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "enum" => __private::take(&mut map, &mut __f2, "enum")?,
+                        "enumNames" => __private::take(&mut map, &mut __f3, "enumNames")?,
+                        "title" => __private::take(&mut map, &mut __f4, "title")?,
+                        "type" => __private::take(&mut map, &mut __f5, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -9753,24 +7187,10 @@ impl<'de> ::serde::Deserialize<'de> for LegacyTitledEnumSchema {
                 ::core::result::Result::Ok(LegacyTitledEnumSchema {
                     default: __f0,
                     description: __f1,
-                    enum_: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("enum"),
-                            );
-                        }
-                    },
+                    enum_: __private::required::<_, __A::Error>(__f2, "enum")?,
                     enum_names: __f3,
                     title: __f4,
-                    type_: match __f5 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    type_: __private::required::<_, __A::Error>(__f5, "type")?,
                     extra: __extra,
                 })
             }
@@ -9845,74 +7265,19 @@ impl<'de> ::serde::Deserialize<'de> for ListPromptsRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ListPromptsRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
                     params: __f3,
                     extra: __extra,
                 })
@@ -9993,34 +7358,11 @@ impl<'de> ::serde::Deserialize<'de> for ListPromptsResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "nextCursor" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "nextCursor",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "nextCursor")?
                         }
-                        "prompts" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "prompts",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "prompts" => __private::take(&mut map, &mut __f2, "prompts")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -10029,14 +7371,7 @@ impl<'de> ::serde::Deserialize<'de> for ListPromptsResult {
                 ::core::result::Result::Ok(ListPromptsResult {
                     meta: __f0,
                     next_cursor: __f1,
-                    prompts: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("prompts"),
-                            );
-                        }
-                    },
+                    prompts: __private::required::<_, __A::Error>(__f2, "prompts")?,
                     extra: __extra,
                 })
             }
@@ -10089,74 +7424,19 @@ impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ListResourceTemplatesRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
                     params: __f3,
                     extra: __extra,
                 })
@@ -10240,33 +7520,12 @@ impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "nextCursor" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "nextCursor",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "nextCursor")?
                         }
                         "resourceTemplates" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resourceTemplates",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "resourceTemplates")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -10276,16 +7535,10 @@ impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesResult {
                 ::core::result::Result::Ok(ListResourceTemplatesResult {
                     meta: __f0,
                     next_cursor: __f1,
-                    resource_templates: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "resourceTemplates",
-                                ),
-                            );
-                        }
-                    },
+                    resource_templates: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f2, "resourceTemplates")?,
                     extra: __extra,
                 })
             }
@@ -10338,74 +7591,19 @@ impl<'de> ::serde::Deserialize<'de> for ListResourcesRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ListResourcesRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
                     params: __f3,
                     extra: __extra,
                 })
@@ -10486,34 +7684,11 @@ impl<'de> ::serde::Deserialize<'de> for ListResourcesResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "nextCursor" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "nextCursor",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "nextCursor")?
                         }
-                        "resources" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resources",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "resources" => __private::take(&mut map, &mut __f2, "resources")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -10522,16 +7697,7 @@ impl<'de> ::serde::Deserialize<'de> for ListResourcesResult {
                 ::core::result::Result::Ok(ListResourcesResult {
                     meta: __f0,
                     next_cursor: __f1,
-                    resources: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "resources",
-                                ),
-                            );
-                        }
-                    },
+                    resources: __private::required::<_, __A::Error>(__f2, "resources")?,
                     extra: __extra,
                 })
             }
@@ -10584,74 +7750,19 @@ impl<'de> ::serde::Deserialize<'de> for ListRootsRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ListRootsRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
                     params: __f3,
                     extra: __extra,
                 })
@@ -10725,22 +7836,8 @@ impl<'de> ::serde::Deserialize<'de> for ListRootsResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "roots" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("roots"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "roots" => __private::take(&mut map, &mut __f1, "roots")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -10748,14 +7845,7 @@ impl<'de> ::serde::Deserialize<'de> for ListRootsResult {
                 }
                 ::core::result::Result::Ok(ListRootsResult {
                     meta: __f0,
-                    roots: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("roots"),
-                            );
-                        }
-                    },
+                    roots: __private::required::<_, __A::Error>(__f1, "roots")?,
                     extra: __extra,
                 })
             }
@@ -10808,74 +7898,19 @@ impl<'de> ::serde::Deserialize<'de> for ListTasksRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ListTasksRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
                     params: __f3,
                     extra: __extra,
                 })
@@ -10956,32 +7991,11 @@ impl<'de> ::serde::Deserialize<'de> for ListTasksResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "nextCursor" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "nextCursor",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "nextCursor")?
                         }
-                        "tasks" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("tasks"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "tasks" => __private::take(&mut map, &mut __f2, "tasks")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -10990,14 +8004,7 @@ impl<'de> ::serde::Deserialize<'de> for ListTasksResult {
                 ::core::result::Result::Ok(ListTasksResult {
                     meta: __f0,
                     next_cursor: __f1,
-                    tasks: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("tasks"),
-                            );
-                        }
-                    },
+                    tasks: __private::required::<_, __A::Error>(__f2, "tasks")?,
                     extra: __extra,
                 })
             }
@@ -11050,74 +8057,19 @@ impl<'de> ::serde::Deserialize<'de> for ListToolsRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ListToolsRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
                     params: __f3,
                     extra: __extra,
                 })
@@ -11198,32 +8150,11 @@ impl<'de> ::serde::Deserialize<'de> for ListToolsResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "nextCursor" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "nextCursor",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "nextCursor")?
                         }
-                        "tools" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("tools"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "tools" => __private::take(&mut map, &mut __f2, "tools")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -11232,14 +8163,7 @@ impl<'de> ::serde::Deserialize<'de> for ListToolsResult {
                 ::core::result::Result::Ok(ListToolsResult {
                     meta: __f0,
                     next_cursor: __f1,
-                    tools: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("tools"),
-                            );
-                        }
-                    },
+                    tools: __private::required::<_, __A::Error>(__f2, "tools")?,
                     extra: __extra,
                 })
             }
@@ -11347,66 +8271,18 @@ impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotification {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "jsonrpc" => __private::take(&mut map, &mut __f0, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f1, "method")?,
+                        "params" => __private::take(&mut map, &mut __f2, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(LoggingMessageNotification {
-                    jsonrpc: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    jsonrpc: __private::required::<_, __A::Error>(__f0, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f1, "method")?,
+                    params: __private::required::<_, __A::Error>(__f2, "params")?,
                     extra: __extra,
                 })
             }
@@ -11486,40 +8362,10 @@ impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotificationParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "data" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("data"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "level" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("level"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "logger" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "logger",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "data" => __private::take(&mut map, &mut __f1, "data")?,
+                        "level" => __private::take(&mut map, &mut __f2, "level")?,
+                        "logger" => __private::take(&mut map, &mut __f3, "logger")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -11527,22 +8373,8 @@ impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotificationParams {
                 }
                 ::core::result::Result::Ok(LoggingMessageNotificationParams {
                     meta: __f0,
-                    data: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("data"),
-                            );
-                        }
-                    },
-                    level: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("level"),
-                            );
-                        }
-                    },
+                    data: __private::required::<_, __A::Error>(__f1, "data")?,
+                    level: __private::required::<_, __A::Error>(__f2, "level")?,
                     logger: __f3,
                     extra: __extra,
                 })
@@ -11587,14 +8419,7 @@ impl<'de> ::serde::Deserialize<'de> for ModelHint {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "name" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "name" => __private::take(&mut map, &mut __f0, "name")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -11667,42 +8492,14 @@ impl<'de> ::serde::Deserialize<'de> for ModelPreferences {
                 {
                     match key.as_str() {
                         "costPriority" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "costPriority",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "costPriority")?
                         }
-                        "hints" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("hints"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "hints" => __private::take(&mut map, &mut __f1, "hints")?,
                         "intelligencePriority" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "intelligencePriority",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "intelligencePriority")?
                         }
                         "speedPriority" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "speedPriority",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "speedPriority")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -11907,40 +8704,15 @@ impl<'de> ::serde::Deserialize<'de> for Notification {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "method" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "method" => __private::take(&mut map, &mut __f0, "method")?,
+                        "params" => __private::take(&mut map, &mut __f1, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(Notification {
-                    method: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
+                    method: __private::required::<_, __A::Error>(__f0, "method")?,
                     params: __f1,
                     extra: __extra,
                 })
@@ -11989,14 +8761,7 @@ impl<'de> ::serde::Deserialize<'de> for NotificationParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -12067,62 +8832,14 @@ impl<'de> ::serde::Deserialize<'de> for NumberSchema {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "default",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "default" => __private::take(&mut map, &mut __f0, "default")?,
                         "description" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "description")?
                         }
-                        "maximum" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "maximum",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "minimum" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "minimum",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "maximum" => __private::take(&mut map, &mut __f2, "maximum")?,
+                        "minimum" => __private::take(&mut map, &mut __f3, "minimum")?,
+                        "title" => __private::take(&mut map, &mut __f4, "title")?,
+                        "type" => __private::take(&mut map, &mut __f5, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -12134,14 +8851,7 @@ impl<'de> ::serde::Deserialize<'de> for NumberSchema {
                     maximum: __f2,
                     minimum: __f3,
                     title: __f4,
-                    type_: match __f5 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    type_: __private::required::<_, __A::Error>(__f5, "type")?,
                     extra: __extra,
                 })
             }
@@ -12229,74 +8939,19 @@ impl<'de> ::serde::Deserialize<'de> for PaginatedRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(PaginatedRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
                     params: __f3,
                     extra: __extra,
                 })
@@ -12345,24 +9000,8 @@ impl<'de> ::serde::Deserialize<'de> for PaginatedRequestParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "cursor" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "cursor",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "cursor" => __private::take(&mut map, &mut __f1, "cursor")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -12418,14 +9057,7 @@ impl<'de> ::serde::Deserialize<'de> for PaginatedRequestParamsMeta {
                 {
                     match key.as_str() {
                         "progressToken" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "progressToken",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "progressToken")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -12488,23 +9120,9 @@ impl<'de> ::serde::Deserialize<'de> for PaginatedResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "nextCursor" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "nextCursor",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "nextCursor")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -12566,74 +9184,19 @@ impl<'de> ::serde::Deserialize<'de> for PingRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(PingRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
                     params: __f3,
                     extra: __extra,
                 })
@@ -13031,66 +9594,18 @@ impl<'de> ::serde::Deserialize<'de> for ProgressNotification {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "jsonrpc" => __private::take(&mut map, &mut __f0, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f1, "method")?,
+                        "params" => __private::take(&mut map, &mut __f2, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ProgressNotification {
-                    jsonrpc: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    jsonrpc: __private::required::<_, __A::Error>(__f0, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f1, "method")?,
+                    params: __private::required::<_, __A::Error>(__f2, "params")?,
                     extra: __extra,
                 })
             }
@@ -13175,52 +9690,13 @@ impl<'de> ::serde::Deserialize<'de> for ProgressNotificationParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "message" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "message",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "progress" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "progress",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "message" => __private::take(&mut map, &mut __f1, "message")?,
+                        "progress" => __private::take(&mut map, &mut __f2, "progress")?,
                         "progressToken" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "progressToken",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "progressToken")?
                         }
-                        "total" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("total"),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "total" => __private::take(&mut map, &mut __f4, "total")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -13229,26 +9705,11 @@ impl<'de> ::serde::Deserialize<'de> for ProgressNotificationParams {
                 ::core::result::Result::Ok(ProgressNotificationParams {
                     meta: __f0,
                     message: __f1,
-                    progress: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "progress",
-                                ),
-                            );
-                        }
-                    },
-                    progress_token: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "progressToken",
-                                ),
-                            );
-                        }
-                    },
+                    progress: __private::required::<_, __A::Error>(__f2, "progress")?,
+                    progress_token: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f3, "progressToken")?,
                     total: __f4,
                     extra: __extra,
                 })
@@ -13402,58 +9863,14 @@ impl<'de> ::serde::Deserialize<'de> for Prompt {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "arguments" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "arguments",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "arguments" => __private::take(&mut map, &mut __f1, "arguments")?,
                         "description" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "description")?
                         }
-                        "icons" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("icons"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "name" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "icons" => __private::take(&mut map, &mut __f3, "icons")?,
+                        "name" => __private::take(&mut map, &mut __f4, "name")?,
+                        "title" => __private::take(&mut map, &mut __f5, "title")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -13464,14 +9881,7 @@ impl<'de> ::serde::Deserialize<'de> for Prompt {
                     arguments: __f1,
                     description: __f2,
                     icons: __f3,
-                    name: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("name"),
-                            );
-                        }
-                    },
+                    name: __private::required::<_, __A::Error>(__f4, "name")?,
                     title: __f5,
                     extra: __extra,
                 })
@@ -13528,41 +9938,11 @@ impl<'de> ::serde::Deserialize<'de> for PromptArgument {
                 {
                     match key.as_str() {
                         "description" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "description")?
                         }
-                        "name" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "required" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "required",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "name" => __private::take(&mut map, &mut __f1, "name")?,
+                        "required" => __private::take(&mut map, &mut __f2, "required")?,
+                        "title" => __private::take(&mut map, &mut __f3, "title")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -13570,14 +9950,7 @@ impl<'de> ::serde::Deserialize<'de> for PromptArgument {
                 }
                 ::core::result::Result::Ok(PromptArgument {
                     description: __f0,
-                    name: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("name"),
-                            );
-                        }
-                    },
+                    name: __private::required::<_, __A::Error>(__f1, "name")?,
                     required: __f2,
                     title: __f3,
                     extra: __extra,
@@ -13631,58 +10004,17 @@ impl<'de> ::serde::Deserialize<'de> for PromptListChangedNotification {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "jsonrpc" => __private::take(&mut map, &mut __f0, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f1, "method")?,
+                        "params" => __private::take(&mut map, &mut __f2, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(PromptListChangedNotification {
-                    jsonrpc: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
+                    jsonrpc: __private::required::<_, __A::Error>(__f0, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f1, "method")?,
                     params: __f2,
                     extra: __extra,
                 })
@@ -13751,46 +10083,16 @@ impl<'de> ::serde::Deserialize<'de> for PromptMessage {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "content" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "content",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "role" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("role"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "content" => __private::take(&mut map, &mut __f0, "content")?,
+                        "role" => __private::take(&mut map, &mut __f1, "role")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(PromptMessage {
-                    content: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("content"),
-                            );
-                        }
-                    },
-                    role: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("role"),
-                            );
-                        }
-                    },
+                    content: __private::required::<_, __A::Error>(__f0, "content")?,
+                    role: __private::required::<_, __A::Error>(__f1, "role")?,
                     extra: __extra,
                 })
             }
@@ -13841,53 +10143,18 @@ impl<'de> ::serde::Deserialize<'de> for PromptReference {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "name" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "name" => __private::take(&mut map, &mut __f0, "name")?,
+                        "title" => __private::take(&mut map, &mut __f1, "title")?,
+                        "type" => __private::take(&mut map, &mut __f2, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(PromptReference {
-                    name: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("name"),
-                            );
-                        }
-                    },
+                    name: __private::required::<_, __A::Error>(__f0, "name")?,
                     title: __f1,
-                    type_: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    type_: __private::required::<_, __A::Error>(__f2, "type")?,
                     extra: __extra,
                 })
             }
@@ -13961,82 +10228,20 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ReadResourceRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
+                    params: __private::required::<_, __A::Error>(__f3, "params")?,
                     extra: __extra,
                 })
             }
@@ -14105,22 +10310,8 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceRequestParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "uri" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("uri"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "uri" => __private::take(&mut map, &mut __f1, "uri")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -14128,14 +10319,7 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceRequestParams {
                 }
                 ::core::result::Result::Ok(ReadResourceRequestParams {
                     meta: __f0,
-                    uri: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("uri"),
-                            );
-                        }
-                    },
+                    uri: __private::required::<_, __A::Error>(__f1, "uri")?,
                     extra: __extra,
                 })
             }
@@ -14183,14 +10367,7 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceRequestParamsMeta {
                 {
                     match key.as_str() {
                         "progressToken" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "progressToken",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "progressToken")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -14251,24 +10428,8 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "contents" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "contents",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "contents" => __private::take(&mut map, &mut __f1, "contents")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -14276,16 +10437,7 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResult {
                 }
                 ::core::result::Result::Ok(ReadResourceResult {
                     meta: __f0,
-                    contents: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "contents",
-                                ),
-                            );
-                        }
-                    },
+                    contents: __private::required::<_, __A::Error>(__f1, "contents")?,
                     extra: __extra,
                 })
             }
@@ -14440,30 +10592,14 @@ impl<'de> ::serde::Deserialize<'de> for RelatedTaskMetadata {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "taskId" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f0, "taskId")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(RelatedTaskMetadata {
-                    task_id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f0, "taskId")?,
                     extra: __extra,
                 })
             }
@@ -14514,40 +10650,15 @@ impl<'de> ::serde::Deserialize<'de> for Request {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "method" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "method" => __private::take(&mut map, &mut __f0, "method")?,
+                        "params" => __private::take(&mut map, &mut __f1, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(Request {
-                    method: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
+                    method: __private::required::<_, __A::Error>(__f0, "method")?,
                     params: __f1,
                     extra: __extra,
                 })
@@ -14678,14 +10789,7 @@ impl<'de> ::serde::Deserialize<'de> for RequestParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -14740,14 +10844,7 @@ impl<'de> ::serde::Deserialize<'de> for RequestParamsMeta {
                 {
                     match key.as_str() {
                         "progressToken" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "progressToken",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "progressToken")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -14836,84 +10933,19 @@ impl<'de> ::serde::Deserialize<'de> for Resource {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "annotations" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "annotations",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "annotations")?
                         }
                         "description" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "description")?
                         }
-                        "icons" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("icons"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "mimeType" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "mimeType",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "name" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "size" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("size"),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "uri" => {
-                            if __f8.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("uri"),
-                                );
-                            }
-                            __f8 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "icons" => __private::take(&mut map, &mut __f3, "icons")?,
+                        "mimeType" => __private::take(&mut map, &mut __f4, "mimeType")?,
+                        "name" => __private::take(&mut map, &mut __f5, "name")?,
+                        "size" => __private::take(&mut map, &mut __f6, "size")?,
+                        "title" => __private::take(&mut map, &mut __f7, "title")?,
+                        "uri" => __private::take(&mut map, &mut __f8, "uri")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -14925,24 +10957,10 @@ impl<'de> ::serde::Deserialize<'de> for Resource {
                     description: __f2,
                     icons: __f3,
                     mime_type: __f4,
-                    name: match __f5 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("name"),
-                            );
-                        }
-                    },
+                    name: __private::required::<_, __A::Error>(__f5, "name")?,
                     size: __f6,
                     title: __f7,
-                    uri: match __f8 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("uri"),
-                            );
-                        }
-                    },
+                    uri: __private::required::<_, __A::Error>(__f8, "uri")?,
                     extra: __extra,
                 })
             }
@@ -15000,32 +11018,9 @@ impl<'de> ::serde::Deserialize<'de> for ResourceContents {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "mimeType" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "mimeType",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "uri" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("uri"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "mimeType" => __private::take(&mut map, &mut __f1, "mimeType")?,
+                        "uri" => __private::take(&mut map, &mut __f2, "uri")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -15034,14 +11029,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceContents {
                 ::core::result::Result::Ok(ResourceContents {
                     meta: __f0,
                     mime_type: __f1,
-                    uri: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("uri"),
-                            );
-                        }
-                    },
+                    uri: __private::required::<_, __A::Error>(__f2, "uri")?,
                     extra: __extra,
                 })
             }
@@ -15126,92 +11114,20 @@ impl<'de> ::serde::Deserialize<'de> for ResourceLink {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "annotations" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "annotations",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "annotations")?
                         }
                         "description" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "description")?
                         }
-                        "icons" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("icons"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "mimeType" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "mimeType",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "name" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "size" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("size"),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f8.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f8 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "uri" => {
-                            if __f9.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("uri"),
-                                );
-                            }
-                            __f9 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "icons" => __private::take(&mut map, &mut __f3, "icons")?,
+                        "mimeType" => __private::take(&mut map, &mut __f4, "mimeType")?,
+                        "name" => __private::take(&mut map, &mut __f5, "name")?,
+                        "size" => __private::take(&mut map, &mut __f6, "size")?,
+                        "title" => __private::take(&mut map, &mut __f7, "title")?,
+                        "type" => __private::take(&mut map, &mut __f8, "type")?,
+                        "uri" => __private::take(&mut map, &mut __f9, "uri")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -15223,32 +11139,11 @@ impl<'de> ::serde::Deserialize<'de> for ResourceLink {
                     description: __f2,
                     icons: __f3,
                     mime_type: __f4,
-                    name: match __f5 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("name"),
-                            );
-                        }
-                    },
+                    name: __private::required::<_, __A::Error>(__f5, "name")?,
                     size: __f6,
                     title: __f7,
-                    type_: match __f8 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
-                    uri: match __f9 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("uri"),
-                            );
-                        }
-                    },
+                    type_: __private::required::<_, __A::Error>(__f8, "type")?,
+                    uri: __private::required::<_, __A::Error>(__f9, "uri")?,
                     extra: __extra,
                 })
             }
@@ -15322,58 +11217,17 @@ impl<'de> ::serde::Deserialize<'de> for ResourceListChangedNotification {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "jsonrpc" => __private::take(&mut map, &mut __f0, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f1, "method")?,
+                        "params" => __private::take(&mut map, &mut __f2, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ResourceListChangedNotification {
-                    jsonrpc: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
+                    jsonrpc: __private::required::<_, __A::Error>(__f0, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f1, "method")?,
                     params: __f2,
                     extra: __extra,
                 })
@@ -15443,22 +11297,8 @@ impl<'de> ::serde::Deserialize<'de> for ResourceRequestParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "uri" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("uri"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "uri" => __private::take(&mut map, &mut __f1, "uri")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -15466,14 +11306,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceRequestParams {
                 }
                 ::core::result::Result::Ok(ResourceRequestParams {
                     meta: __f0,
-                    uri: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("uri"),
-                            );
-                        }
-                    },
+                    uri: __private::required::<_, __A::Error>(__f1, "uri")?,
                     extra: __extra,
                 })
             }
@@ -15521,14 +11354,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceRequestParamsMeta {
                 {
                     match key.as_str() {
                         "progressToken" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "progressToken",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "progressToken")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -15614,77 +11440,19 @@ impl<'de> ::serde::Deserialize<'de> for ResourceTemplate {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "annotations" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "annotations",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "annotations")?
                         }
                         "description" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "description")?
                         }
-                        "icons" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("icons"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "mimeType" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "mimeType",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "name" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "icons" => __private::take(&mut map, &mut __f3, "icons")?,
+                        "mimeType" => __private::take(&mut map, &mut __f4, "mimeType")?,
+                        "name" => __private::take(&mut map, &mut __f5, "name")?,
+                        "title" => __private::take(&mut map, &mut __f6, "title")?,
                         "uriTemplate" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "uriTemplate",
-                                    ),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f7, "uriTemplate")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -15697,25 +11465,12 @@ impl<'de> ::serde::Deserialize<'de> for ResourceTemplate {
                     description: __f2,
                     icons: __f3,
                     mime_type: __f4,
-                    name: match __f5 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("name"),
-                            );
-                        }
-                    },
+                    name: __private::required::<_, __A::Error>(__f5, "name")?,
                     title: __f6,
-                    uri_template: match __f7 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "uriTemplate",
-                                ),
-                            );
-                        }
-                    },
+                    uri_template: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f7, "uriTemplate")?,
                     extra: __extra,
                 })
             }
@@ -15762,44 +11517,16 @@ impl<'de> ::serde::Deserialize<'de> for ResourceTemplateReference {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "type" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "uri" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("uri"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "type" => __private::take(&mut map, &mut __f0, "type")?,
+                        "uri" => __private::take(&mut map, &mut __f1, "uri")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ResourceTemplateReference {
-                    type_: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
-                    uri: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("uri"),
-                            );
-                        }
-                    },
+                    type_: __private::required::<_, __A::Error>(__f0, "type")?,
+                    uri: __private::required::<_, __A::Error>(__f1, "uri")?,
                     extra: __extra,
                 })
             }
@@ -15874,66 +11601,18 @@ impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotification {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "jsonrpc" => __private::take(&mut map, &mut __f0, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f1, "method")?,
+                        "params" => __private::take(&mut map, &mut __f2, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ResourceUpdatedNotification {
-                    jsonrpc: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    jsonrpc: __private::required::<_, __A::Error>(__f0, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f1, "method")?,
+                    params: __private::required::<_, __A::Error>(__f2, "params")?,
                     extra: __extra,
                 })
             }
@@ -16006,22 +11685,8 @@ impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotificationParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "uri" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("uri"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "uri" => __private::take(&mut map, &mut __f1, "uri")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -16029,14 +11694,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotificationParams {
                 }
                 ::core::result::Result::Ok(ResourceUpdatedNotificationParams {
                     meta: __f0,
-                    uri: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("uri"),
-                            );
-                        }
-                    },
+                    uri: __private::required::<_, __A::Error>(__f1, "uri")?,
                     extra: __extra,
                 })
             }
@@ -16084,14 +11742,7 @@ impl<'de> ::serde::Deserialize<'de> for Result {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -16188,30 +11839,9 @@ impl<'de> ::serde::Deserialize<'de> for Root {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "name" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "uri" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("uri"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "name" => __private::take(&mut map, &mut __f1, "name")?,
+                        "uri" => __private::take(&mut map, &mut __f2, "uri")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -16220,14 +11850,7 @@ impl<'de> ::serde::Deserialize<'de> for Root {
                 ::core::result::Result::Ok(Root {
                     meta: __f0,
                     name: __f1,
-                    uri: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("uri"),
-                            );
-                        }
-                    },
+                    uri: __private::required::<_, __A::Error>(__f2, "uri")?,
                     extra: __extra,
                 })
             }
@@ -16279,58 +11902,17 @@ impl<'de> ::serde::Deserialize<'de> for RootsListChangedNotification {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "jsonrpc" => __private::take(&mut map, &mut __f0, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f1, "method")?,
+                        "params" => __private::take(&mut map, &mut __f2, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(RootsListChangedNotification {
-                    jsonrpc: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
+                    jsonrpc: __private::required::<_, __A::Error>(__f0, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f1, "method")?,
                     params: __f2,
                     extra: __extra,
                 })
@@ -16407,32 +11989,9 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessage {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "content" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "content",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "role" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("role"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "content" => __private::take(&mut map, &mut __f1, "content")?,
+                        "role" => __private::take(&mut map, &mut __f2, "role")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -16440,22 +11999,8 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessage {
                 }
                 ::core::result::Result::Ok(SamplingMessage {
                     meta: __f0,
-                    content: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("content"),
-                            );
-                        }
-                    },
-                    role: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("role"),
-                            );
-                        }
-                    },
+                    content: __private::required::<_, __A::Error>(__f1, "content")?,
+                    role: __private::required::<_, __A::Error>(__f2, "role")?,
                     extra: __extra,
                 })
             }
@@ -16867,71 +12412,16 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilities {
                 {
                     match key.as_str() {
                         "completions" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "completions",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "completions")?
                         }
                         "experimental" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "experimental",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "experimental")?
                         }
-                        "logging" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "logging",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "prompts" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "prompts",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "resources" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resources",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "tasks" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("tasks"),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "tools" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("tools"),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "logging" => __private::take(&mut map, &mut __f2, "logging")?,
+                        "prompts" => __private::take(&mut map, &mut __f3, "prompts")?,
+                        "resources" => __private::take(&mut map, &mut __f4, "resources")?,
+                        "tasks" => __private::take(&mut map, &mut __f5, "tasks")?,
+                        "tools" => __private::take(&mut map, &mut __f6, "tools")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -16992,14 +12482,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesPrompts {
                 {
                     match key.as_str() {
                         "listChanged" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "listChanged",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "listChanged")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -17059,25 +12542,9 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesResources {
                 {
                     match key.as_str() {
                         "listChanged" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "listChanged",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "listChanged")?
                         }
-                        "subscribe" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "subscribe",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "subscribe" => __private::take(&mut map, &mut __f1, "subscribe")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -17145,34 +12612,9 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasks {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "cancel" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "cancel",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "list" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("list"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "requests" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "requests",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "cancel" => __private::take(&mut map, &mut __f0, "cancel")?,
+                        "list" => __private::take(&mut map, &mut __f1, "list")?,
+                        "requests" => __private::take(&mut map, &mut __f2, "requests")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -17227,14 +12669,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasksRequests {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "tools" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("tools"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "tools" => __private::take(&mut map, &mut __f0, "tools")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -17292,14 +12727,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasksRequestsTools {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "call" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("call"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "call" => __private::take(&mut map, &mut __f0, "call")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -17354,14 +12782,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTools {
                 {
                     match key.as_str() {
                         "listChanged" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "listChanged",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "listChanged")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -18126,82 +13547,20 @@ impl<'de> ::serde::Deserialize<'de> for SetLevelRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(SetLevelRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
+                    params: __private::required::<_, __A::Error>(__f3, "params")?,
                     extra: __extra,
                 })
             }
@@ -18270,22 +13629,8 @@ impl<'de> ::serde::Deserialize<'de> for SetLevelRequestParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "level" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("level"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "level" => __private::take(&mut map, &mut __f1, "level")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -18293,14 +13638,7 @@ impl<'de> ::serde::Deserialize<'de> for SetLevelRequestParams {
                 }
                 ::core::result::Result::Ok(SetLevelRequestParams {
                     meta: __f0,
-                    level: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("level"),
-                            );
-                        }
-                    },
+                    level: __private::required::<_, __A::Error>(__f1, "level")?,
                     extra: __extra,
                 })
             }
@@ -18348,14 +13686,7 @@ impl<'de> ::serde::Deserialize<'de> for SetLevelRequestParamsMeta {
                 {
                     match key.as_str() {
                         "progressToken" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "progressToken",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "progressToken")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -18560,72 +13891,15 @@ impl<'de> ::serde::Deserialize<'de> for StringSchema {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "default",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "default" => __private::take(&mut map, &mut __f0, "default")?,
                         "description" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "description")?
                         }
-                        "format" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "format",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "maxLength" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "maxLength",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "minLength" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "minLength",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "format" => __private::take(&mut map, &mut __f2, "format")?,
+                        "maxLength" => __private::take(&mut map, &mut __f3, "maxLength")?,
+                        "minLength" => __private::take(&mut map, &mut __f4, "minLength")?,
+                        "title" => __private::take(&mut map, &mut __f5, "title")?,
+                        "type" => __private::take(&mut map, &mut __f6, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -18638,14 +13912,7 @@ impl<'de> ::serde::Deserialize<'de> for StringSchema {
                     max_length: __f3,
                     min_length: __f4,
                     title: __f5,
-                    type_: match __f6 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    type_: __private::required::<_, __A::Error>(__f6, "type")?,
                     extra: __extra,
                 })
             }
@@ -18740,82 +14007,20 @@ impl<'de> ::serde::Deserialize<'de> for SubscribeRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(SubscribeRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
+                    params: __private::required::<_, __A::Error>(__f3, "params")?,
                     extra: __extra,
                 })
             }
@@ -18884,22 +14089,8 @@ impl<'de> ::serde::Deserialize<'de> for SubscribeRequestParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "uri" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("uri"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "uri" => __private::take(&mut map, &mut __f1, "uri")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -18907,14 +14098,7 @@ impl<'de> ::serde::Deserialize<'de> for SubscribeRequestParams {
                 }
                 ::core::result::Result::Ok(SubscribeRequestParams {
                     meta: __f0,
-                    uri: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("uri"),
-                            );
-                        }
-                    },
+                    uri: __private::required::<_, __A::Error>(__f1, "uri")?,
                     extra: __extra,
                 })
             }
@@ -18962,14 +14146,7 @@ impl<'de> ::serde::Deserialize<'de> for SubscribeRequestParamsMeta {
                 {
                     match key.as_str() {
                         "progressToken" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "progressToken",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "progressToken")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -19049,118 +14226,34 @@ impl<'de> ::serde::Deserialize<'de> for Task {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "createdAt" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "createdAt" => __private::take(&mut map, &mut __f0, "createdAt")?,
                         "lastUpdatedAt" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastUpdatedAt",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "lastUpdatedAt")?
                         }
                         "pollInterval" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "pollInterval",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "pollInterval")?
                         }
-                        "status" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "status" => __private::take(&mut map, &mut __f3, "status")?,
                         "statusMessage" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "statusMessage",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f4, "statusMessage")?
                         }
-                        "taskId" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttl" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttl"),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f5, "taskId")?,
+                        "ttl" => __private::take(&mut map, &mut __f6, "ttl")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(Task {
-                    created_at: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "createdAt",
-                                ),
-                            );
-                        }
-                    },
-                    last_updated_at: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "lastUpdatedAt",
-                                ),
-                            );
-                        }
-                    },
+                    created_at: __private::required::<_, __A::Error>(__f0, "createdAt")?,
+                    last_updated_at: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f1, "lastUpdatedAt")?,
                     poll_interval: __f2,
-                    status: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("status"),
-                            );
-                        }
-                    },
+                    status: __private::required::<_, __A::Error>(__f3, "status")?,
                     status_message: __f4,
-                    task_id: match __f5 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f5, "taskId")?,
                     ttl: __f6.flatten(),
                     extra: __extra,
                 })
@@ -19209,22 +14302,8 @@ impl<'de> ::serde::Deserialize<'de> for TaskAugmentedRequestParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "task" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("task"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "task" => __private::take(&mut map, &mut __f1, "task")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -19280,14 +14359,7 @@ impl<'de> ::serde::Deserialize<'de> for TaskAugmentedRequestParamsMeta {
                 {
                     match key.as_str() {
                         "progressToken" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "progressToken",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "progressToken")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -19339,14 +14411,7 @@ impl<'de> ::serde::Deserialize<'de> for TaskMetadata {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "ttl" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttl"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "ttl" => __private::take(&mut map, &mut __f0, "ttl")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -19449,66 +14514,18 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotification {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "jsonrpc" => __private::take(&mut map, &mut __f0, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f1, "method")?,
+                        "params" => __private::take(&mut map, &mut __f2, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(TaskStatusNotification {
-                    jsonrpc: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    jsonrpc: __private::required::<_, __A::Error>(__f0, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f1, "method")?,
+                    params: __private::required::<_, __A::Error>(__f2, "params")?,
                     extra: __extra,
                 })
             }
@@ -19610,82 +14627,20 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "createdAt" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "createdAt" => __private::take(&mut map, &mut __f1, "createdAt")?,
                         "lastUpdatedAt" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastUpdatedAt",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "lastUpdatedAt")?
                         }
                         "pollInterval" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "pollInterval",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "pollInterval")?
                         }
-                        "status" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "status" => __private::take(&mut map, &mut __f4, "status")?,
                         "statusMessage" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "statusMessage",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f5, "statusMessage")?
                         }
-                        "taskId" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskId",
-                                    ),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttl" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttl"),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "taskId" => __private::take(&mut map, &mut __f6, "taskId")?,
+                        "ttl" => __private::take(&mut map, &mut __f7, "ttl")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -19693,44 +14648,15 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParams {
                 }
                 ::core::result::Result::Ok(TaskStatusNotificationParams {
                     meta: __f0,
-                    created_at: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "createdAt",
-                                ),
-                            );
-                        }
-                    },
-                    last_updated_at: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "lastUpdatedAt",
-                                ),
-                            );
-                        }
-                    },
+                    created_at: __private::required::<_, __A::Error>(__f1, "createdAt")?,
+                    last_updated_at: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f2, "lastUpdatedAt")?,
                     poll_interval: __f3,
-                    status: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("status"),
-                            );
-                        }
-                    },
+                    status: __private::required::<_, __A::Error>(__f4, "status")?,
                     status_message: __f5,
-                    task_id: match __f6 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("taskId"),
-                            );
-                        }
-                    },
+                    task_id: __private::required::<_, __A::Error>(__f6, "taskId")?,
                     ttl: __f7.flatten(),
                     extra: __extra,
                 })
@@ -19790,40 +14716,12 @@ impl<'de> ::serde::Deserialize<'de> for TextContent {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "annotations" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "annotations",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "annotations")?
                         }
-                        "text" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("text"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "text" => __private::take(&mut map, &mut __f2, "text")?,
+                        "type" => __private::take(&mut map, &mut __f3, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -19832,22 +14730,8 @@ impl<'de> ::serde::Deserialize<'de> for TextContent {
                 ::core::result::Result::Ok(TextContent {
                     meta: __f0,
                     annotations: __f1,
-                    text: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("text"),
-                            );
-                        }
-                    },
-                    type_: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    text: __private::required::<_, __A::Error>(__f2, "text")?,
+                    type_: __private::required::<_, __A::Error>(__f3, "type")?,
                     extra: __extra,
                 })
             }
@@ -19930,40 +14814,10 @@ impl<'de> ::serde::Deserialize<'de> for TextResourceContents {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "mimeType" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "mimeType",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "text" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("text"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "uri" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("uri"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "mimeType" => __private::take(&mut map, &mut __f1, "mimeType")?,
+                        "text" => __private::take(&mut map, &mut __f2, "text")?,
+                        "uri" => __private::take(&mut map, &mut __f3, "uri")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -19972,22 +14826,8 @@ impl<'de> ::serde::Deserialize<'de> for TextResourceContents {
                 ::core::result::Result::Ok(TextResourceContents {
                     meta: __f0,
                     mime_type: __f1,
-                    text: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("text"),
-                            );
-                        }
-                    },
-                    uri: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("uri"),
-                            );
-                        }
-                    },
+                    text: __private::required::<_, __A::Error>(__f2, "text")?,
+                    uri: __private::required::<_, __A::Error>(__f3, "uri")?,
                     extra: __extra,
                 })
             }
@@ -20062,70 +14902,15 @@ impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchema {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "default",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "default" => __private::take(&mut map, &mut __f0, "default")?,
                         "description" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "description")?
                         }
-                        "items" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("items"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "maxItems" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "maxItems",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "minItems" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "minItems",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "items" => __private::take(&mut map, &mut __f2, "items")?,
+                        "maxItems" => __private::take(&mut map, &mut __f3, "maxItems")?,
+                        "minItems" => __private::take(&mut map, &mut __f4, "minItems")?,
+                        "title" => __private::take(&mut map, &mut __f5, "title")?,
+                        "type" => __private::take(&mut map, &mut __f6, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -20134,25 +14919,11 @@ impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchema {
                 ::core::result::Result::Ok(TitledMultiSelectEnumSchema {
                     default: __f0,
                     description: __f1,
-                    items: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("items"),
-                            );
-                        }
-                    },
+                    items: __private::required::<_, __A::Error>(__f2, "items")?,
                     max_items: __f3,
                     min_items: __f4,
                     title: __f5,
-                    type_: match __f6 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    type_: __private::required::<_, __A::Error>(__f6, "type")?,
                     extra: __extra,
                 })
             }
@@ -20198,28 +14969,14 @@ impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchemaItems {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "anyOf" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("anyOf"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "anyOf" => __private::take(&mut map, &mut __f0, "anyOf")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(TitledMultiSelectEnumSchemaItems {
-                    any_of: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("anyOf"),
-                            );
-                        }
-                    },
+                    any_of: __private::required::<_, __A::Error>(__f0, "anyOf")?,
                     extra: __extra,
                 })
             }
@@ -20269,44 +15026,16 @@ impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchemaItemsAnyOfIte
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "const" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("const"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "const" => __private::take(&mut map, &mut __f0, "const")?,
+                        "title" => __private::take(&mut map, &mut __f1, "title")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(TitledMultiSelectEnumSchemaItemsAnyOfItem {
-                    const_: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("const"),
-                            );
-                        }
-                    },
-                    title: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("title"),
-                            );
-                        }
-                    },
+                    const_: __private::required::<_, __A::Error>(__f0, "const")?,
+                    title: __private::required::<_, __A::Error>(__f1, "title")?,
                     extra: __extra,
                 })
             }
@@ -20390,50 +15119,13 @@ impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchema {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "default",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "default" => __private::take(&mut map, &mut __f0, "default")?,
                         "description" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "description")?
                         }
-                        "oneOf" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("oneOf"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "oneOf" => __private::take(&mut map, &mut __f2, "oneOf")?,
+                        "title" => __private::take(&mut map, &mut __f3, "title")?,
+                        "type" => __private::take(&mut map, &mut __f4, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -20442,23 +15134,9 @@ impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchema {
                 ::core::result::Result::Ok(TitledSingleSelectEnumSchema {
                     default: __f0,
                     description: __f1,
-                    one_of: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("oneOf"),
-                            );
-                        }
-                    },
+                    one_of: __private::required::<_, __A::Error>(__f2, "oneOf")?,
                     title: __f3,
-                    type_: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    type_: __private::required::<_, __A::Error>(__f4, "type")?,
                     extra: __extra,
                 })
             }
@@ -20508,44 +15186,16 @@ impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchemaOneOfItem {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "const" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("const"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "const" => __private::take(&mut map, &mut __f0, "const")?,
+                        "title" => __private::take(&mut map, &mut __f1, "title")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(TitledSingleSelectEnumSchemaOneOfItem {
-                    const_: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("const"),
-                            );
-                        }
-                    },
-                    title: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("title"),
-                            );
-                        }
-                    },
+                    const_: __private::required::<_, __A::Error>(__f0, "const")?,
+                    title: __private::required::<_, __A::Error>(__f1, "title")?,
                     extra: __extra,
                 })
             }
@@ -20627,88 +15277,23 @@ impl<'de> ::serde::Deserialize<'de> for Tool {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "annotations" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "annotations",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "annotations")?
                         }
                         "description" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "description")?
                         }
-                        "execution" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "execution",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "icons" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("icons"),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "execution" => __private::take(&mut map, &mut __f3, "execution")?,
+                        "icons" => __private::take(&mut map, &mut __f4, "icons")?,
                         "inputSchema" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "inputSchema",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f5, "inputSchema")?
                         }
-                        "name" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "name" => __private::take(&mut map, &mut __f6, "name")?,
                         "outputSchema" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "outputSchema",
-                                    ),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f7, "outputSchema")?
                         }
-                        "title" => {
-                            if __f8.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f8 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "title" => __private::take(&mut map, &mut __f8, "title")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -20720,24 +15305,11 @@ impl<'de> ::serde::Deserialize<'de> for Tool {
                     description: __f2,
                     execution: __f3,
                     icons: __f4,
-                    input_schema: match __f5 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "inputSchema",
-                                ),
-                            );
-                        }
-                    },
-                    name: match __f6 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("name"),
-                            );
-                        }
-                    },
+                    input_schema: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f5, "inputSchema")?,
+                    name: __private::required::<_, __A::Error>(__f6, "name")?,
                     output_schema: __f7,
                     title: __f8,
                     extra: __extra,
@@ -20807,44 +15379,12 @@ impl<'de> ::serde::Deserialize<'de> for ToolInputSchema {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "$schema" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "$schema",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "$schema" => __private::take(&mut map, &mut __f0, "$schema")?,
                         "properties" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "properties",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "properties")?
                         }
-                        "required" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "required",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "required" => __private::take(&mut map, &mut __f2, "required")?,
+                        "type" => __private::take(&mut map, &mut __f3, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -20854,14 +15394,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolInputSchema {
                     schema: __f0,
                     properties: __f1,
                     required: __f2,
-                    type_: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    type_: __private::required::<_, __A::Error>(__f3, "type")?,
                     extra: __extra,
                 })
             }
@@ -20929,44 +15462,12 @@ impl<'de> ::serde::Deserialize<'de> for ToolOutputSchema {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "$schema" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "$schema",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "$schema" => __private::take(&mut map, &mut __f0, "$schema")?,
                         "properties" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "properties",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "properties")?
                         }
-                        "required" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "required",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "required" => __private::take(&mut map, &mut __f2, "required")?,
+                        "type" => __private::take(&mut map, &mut __f3, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -20976,14 +15477,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolOutputSchema {
                     schema: __f0,
                     properties: __f1,
                     required: __f2,
-                    type_: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    type_: __private::required::<_, __A::Error>(__f3, "type")?,
                     extra: __extra,
                 })
             }
@@ -21056,53 +15550,18 @@ impl<'de> ::serde::Deserialize<'de> for ToolAnnotations {
                 {
                     match key.as_str() {
                         "destructiveHint" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "destructiveHint",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "destructiveHint")?
                         }
                         "idempotentHint" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "idempotentHint",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "idempotentHint")?
                         }
                         "openWorldHint" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "openWorldHint",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "openWorldHint")?
                         }
                         "readOnlyHint" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "readOnlyHint",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "readOnlyHint")?
                         }
-                        "title" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "title" => __private::take(&mut map, &mut __f4, "title")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -21157,14 +15616,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolChoice {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "mode" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("mode"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "mode" => __private::take(&mut map, &mut __f0, "mode")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -21258,14 +15710,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolExecution {
                 {
                     match key.as_str() {
                         "taskSupport" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "taskSupport",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "taskSupport")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -21364,58 +15809,17 @@ impl<'de> ::serde::Deserialize<'de> for ToolListChangedNotification {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "jsonrpc" => __private::take(&mut map, &mut __f0, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f1, "method")?,
+                        "params" => __private::take(&mut map, &mut __f2, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ToolListChangedNotification {
-                    jsonrpc: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
+                    jsonrpc: __private::required::<_, __A::Error>(__f0, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f1, "method")?,
                     params: __f2,
                     extra: __extra,
                 })
@@ -21512,62 +15916,14 @@ impl<'de> ::serde::Deserialize<'de> for ToolResultContent {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "content" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "content",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "isError" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "isError",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "content" => __private::take(&mut map, &mut __f1, "content")?,
+                        "isError" => __private::take(&mut map, &mut __f2, "isError")?,
                         "structuredContent" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "structuredContent",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "structuredContent")?
                         }
-                        "toolUseId" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "toolUseId",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "toolUseId" => __private::take(&mut map, &mut __f4, "toolUseId")?,
+                        "type" => __private::take(&mut map, &mut __f5, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -21575,34 +15931,14 @@ impl<'de> ::serde::Deserialize<'de> for ToolResultContent {
                 }
                 ::core::result::Result::Ok(ToolResultContent {
                     meta: __f0,
-                    content: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("content"),
-                            );
-                        }
-                    },
+                    content: __private::required::<_, __A::Error>(__f1, "content")?,
                     is_error: __f2,
                     structured_content: __f3,
-                    tool_use_id: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "toolUseId",
-                                ),
-                            );
-                        }
-                    },
-                    type_: match __f5 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    tool_use_id: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f4, "toolUseId")?,
+                    type_: __private::required::<_, __A::Error>(__f5, "type")?,
                     extra: __extra,
                 })
             }
@@ -21687,46 +16023,11 @@ impl<'de> ::serde::Deserialize<'de> for ToolUseContent {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "input" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("input"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "name" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "id" => __private::take(&mut map, &mut __f1, "id")?,
+                        "input" => __private::take(&mut map, &mut __f2, "input")?,
+                        "name" => __private::take(&mut map, &mut __f3, "name")?,
+                        "type" => __private::take(&mut map, &mut __f4, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -21734,38 +16035,10 @@ impl<'de> ::serde::Deserialize<'de> for ToolUseContent {
                 }
                 ::core::result::Result::Ok(ToolUseContent {
                     meta: __f0,
-                    id: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    input: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("input"),
-                            );
-                        }
-                    },
-                    name: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("name"),
-                            );
-                        }
-                    },
-                    type_: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f1, "id")?,
+                    input: __private::required::<_, __A::Error>(__f2, "input")?,
+                    name: __private::required::<_, __A::Error>(__f3, "name")?,
+                    type_: __private::required::<_, __A::Error>(__f4, "type")?,
                     extra: __extra,
                 })
             }
@@ -21837,55 +16110,18 @@ impl<'de> ::serde::Deserialize<'de> for URLElicitationRequiredError {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "error" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("error"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "error" => __private::take(&mut map, &mut __f0, "error")?,
+                        "id" => __private::take(&mut map, &mut __f1, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f2, "jsonrpc")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(URLElicitationRequiredError {
-                    error: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("error"),
-                            );
-                        }
-                    },
+                    error: __private::required::<_, __A::Error>(__f0, "error")?,
                     id: __f1,
-                    jsonrpc: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
+                    jsonrpc: __private::required::<_, __A::Error>(__f2, "jsonrpc")?,
                     extra: __extra,
                 })
             }
@@ -21936,62 +16172,18 @@ impl<'de> ::serde::Deserialize<'de> for URLElicitationRequiredErrorError {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "code" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("code"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "data" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("data"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "message" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "message",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "code" => __private::take(&mut map, &mut __f0, "code")?,
+                        "data" => __private::take(&mut map, &mut __f1, "data")?,
+                        "message" => __private::take(&mut map, &mut __f2, "message")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(URLElicitationRequiredErrorError {
-                    code: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("code"),
-                            );
-                        }
-                    },
-                    data: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("data"),
-                            );
-                        }
-                    },
-                    message: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("message"),
-                            );
-                        }
-                    },
+                    code: __private::required::<_, __A::Error>(__f0, "code")?,
+                    data: __private::required::<_, __A::Error>(__f1, "data")?,
+                    message: __private::required::<_, __A::Error>(__f2, "message")?,
                     extra: __extra,
                 })
             }
@@ -22062,14 +16254,7 @@ impl<'de> ::serde::Deserialize<'de> for URLElicitationRequiredErrorErrorData {
                 {
                     match key.as_str() {
                         "elicitations" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "elicitations",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "elicitations")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -22077,16 +16262,10 @@ impl<'de> ::serde::Deserialize<'de> for URLElicitationRequiredErrorErrorData {
                     }
                 }
                 ::core::result::Result::Ok(URLElicitationRequiredErrorErrorData {
-                    elicitations: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "elicitations",
-                                ),
-                            );
-                        }
-                    },
+                    elicitations: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f0, "elicitations")?,
                     extra: __extra,
                 })
             }
@@ -22138,82 +16317,20 @@ impl<'de> ::serde::Deserialize<'de> for UnsubscribeRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(UnsubscribeRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
+                    params: __private::required::<_, __A::Error>(__f3, "params")?,
                     extra: __extra,
                 })
             }
@@ -22282,22 +16399,8 @@ impl<'de> ::serde::Deserialize<'de> for UnsubscribeRequestParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "uri" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("uri"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "uri" => __private::take(&mut map, &mut __f1, "uri")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -22305,14 +16408,7 @@ impl<'de> ::serde::Deserialize<'de> for UnsubscribeRequestParams {
                 }
                 ::core::result::Result::Ok(UnsubscribeRequestParams {
                     meta: __f0,
-                    uri: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("uri"),
-                            );
-                        }
-                    },
+                    uri: __private::required::<_, __A::Error>(__f1, "uri")?,
                     extra: __extra,
                 })
             }
@@ -22360,14 +16456,7 @@ impl<'de> ::serde::Deserialize<'de> for UnsubscribeRequestParamsMeta {
                 {
                     match key.as_str() {
                         "progressToken" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "progressToken",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "progressToken")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -22452,70 +16541,15 @@ impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchema {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "default",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "default" => __private::take(&mut map, &mut __f0, "default")?,
                         "description" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "description")?
                         }
-                        "items" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("items"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "maxItems" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "maxItems",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "minItems" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "minItems",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "items" => __private::take(&mut map, &mut __f2, "items")?,
+                        "maxItems" => __private::take(&mut map, &mut __f3, "maxItems")?,
+                        "minItems" => __private::take(&mut map, &mut __f4, "minItems")?,
+                        "title" => __private::take(&mut map, &mut __f5, "title")?,
+                        "type" => __private::take(&mut map, &mut __f6, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -22524,25 +16558,11 @@ impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchema {
                 ::core::result::Result::Ok(UntitledMultiSelectEnumSchema {
                     default: __f0,
                     description: __f1,
-                    items: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("items"),
-                            );
-                        }
-                    },
+                    items: __private::required::<_, __A::Error>(__f2, "items")?,
                     max_items: __f3,
                     min_items: __f4,
                     title: __f5,
-                    type_: match __f6 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    type_: __private::required::<_, __A::Error>(__f6, "type")?,
                     extra: __extra,
                 })
             }
@@ -22592,44 +16612,16 @@ impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchemaItems {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "enum" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("enum"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "enum" => __private::take(&mut map, &mut __f0, "enum")?,
+                        "type" => __private::take(&mut map, &mut __f1, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(UntitledMultiSelectEnumSchemaItems {
-                    enum_: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("enum"),
-                            );
-                        }
-                    },
-                    type_: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    enum_: __private::required::<_, __A::Error>(__f0, "enum")?,
+                    type_: __private::required::<_, __A::Error>(__f1, "type")?,
                     extra: __extra,
                 })
             }
@@ -22691,50 +16683,13 @@ impl<'de> ::serde::Deserialize<'de> for UntitledSingleSelectEnumSchema {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "default",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "default" => __private::take(&mut map, &mut __f0, "default")?,
                         "description" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "description")?
                         }
-                        "enum" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("enum"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "enum" => __private::take(&mut map, &mut __f2, "enum")?,
+                        "title" => __private::take(&mut map, &mut __f3, "title")?,
+                        "type" => __private::take(&mut map, &mut __f4, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -22743,23 +16698,9 @@ impl<'de> ::serde::Deserialize<'de> for UntitledSingleSelectEnumSchema {
                 ::core::result::Result::Ok(UntitledSingleSelectEnumSchema {
                     default: __f0,
                     description: __f1,
-                    enum_: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("enum"),
-                            );
-                        }
-                    },
+                    enum_: __private::required::<_, __A::Error>(__f2, "enum")?,
                     title: __f3,
-                    type_: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    type_: __private::required::<_, __A::Error>(__f4, "type")?,
                     extra: __extra,
                 })
             }
@@ -22873,6 +16814,34 @@ mod __private {
         value: bool,
     ) -> Result<(), D::Error> {
         d.deserialize_bool(Expect { field, value })
+    }
+    /// Reads the value of the field `wire` into `slot`, refusing a
+    /// second one. One generic body for every field of every
+    /// struct, instead of the same lines in each visitor.
+    pub(super) fn take<
+        'de,
+        A: ::serde::de::MapAccess<'de>,
+        T: ::serde::Deserialize<'de>,
+    >(
+        map: &mut A,
+        slot: &mut ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<(), A::Error> {
+        if slot.is_some() {
+            return Err(A::Error::duplicate_field(wire));
+        }
+        *slot = ::core::option::Option::Some(map.next_value()?);
+        Ok(())
+    }
+    /// The value of the required field `wire`.
+    pub(super) fn required<T, E: Error>(
+        slot: ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<T, E> {
+        match slot {
+            ::core::option::Option::Some(value) => Ok(value),
+            ::core::option::Option::None => Err(E::missing_field(wire)),
+        }
     }
     /// An object key, borrowed from the input when it can be.
     pub(super) enum Key<'de> {

@@ -47,36 +47,11 @@ impl<'de> ::serde::Deserialize<'de> for Annotations {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "audience" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "audience",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "audience" => __private::take(&mut map, &mut __f0, "audience")?,
                         "lastModified" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "lastModified",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "lastModified")?
                         }
-                        "priority" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "priority",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "priority" => __private::take(&mut map, &mut __f2, "priority")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -144,50 +119,13 @@ impl<'de> ::serde::Deserialize<'de> for AudioContent {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "annotations" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "annotations",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "annotations")?
                         }
-                        "data" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("data"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "mimeType" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "mimeType",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "data" => __private::take(&mut map, &mut __f2, "data")?,
+                        "mimeType" => __private::take(&mut map, &mut __f3, "mimeType")?,
+                        "type" => __private::take(&mut map, &mut __f4, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -196,32 +134,9 @@ impl<'de> ::serde::Deserialize<'de> for AudioContent {
                 ::core::result::Result::Ok(AudioContent {
                     meta: __f0,
                     annotations: __f1,
-                    data: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("data"),
-                            );
-                        }
-                    },
-                    mime_type: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "mimeType",
-                                ),
-                            );
-                        }
-                    },
-                    type_: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    data: __private::required::<_, __A::Error>(__f2, "data")?,
+                    mime_type: __private::required::<_, __A::Error>(__f3, "mimeType")?,
+                    type_: __private::required::<_, __A::Error>(__f4, "type")?,
                     extra: __extra,
                 })
             }
@@ -290,36 +205,15 @@ impl<'de> ::serde::Deserialize<'de> for BaseMetadata {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "name" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "name" => __private::take(&mut map, &mut __f0, "name")?,
+                        "title" => __private::take(&mut map, &mut __f1, "title")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(BaseMetadata {
-                    name: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("name"),
-                            );
-                        }
-                    },
+                    name: __private::required::<_, __A::Error>(__f0, "name")?,
                     title: __f1,
                     extra: __extra,
                 })
@@ -377,40 +271,10 @@ impl<'de> ::serde::Deserialize<'de> for BlobResourceContents {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "blob" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("blob"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "mimeType" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "mimeType",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "uri" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("uri"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "blob" => __private::take(&mut map, &mut __f1, "blob")?,
+                        "mimeType" => __private::take(&mut map, &mut __f2, "mimeType")?,
+                        "uri" => __private::take(&mut map, &mut __f3, "uri")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -418,23 +282,9 @@ impl<'de> ::serde::Deserialize<'de> for BlobResourceContents {
                 }
                 ::core::result::Result::Ok(BlobResourceContents {
                     meta: __f0,
-                    blob: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("blob"),
-                            );
-                        }
-                    },
+                    blob: __private::required::<_, __A::Error>(__f1, "blob")?,
                     mime_type: __f2,
-                    uri: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("uri"),
-                            );
-                        }
-                    },
+                    uri: __private::required::<_, __A::Error>(__f3, "uri")?,
                     extra: __extra,
                 })
             }
@@ -490,42 +340,12 @@ impl<'de> ::serde::Deserialize<'de> for BooleanSchema {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "default",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "default" => __private::take(&mut map, &mut __f0, "default")?,
                         "description" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "description")?
                         }
-                        "title" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "title" => __private::take(&mut map, &mut __f2, "title")?,
+                        "type" => __private::take(&mut map, &mut __f3, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -535,14 +355,7 @@ impl<'de> ::serde::Deserialize<'de> for BooleanSchema {
                     default: __f0,
                     description: __f1,
                     title: __f2,
-                    type_: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    type_: __private::required::<_, __A::Error>(__f3, "type")?,
                     extra: __extra,
                 })
             }
@@ -626,42 +439,14 @@ impl<'de> ::serde::Deserialize<'de> for CacheableResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "cacheScope" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "cacheScope",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "cacheScope")?
                         }
                         "resultType" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resultType",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "resultType")?
                         }
-                        "ttlMs" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "ttlMs" => __private::take(&mut map, &mut __f3, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -758,82 +543,20 @@ impl<'de> ::serde::Deserialize<'de> for CallToolRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(CallToolRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
+                    params: __private::required::<_, __A::Error>(__f3, "params")?,
                     extra: __extra,
                 })
             }
@@ -946,51 +669,14 @@ impl<'de> ::serde::Deserialize<'de> for CallToolRequestParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "arguments" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "arguments",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "arguments" => __private::take(&mut map, &mut __f1, "arguments")?,
                         "inputResponses" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "inputResponses",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "inputResponses")?
                         }
-                        "name" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "name" => __private::take(&mut map, &mut __f3, "name")?,
                         "requestState" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "requestState",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f4, "requestState")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -998,24 +684,10 @@ impl<'de> ::serde::Deserialize<'de> for CallToolRequestParams {
                     }
                 }
                 ::core::result::Result::Ok(CallToolRequestParams {
-                    meta: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("_meta"),
-                            );
-                        }
-                    },
+                    meta: __private::required::<_, __A::Error>(__f0, "_meta")?,
                     arguments: __f1,
                     input_responses: __f2,
-                    name: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("name"),
-                            );
-                        }
-                    },
+                    name: __private::required::<_, __A::Error>(__f3, "name")?,
                     request_state: __f4,
                     extra: __extra,
                 })
@@ -1081,53 +753,14 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "content" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "content",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "isError" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "isError",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "content" => __private::take(&mut map, &mut __f1, "content")?,
+                        "isError" => __private::take(&mut map, &mut __f2, "isError")?,
                         "resultType" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resultType",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "resultType")?
                         }
                         "structuredContent" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "structuredContent",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f4, "structuredContent")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -1136,14 +769,7 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResult {
                 }
                 ::core::result::Result::Ok(CallToolResult {
                     meta: __f0,
-                    content: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("content"),
-                            );
-                        }
-                    },
+                    content: __private::required::<_, __A::Error>(__f1, "content")?,
                     is_error: __f2,
                     result_type: __f3,
                     structured_content: __f4,
@@ -1195,64 +821,18 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResultResponse {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "result" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "result",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "result" => __private::take(&mut map, &mut __f2, "result")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(CallToolResultResponse {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    result: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("result"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    result: __private::required::<_, __A::Error>(__f2, "result")?,
                     extra: __extra,
                 })
             }
@@ -1428,66 +1008,18 @@ impl<'de> ::serde::Deserialize<'de> for CancelledNotification {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "jsonrpc" => __private::take(&mut map, &mut __f0, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f1, "method")?,
+                        "params" => __private::take(&mut map, &mut __f2, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(CancelledNotification {
-                    jsonrpc: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    jsonrpc: __private::required::<_, __A::Error>(__f0, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f1, "method")?,
+                    params: __private::required::<_, __A::Error>(__f2, "params")?,
                     extra: __extra,
                 })
             }
@@ -1561,34 +1093,9 @@ impl<'de> ::serde::Deserialize<'de> for CancelledNotificationParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "reason" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "reason",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "requestId" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "requestId",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "reason" => __private::take(&mut map, &mut __f1, "reason")?,
+                        "requestId" => __private::take(&mut map, &mut __f2, "requestId")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -1597,16 +1104,7 @@ impl<'de> ::serde::Deserialize<'de> for CancelledNotificationParams {
                 ::core::result::Result::Ok(CancelledNotificationParams {
                     meta: __f0,
                     reason: __f1,
-                    request_id: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "requestId",
-                                ),
-                            );
-                        }
-                    },
+                    request_id: __private::required::<_, __A::Error>(__f2, "requestId")?,
                     extra: __extra,
                 })
             }
@@ -1679,53 +1177,16 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilities {
                 {
                     match key.as_str() {
                         "elicitation" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "elicitation",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "elicitation")?
                         }
                         "experimental" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "experimental",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "experimental")?
                         }
                         "extensions" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "extensions",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "extensions")?
                         }
-                        "roots" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("roots"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "sampling" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "sampling",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "roots" => __private::take(&mut map, &mut __f3, "roots")?,
+                        "sampling" => __private::take(&mut map, &mut __f4, "sampling")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -1784,22 +1245,8 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesElicitation {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "form" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("form"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "url" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("url"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "form" => __private::take(&mut map, &mut __f0, "form")?,
+                        "url" => __private::take(&mut map, &mut __f1, "url")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -1855,24 +1302,8 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesSampling {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "context" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "context",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "tools" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("tools"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "context" => __private::take(&mut map, &mut __f0, "context")?,
+                        "tools" => __private::take(&mut map, &mut __f1, "tools")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -1929,66 +1360,18 @@ impl<'de> ::serde::Deserialize<'de> for ClientNotification {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "jsonrpc" => __private::take(&mut map, &mut __f0, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f1, "method")?,
+                        "params" => __private::take(&mut map, &mut __f2, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ClientNotification {
-                    jsonrpc: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    jsonrpc: __private::required::<_, __A::Error>(__f0, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f1, "method")?,
+                    params: __private::required::<_, __A::Error>(__f2, "params")?,
                     extra: __extra,
                 })
             }
@@ -2209,82 +1592,20 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(CompleteRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
+                    params: __private::required::<_, __A::Error>(__f3, "params")?,
                     extra: __extra,
                 })
             }
@@ -2361,75 +1682,20 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "argument" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "argument",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "context" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "context",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ref" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ref"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "argument" => __private::take(&mut map, &mut __f1, "argument")?,
+                        "context" => __private::take(&mut map, &mut __f2, "context")?,
+                        "ref" => __private::take(&mut map, &mut __f3, "ref")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(CompleteRequestParams {
-                    meta: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("_meta"),
-                            );
-                        }
-                    },
-                    argument: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "argument",
-                                ),
-                            );
-                        }
-                    },
+                    meta: __private::required::<_, __A::Error>(__f0, "_meta")?,
+                    argument: __private::required::<_, __A::Error>(__f1, "argument")?,
                     context: __f2,
-                    ref_: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("ref"),
-                            );
-                        }
-                    },
+                    ref_: __private::required::<_, __A::Error>(__f3, "ref")?,
                     extra: __extra,
                 })
             }
@@ -2475,44 +1741,16 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsArgument {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "name" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "value" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("value"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "name" => __private::take(&mut map, &mut __f0, "name")?,
+                        "value" => __private::take(&mut map, &mut __f1, "value")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(CompleteRequestParamsArgument {
-                    name: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("name"),
-                            );
-                        }
-                    },
-                    value: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("value"),
-                            );
-                        }
-                    },
+                    name: __private::required::<_, __A::Error>(__f0, "name")?,
+                    value: __private::required::<_, __A::Error>(__f1, "value")?,
                     extra: __extra,
                 })
             }
@@ -2563,16 +1801,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsContext {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "arguments" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "arguments",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "arguments" => __private::take(&mut map, &mut __f0, "arguments")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -2704,33 +1933,12 @@ impl<'de> ::serde::Deserialize<'de> for CompleteResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "completion" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "completion",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "completion")?
                         }
                         "resultType" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resultType",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "resultType")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -2739,16 +1947,10 @@ impl<'de> ::serde::Deserialize<'de> for CompleteResult {
                 }
                 ::core::result::Result::Ok(CompleteResult {
                     meta: __f0,
-                    completion: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "completion",
-                                ),
-                            );
-                        }
-                    },
+                    completion: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f1, "completion")?,
                     result_type: __f2,
                     extra: __extra,
                 })
@@ -2802,34 +2004,9 @@ impl<'de> ::serde::Deserialize<'de> for CompleteResultCompletion {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "hasMore" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "hasMore",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "total" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("total"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "values" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "values",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "hasMore" => __private::take(&mut map, &mut __f0, "hasMore")?,
+                        "total" => __private::take(&mut map, &mut __f1, "total")?,
+                        "values" => __private::take(&mut map, &mut __f2, "values")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -2838,14 +2015,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteResultCompletion {
                 ::core::result::Result::Ok(CompleteResultCompletion {
                     has_more: __f0,
                     total: __f1,
-                    values: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("values"),
-                            );
-                        }
-                    },
+                    values: __private::required::<_, __A::Error>(__f2, "values")?,
                     extra: __extra,
                 })
             }
@@ -2894,64 +2064,18 @@ impl<'de> ::serde::Deserialize<'de> for CompleteResultResponse {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "result" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "result",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "result" => __private::take(&mut map, &mut __f2, "result")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(CompleteResultResponse {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    result: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("result"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    result: __private::required::<_, __A::Error>(__f2, "result")?,
                     extra: __extra,
                 })
             }
@@ -3104,48 +2228,16 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "method" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "method" => __private::take(&mut map, &mut __f0, "method")?,
+                        "params" => __private::take(&mut map, &mut __f1, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(CreateMessageRequest {
-                    method: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    method: __private::required::<_, __A::Error>(__f0, "method")?,
+                    params: __private::required::<_, __A::Error>(__f1, "params")?,
                     extra: __extra,
                 })
             }
@@ -3268,103 +2360,27 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParams {
                 {
                     match key.as_str() {
                         "includeContext" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "includeContext",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "includeContext")?
                         }
-                        "maxTokens" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "maxTokens",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "messages" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "messages",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "metadata" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "metadata",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "maxTokens" => __private::take(&mut map, &mut __f1, "maxTokens")?,
+                        "messages" => __private::take(&mut map, &mut __f2, "messages")?,
+                        "metadata" => __private::take(&mut map, &mut __f3, "metadata")?,
                         "modelPreferences" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "modelPreferences",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f4, "modelPreferences")?
                         }
                         "stopSequences" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "stopSequences",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f5, "stopSequences")?
                         }
                         "systemPrompt" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "systemPrompt",
-                                    ),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f6, "systemPrompt")?
                         }
                         "temperature" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "temperature",
-                                    ),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f7, "temperature")?
                         }
                         "toolChoice" => {
-                            if __f8.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "toolChoice",
-                                    ),
-                                );
-                            }
-                            __f8 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f8, "toolChoice")?
                         }
-                        "tools" => {
-                            if __f9.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("tools"),
-                                );
-                            }
-                            __f9 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "tools" => __private::take(&mut map, &mut __f9, "tools")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -3372,26 +2388,8 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParams {
                 }
                 ::core::result::Result::Ok(CreateMessageRequestParams {
                     include_context: __f0,
-                    max_tokens: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "maxTokens",
-                                ),
-                            );
-                        }
-                    },
-                    messages: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "messages",
-                                ),
-                            );
-                        }
-                    },
+                    max_tokens: __private::required::<_, __A::Error>(__f1, "maxTokens")?,
+                    messages: __private::required::<_, __A::Error>(__f2, "messages")?,
                     metadata: __f3,
                     model_preferences: __f4,
                     stop_sequences: __f5,
@@ -3497,49 +2495,12 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "content" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "content",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "model" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("model"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "role" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("role"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "content" => __private::take(&mut map, &mut __f1, "content")?,
+                        "model" => __private::take(&mut map, &mut __f2, "model")?,
+                        "role" => __private::take(&mut map, &mut __f3, "role")?,
                         "stopReason" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "stopReason",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f4, "stopReason")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -3548,30 +2509,9 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageResult {
                 }
                 ::core::result::Result::Ok(CreateMessageResult {
                     meta: __f0,
-                    content: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("content"),
-                            );
-                        }
-                    },
-                    model: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("model"),
-                            );
-                        }
-                    },
-                    role: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("role"),
-                            );
-                        }
-                    },
+                    content: __private::required::<_, __A::Error>(__f1, "content")?,
+                    model: __private::required::<_, __A::Error>(__f2, "model")?,
+                    role: __private::required::<_, __A::Error>(__f3, "role")?,
                     stop_reason: __f4,
                     extra: __extra,
                 })
@@ -3843,82 +2783,20 @@ impl<'de> ::serde::Deserialize<'de> for DiscoverRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(DiscoverRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
+                    params: __private::required::<_, __A::Error>(__f3, "params")?,
                     extra: __extra,
                 })
             }
@@ -4015,72 +2893,23 @@ impl<'de> ::serde::Deserialize<'de> for DiscoverResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "cacheScope" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "cacheScope",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "cacheScope")?
                         }
                         "capabilities" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "capabilities",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "capabilities")?
                         }
                         "instructions" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "instructions",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "instructions")?
                         }
                         "resultType" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resultType",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f4, "resultType")?
                         }
                         "supportedVersions" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "supportedVersions",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f5, "supportedVersions")?
                         }
-                        "ttlMs" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "ttlMs" => __private::take(&mut map, &mut __f6, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -4089,28 +2918,16 @@ impl<'de> ::serde::Deserialize<'de> for DiscoverResult {
                 ::core::result::Result::Ok(DiscoverResult {
                     meta: __f0,
                     cache_scope: __f1,
-                    capabilities: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "capabilities",
-                                ),
-                            );
-                        }
-                    },
+                    capabilities: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f2, "capabilities")?,
                     instructions: __f3,
                     result_type: __f4,
-                    supported_versions: match __f5 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "supportedVersions",
-                                ),
-                            );
-                        }
-                    },
+                    supported_versions: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f5, "supportedVersions")?,
                     ttl_ms: __f6,
                     extra: __extra,
                 })
@@ -4160,64 +2977,18 @@ impl<'de> ::serde::Deserialize<'de> for DiscoverResultResponse {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "result" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "result",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "result" => __private::take(&mut map, &mut __f2, "result")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(DiscoverResultResponse {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    result: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("result"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    result: __private::required::<_, __A::Error>(__f2, "result")?,
                     extra: __extra,
                 })
             }
@@ -4263,48 +3034,16 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "method" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "method" => __private::take(&mut map, &mut __f0, "method")?,
+                        "params" => __private::take(&mut map, &mut __f1, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ElicitRequest {
-                    method: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    method: __private::required::<_, __A::Error>(__f0, "method")?,
+                    params: __private::required::<_, __A::Error>(__f1, "params")?,
                     extra: __extra,
                 })
             }
@@ -4379,33 +3118,10 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "message" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "message",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "mode" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("mode"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "message" => __private::take(&mut map, &mut __f0, "message")?,
+                        "mode" => __private::take(&mut map, &mut __f1, "mode")?,
                         "requestedSchema" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "requestedSchema",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "requestedSchema")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -4413,25 +3129,12 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParams {
                     }
                 }
                 ::core::result::Result::Ok(ElicitRequestFormParams {
-                    message: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("message"),
-                            );
-                        }
-                    },
+                    message: __private::required::<_, __A::Error>(__f0, "message")?,
                     mode: __f1,
-                    requested_schema: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "requestedSchema",
-                                ),
-                            );
-                        }
-                    },
+                    requested_schema: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f2, "requestedSchema")?,
                     extra: __extra,
                 })
             }
@@ -4521,44 +3224,12 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParamsRequestedSchema {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "$schema" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "$schema",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "$schema" => __private::take(&mut map, &mut __f0, "$schema")?,
                         "properties" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "properties",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "properties")?
                         }
-                        "required" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "required",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "required" => __private::take(&mut map, &mut __f2, "required")?,
+                        "type" => __private::take(&mut map, &mut __f3, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -4566,25 +3237,12 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParamsRequestedSchema {
                 }
                 ::core::result::Result::Ok(ElicitRequestFormParamsRequestedSchema {
                     schema: __f0,
-                    properties: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "properties",
-                                ),
-                            );
-                        }
-                    },
+                    properties: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f1, "properties")?,
                     required: __f2,
-                    type_: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    type_: __private::required::<_, __A::Error>(__f3, "type")?,
                     extra: __extra,
                 })
             }
@@ -4766,62 +3424,18 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestURLParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "message" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "message",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "mode" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("mode"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "url" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("url"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "message" => __private::take(&mut map, &mut __f0, "message")?,
+                        "mode" => __private::take(&mut map, &mut __f1, "mode")?,
+                        "url" => __private::take(&mut map, &mut __f2, "url")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ElicitRequestURLParams {
-                    message: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("message"),
-                            );
-                        }
-                    },
-                    mode: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("mode"),
-                            );
-                        }
-                    },
-                    url: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("url"),
-                            );
-                        }
-                    },
+                    message: __private::required::<_, __A::Error>(__f0, "message")?,
+                    mode: __private::required::<_, __A::Error>(__f1, "mode")?,
+                    url: __private::required::<_, __A::Error>(__f2, "url")?,
                     extra: __extra,
                 })
             }
@@ -4897,40 +3511,15 @@ impl<'de> ::serde::Deserialize<'de> for ElicitResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "action" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "action",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "content" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "content",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "action" => __private::take(&mut map, &mut __f0, "action")?,
+                        "content" => __private::take(&mut map, &mut __f1, "content")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ElicitResult {
-                    action: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("action"),
-                            );
-                        }
-                    },
+                    action: __private::required::<_, __A::Error>(__f0, "action")?,
                     content: __f1,
                     extra: __extra,
                 })
@@ -5156,42 +3745,12 @@ impl<'de> ::serde::Deserialize<'de> for EmbeddedResource {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "annotations" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "annotations",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "annotations")?
                         }
-                        "resource" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resource",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "resource" => __private::take(&mut map, &mut __f2, "resource")?,
+                        "type" => __private::take(&mut map, &mut __f3, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -5200,24 +3759,8 @@ impl<'de> ::serde::Deserialize<'de> for EmbeddedResource {
                 ::core::result::Result::Ok(EmbeddedResource {
                     meta: __f0,
                     annotations: __f1,
-                    resource: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "resource",
-                                ),
-                            );
-                        }
-                    },
-                    type_: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    resource: __private::required::<_, __A::Error>(__f2, "resource")?,
+                    type_: __private::required::<_, __A::Error>(__f3, "type")?,
                     extra: __extra,
                 })
             }
@@ -5624,55 +4167,18 @@ impl<'de> ::serde::Deserialize<'de> for Error {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "code" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("code"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "data" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("data"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "message" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "message",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "code" => __private::take(&mut map, &mut __f0, "code")?,
+                        "data" => __private::take(&mut map, &mut __f1, "data")?,
+                        "message" => __private::take(&mut map, &mut __f2, "message")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(Error {
-                    code: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("code"),
-                            );
-                        }
-                    },
+                    code: __private::required::<_, __A::Error>(__f0, "code")?,
                     data: __f1,
-                    message: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("message"),
-                            );
-                        }
-                    },
+                    message: __private::required::<_, __A::Error>(__f2, "message")?,
                     extra: __extra,
                 })
             }
@@ -5724,82 +4230,20 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(GetPromptRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
+                    params: __private::required::<_, __A::Error>(__f3, "params")?,
                     extra: __extra,
                 })
             }
@@ -5893,51 +4337,14 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptRequestParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "arguments" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "arguments",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "arguments" => __private::take(&mut map, &mut __f1, "arguments")?,
                         "inputResponses" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "inputResponses",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "inputResponses")?
                         }
-                        "name" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "name" => __private::take(&mut map, &mut __f3, "name")?,
                         "requestState" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "requestState",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f4, "requestState")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -5945,24 +4352,10 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptRequestParams {
                     }
                 }
                 ::core::result::Result::Ok(GetPromptRequestParams {
-                    meta: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("_meta"),
-                            );
-                        }
-                    },
+                    meta: __private::required::<_, __A::Error>(__f0, "_meta")?,
                     arguments: __f1,
                     input_responses: __f2,
-                    name: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("name"),
-                            );
-                        }
-                    },
+                    name: __private::required::<_, __A::Error>(__f3, "name")?,
                     request_state: __f4,
                     extra: __extra,
                 })
@@ -6021,43 +4414,13 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "description" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "description")?
                         }
-                        "messages" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "messages",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "messages" => __private::take(&mut map, &mut __f2, "messages")?,
                         "resultType" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resultType",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "resultType")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -6067,16 +4430,7 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptResult {
                 ::core::result::Result::Ok(GetPromptResult {
                     meta: __f0,
                     description: __f1,
-                    messages: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "messages",
-                                ),
-                            );
-                        }
-                    },
+                    messages: __private::required::<_, __A::Error>(__f2, "messages")?,
                     result_type: __f3,
                     extra: __extra,
                 })
@@ -6126,64 +4480,18 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptResultResponse {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "result" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "result",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "result" => __private::take(&mut map, &mut __f2, "result")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(GetPromptResultResponse {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    result: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("result"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    result: __private::required::<_, __A::Error>(__f2, "result")?,
                     extra: __extra,
                 })
             }
@@ -6354,55 +4662,18 @@ impl<'de> ::serde::Deserialize<'de> for HeaderMismatchError {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "error" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("error"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "error" => __private::take(&mut map, &mut __f0, "error")?,
+                        "id" => __private::take(&mut map, &mut __f1, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f2, "jsonrpc")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(HeaderMismatchError {
-                    error: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("error"),
-                            );
-                        }
-                    },
+                    error: __private::required::<_, __A::Error>(__f0, "error")?,
                     id: __f1,
-                    jsonrpc: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
+                    jsonrpc: __private::required::<_, __A::Error>(__f2, "jsonrpc")?,
                     extra: __extra,
                 })
             }
@@ -6452,55 +4723,18 @@ impl<'de> ::serde::Deserialize<'de> for HeaderMismatchErrorError {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "code" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("code"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "data" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("data"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "message" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "message",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "code" => __private::take(&mut map, &mut __f0, "code")?,
+                        "data" => __private::take(&mut map, &mut __f1, "data")?,
+                        "message" => __private::take(&mut map, &mut __f2, "message")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(HeaderMismatchErrorError {
-                    code: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("code"),
-                            );
-                        }
-                    },
+                    code: __private::required::<_, __A::Error>(__f0, "code")?,
                     data: __f1,
-                    message: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("message"),
-                            );
-                        }
-                    },
+                    message: __private::required::<_, __A::Error>(__f2, "message")?,
                     extra: __extra,
                 })
             }
@@ -6582,40 +4816,10 @@ impl<'de> ::serde::Deserialize<'de> for Icon {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "mimeType" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "mimeType",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "sizes" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("sizes"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "src" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("src"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "theme" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("theme"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "mimeType" => __private::take(&mut map, &mut __f0, "mimeType")?,
+                        "sizes" => __private::take(&mut map, &mut __f1, "sizes")?,
+                        "src" => __private::take(&mut map, &mut __f2, "src")?,
+                        "theme" => __private::take(&mut map, &mut __f3, "theme")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -6624,14 +4828,7 @@ impl<'de> ::serde::Deserialize<'de> for Icon {
                 ::core::result::Result::Ok(Icon {
                     mime_type: __f0,
                     sizes: __f1,
-                    src: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("src"),
-                            );
-                        }
-                    },
+                    src: __private::required::<_, __A::Error>(__f2, "src")?,
                     theme: __f3,
                     extra: __extra,
                 })
@@ -6711,14 +4908,7 @@ impl<'de> ::serde::Deserialize<'de> for Icons {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "icons" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("icons"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "icons" => __private::take(&mut map, &mut __f0, "icons")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -6784,50 +4974,13 @@ impl<'de> ::serde::Deserialize<'de> for ImageContent {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "annotations" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "annotations",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "annotations")?
                         }
-                        "data" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("data"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "mimeType" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "mimeType",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "data" => __private::take(&mut map, &mut __f2, "data")?,
+                        "mimeType" => __private::take(&mut map, &mut __f3, "mimeType")?,
+                        "type" => __private::take(&mut map, &mut __f4, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -6836,32 +4989,9 @@ impl<'de> ::serde::Deserialize<'de> for ImageContent {
                 ::core::result::Result::Ok(ImageContent {
                     meta: __f0,
                     annotations: __f1,
-                    data: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("data"),
-                            );
-                        }
-                    },
-                    mime_type: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "mimeType",
-                                ),
-                            );
-                        }
-                    },
-                    type_: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    data: __private::required::<_, __A::Error>(__f2, "data")?,
+                    mime_type: __private::required::<_, __A::Error>(__f3, "mimeType")?,
+                    type_: __private::required::<_, __A::Error>(__f4, "type")?,
                     extra: __extra,
                 })
             }
@@ -6949,58 +5079,14 @@ impl<'de> ::serde::Deserialize<'de> for Implementation {
                 {
                     match key.as_str() {
                         "description" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "description")?
                         }
-                        "icons" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("icons"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "name" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "version" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "version",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "icons" => __private::take(&mut map, &mut __f1, "icons")?,
+                        "name" => __private::take(&mut map, &mut __f2, "name")?,
+                        "title" => __private::take(&mut map, &mut __f3, "title")?,
+                        "version" => __private::take(&mut map, &mut __f4, "version")?,
                         "websiteUrl" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "websiteUrl",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f5, "websiteUrl")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -7010,23 +5096,9 @@ impl<'de> ::serde::Deserialize<'de> for Implementation {
                 ::core::result::Result::Ok(Implementation {
                     description: __f0,
                     icons: __f1,
-                    name: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("name"),
-                            );
-                        }
-                    },
+                    name: __private::required::<_, __A::Error>(__f2, "name")?,
                     title: __f3,
-                    version: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("version"),
-                            );
-                        }
-                    },
+                    version: __private::required::<_, __A::Error>(__f4, "version")?,
                     website_url: __f5,
                     extra: __extra,
                 })
@@ -7180,43 +5252,15 @@ impl<'de> ::serde::Deserialize<'de> for InputRequiredResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "inputRequests" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "inputRequests",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "inputRequests")?
                         }
                         "requestState" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "requestState",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "requestState")?
                         }
                         "resultType" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resultType",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "resultType")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -7422,33 +5466,12 @@ impl<'de> ::serde::Deserialize<'de> for InputResponseRequestParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "inputResponses" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "inputResponses",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "inputResponses")?
                         }
                         "requestState" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "requestState",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "requestState")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -7456,14 +5479,7 @@ impl<'de> ::serde::Deserialize<'de> for InputResponseRequestParams {
                     }
                 }
                 ::core::result::Result::Ok(InputResponseRequestParams {
-                    meta: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("_meta"),
-                            );
-                        }
-                    },
+                    meta: __private::required::<_, __A::Error>(__f0, "_meta")?,
                     input_responses: __f1,
                     request_state: __f2,
                     extra: __extra,
@@ -7520,55 +5536,18 @@ impl<'de> ::serde::Deserialize<'de> for InternalError {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "code" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("code"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "data" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("data"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "message" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "message",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "code" => __private::take(&mut map, &mut __f0, "code")?,
+                        "data" => __private::take(&mut map, &mut __f1, "data")?,
+                        "message" => __private::take(&mut map, &mut __f2, "message")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(InternalError {
-                    code: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("code"),
-                            );
-                        }
-                    },
+                    code: __private::required::<_, __A::Error>(__f0, "code")?,
                     data: __f1,
-                    message: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("message"),
-                            );
-                        }
-                    },
+                    message: __private::required::<_, __A::Error>(__f2, "message")?,
                     extra: __extra,
                 })
             }
@@ -7640,55 +5619,18 @@ impl<'de> ::serde::Deserialize<'de> for InvalidParamsError {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "code" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("code"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "data" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("data"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "message" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "message",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "code" => __private::take(&mut map, &mut __f0, "code")?,
+                        "data" => __private::take(&mut map, &mut __f1, "data")?,
+                        "message" => __private::take(&mut map, &mut __f2, "message")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(InvalidParamsError {
-                    code: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("code"),
-                            );
-                        }
-                    },
+                    code: __private::required::<_, __A::Error>(__f0, "code")?,
                     data: __f1,
-                    message: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("message"),
-                            );
-                        }
-                    },
+                    message: __private::required::<_, __A::Error>(__f2, "message")?,
                     extra: __extra,
                 })
             }
@@ -7760,55 +5702,18 @@ impl<'de> ::serde::Deserialize<'de> for InvalidRequestError {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "code" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("code"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "data" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("data"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "message" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "message",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "code" => __private::take(&mut map, &mut __f0, "code")?,
+                        "data" => __private::take(&mut map, &mut __f1, "data")?,
+                        "message" => __private::take(&mut map, &mut __f2, "message")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(InvalidRequestError {
-                    code: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("code"),
-                            );
-                        }
-                    },
+                    code: __private::required::<_, __A::Error>(__f0, "code")?,
                     data: __f1,
-                    message: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("message"),
-                            );
-                        }
-                    },
+                    message: __private::required::<_, __A::Error>(__f2, "message")?,
                     extra: __extra,
                 })
             }
@@ -7884,55 +5789,18 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCErrorResponse {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "error" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("error"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "error" => __private::take(&mut map, &mut __f0, "error")?,
+                        "id" => __private::take(&mut map, &mut __f1, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f2, "jsonrpc")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(JSONRPCErrorResponse {
-                    error: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("error"),
-                            );
-                        }
-                    },
+                    error: __private::required::<_, __A::Error>(__f0, "error")?,
                     id: __f1,
-                    jsonrpc: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
+                    jsonrpc: __private::required::<_, __A::Error>(__f2, "jsonrpc")?,
                     extra: __extra,
                 })
             }
@@ -8137,58 +6005,17 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCNotification {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "jsonrpc" => __private::take(&mut map, &mut __f0, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f1, "method")?,
+                        "params" => __private::take(&mut map, &mut __f2, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(JSONRPCNotification {
-                    jsonrpc: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
+                    jsonrpc: __private::required::<_, __A::Error>(__f0, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f1, "method")?,
                     params: __f2,
                     extra: __extra,
                 })
@@ -8246,74 +6073,19 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(JSONRPCRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
                     params: __f3,
                     extra: __extra,
                 })
@@ -8474,64 +6246,18 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCResultResponse {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "result" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "result",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "result" => __private::take(&mut map, &mut __f2, "result")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(JSONRPCResultResponse {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    result: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("result"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    result: __private::required::<_, __A::Error>(__f2, "result")?,
                     extra: __extra,
                 })
             }
@@ -8604,60 +6330,14 @@ impl<'de> ::serde::Deserialize<'de> for LegacyTitledEnumSchema {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "default",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "default" => __private::take(&mut map, &mut __f0, "default")?,
                         "description" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "description")?
                         }
-                        "enum" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("enum"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "enumNames" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "enumNames",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "enum" => __private::take(&mut map, &mut __f2, "enum")?,
+                        "enumNames" => __private::take(&mut map, &mut __f3, "enumNames")?,
+                        "title" => __private::take(&mut map, &mut __f4, "title")?,
+                        "type" => __private::take(&mut map, &mut __f5, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -8666,24 +6346,10 @@ impl<'de> ::serde::Deserialize<'de> for LegacyTitledEnumSchema {
                 ::core::result::Result::Ok(LegacyTitledEnumSchema {
                     default: __f0,
                     description: __f1,
-                    enum_: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("enum"),
-                            );
-                        }
-                    },
+                    enum_: __private::required::<_, __A::Error>(__f2, "enum")?,
                     enum_names: __f3,
                     title: __f4,
-                    type_: match __f5 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    type_: __private::required::<_, __A::Error>(__f5, "type")?,
                     extra: __extra,
                 })
             }
@@ -8757,82 +6423,20 @@ impl<'de> ::serde::Deserialize<'de> for ListPromptsRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ListPromptsRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
+                    params: __private::required::<_, __A::Error>(__f3, "params")?,
                     extra: __extra,
                 })
             }
@@ -8926,62 +6530,18 @@ impl<'de> ::serde::Deserialize<'de> for ListPromptsResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "cacheScope" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "cacheScope",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "cacheScope")?
                         }
                         "nextCursor" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "nextCursor",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "nextCursor")?
                         }
-                        "prompts" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "prompts",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "prompts" => __private::take(&mut map, &mut __f3, "prompts")?,
                         "resultType" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resultType",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f4, "resultType")?
                         }
-                        "ttlMs" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "ttlMs" => __private::take(&mut map, &mut __f5, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -8991,14 +6551,7 @@ impl<'de> ::serde::Deserialize<'de> for ListPromptsResult {
                     meta: __f0,
                     cache_scope: __f1,
                     next_cursor: __f2,
-                    prompts: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("prompts"),
-                            );
-                        }
-                    },
+                    prompts: __private::required::<_, __A::Error>(__f3, "prompts")?,
                     result_type: __f4,
                     ttl_ms: __f5,
                     extra: __extra,
@@ -9049,64 +6602,18 @@ impl<'de> ::serde::Deserialize<'de> for ListPromptsResultResponse {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "result" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "result",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "result" => __private::take(&mut map, &mut __f2, "result")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ListPromptsResultResponse {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    result: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("result"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    result: __private::required::<_, __A::Error>(__f2, "result")?,
                     extra: __extra,
                 })
             }
@@ -9158,82 +6665,20 @@ impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ListResourceTemplatesRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
+                    params: __private::required::<_, __A::Error>(__f3, "params")?,
                     extra: __extra,
                 })
             }
@@ -9330,62 +6775,20 @@ impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "cacheScope" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "cacheScope",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "cacheScope")?
                         }
                         "nextCursor" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "nextCursor",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "nextCursor")?
                         }
                         "resourceTemplates" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resourceTemplates",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "resourceTemplates")?
                         }
                         "resultType" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resultType",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f4, "resultType")?
                         }
-                        "ttlMs" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "ttlMs" => __private::take(&mut map, &mut __f5, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -9395,16 +6798,10 @@ impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesResult {
                     meta: __f0,
                     cache_scope: __f1,
                     next_cursor: __f2,
-                    resource_templates: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "resourceTemplates",
-                                ),
-                            );
-                        }
-                    },
+                    resource_templates: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f3, "resourceTemplates")?,
                     result_type: __f4,
                     ttl_ms: __f5,
                     extra: __extra,
@@ -9458,64 +6855,18 @@ impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesResultResponse {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "result" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "result",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "result" => __private::take(&mut map, &mut __f2, "result")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ListResourceTemplatesResultResponse {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    result: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("result"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    result: __private::required::<_, __A::Error>(__f2, "result")?,
                     extra: __extra,
                 })
             }
@@ -9567,82 +6918,20 @@ impl<'de> ::serde::Deserialize<'de> for ListResourcesRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ListResourcesRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
+                    params: __private::required::<_, __A::Error>(__f3, "params")?,
                     extra: __extra,
                 })
             }
@@ -9736,62 +7025,18 @@ impl<'de> ::serde::Deserialize<'de> for ListResourcesResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "cacheScope" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "cacheScope",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "cacheScope")?
                         }
                         "nextCursor" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "nextCursor",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "nextCursor")?
                         }
-                        "resources" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resources",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "resources" => __private::take(&mut map, &mut __f3, "resources")?,
                         "resultType" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resultType",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f4, "resultType")?
                         }
-                        "ttlMs" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "ttlMs" => __private::take(&mut map, &mut __f5, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -9801,16 +7046,7 @@ impl<'de> ::serde::Deserialize<'de> for ListResourcesResult {
                     meta: __f0,
                     cache_scope: __f1,
                     next_cursor: __f2,
-                    resources: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "resources",
-                                ),
-                            );
-                        }
-                    },
+                    resources: __private::required::<_, __A::Error>(__f3, "resources")?,
                     result_type: __f4,
                     ttl_ms: __f5,
                     extra: __extra,
@@ -9861,64 +7097,18 @@ impl<'de> ::serde::Deserialize<'de> for ListResourcesResultResponse {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "result" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "result",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "result" => __private::take(&mut map, &mut __f2, "result")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ListResourcesResultResponse {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    result: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("result"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    result: __private::required::<_, __A::Error>(__f2, "result")?,
                     extra: __extra,
                 })
             }
@@ -9965,40 +7155,15 @@ impl<'de> ::serde::Deserialize<'de> for ListRootsRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "method" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "method" => __private::take(&mut map, &mut __f0, "method")?,
+                        "params" => __private::take(&mut map, &mut __f1, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ListRootsRequest {
-                    method: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
+                    method: __private::required::<_, __A::Error>(__f0, "method")?,
                     params: __f1,
                     extra: __extra,
                 })
@@ -10065,14 +7230,7 @@ impl<'de> ::serde::Deserialize<'de> for ListRootsRequestParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -10122,28 +7280,14 @@ impl<'de> ::serde::Deserialize<'de> for ListRootsResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "roots" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("roots"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "roots" => __private::take(&mut map, &mut __f0, "roots")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ListRootsResult {
-                    roots: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("roots"),
-                            );
-                        }
-                    },
+                    roots: __private::required::<_, __A::Error>(__f0, "roots")?,
                     extra: __extra,
                 })
             }
@@ -10195,82 +7339,20 @@ impl<'de> ::serde::Deserialize<'de> for ListToolsRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ListToolsRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
+                    params: __private::required::<_, __A::Error>(__f3, "params")?,
                     extra: __extra,
                 })
             }
@@ -10364,60 +7446,18 @@ impl<'de> ::serde::Deserialize<'de> for ListToolsResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "cacheScope" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "cacheScope",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "cacheScope")?
                         }
                         "nextCursor" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "nextCursor",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "nextCursor")?
                         }
                         "resultType" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resultType",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "resultType")?
                         }
-                        "tools" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("tools"),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttlMs" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "tools" => __private::take(&mut map, &mut __f4, "tools")?,
+                        "ttlMs" => __private::take(&mut map, &mut __f5, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -10428,14 +7468,7 @@ impl<'de> ::serde::Deserialize<'de> for ListToolsResult {
                     cache_scope: __f1,
                     next_cursor: __f2,
                     result_type: __f3,
-                    tools: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("tools"),
-                            );
-                        }
-                    },
+                    tools: __private::required::<_, __A::Error>(__f4, "tools")?,
                     ttl_ms: __f5,
                     extra: __extra,
                 })
@@ -10485,64 +7518,18 @@ impl<'de> ::serde::Deserialize<'de> for ListToolsResultResponse {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "result" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "result",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "result" => __private::take(&mut map, &mut __f2, "result")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ListToolsResultResponse {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    result: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("result"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    result: __private::required::<_, __A::Error>(__f2, "result")?,
                     extra: __extra,
                 })
             }
@@ -10650,66 +7637,18 @@ impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotification {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "jsonrpc" => __private::take(&mut map, &mut __f0, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f1, "method")?,
+                        "params" => __private::take(&mut map, &mut __f2, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(LoggingMessageNotification {
-                    jsonrpc: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    jsonrpc: __private::required::<_, __A::Error>(__f0, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f1, "method")?,
+                    params: __private::required::<_, __A::Error>(__f2, "params")?,
                     extra: __extra,
                 })
             }
@@ -10785,40 +7724,10 @@ impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotificationParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "data" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("data"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "level" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("level"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "logger" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "logger",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "data" => __private::take(&mut map, &mut __f1, "data")?,
+                        "level" => __private::take(&mut map, &mut __f2, "level")?,
+                        "logger" => __private::take(&mut map, &mut __f3, "logger")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -10826,22 +7735,8 @@ impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotificationParams {
                 }
                 ::core::result::Result::Ok(LoggingMessageNotificationParams {
                     meta: __f0,
-                    data: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("data"),
-                            );
-                        }
-                    },
-                    level: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("level"),
-                            );
-                        }
-                    },
+                    data: __private::required::<_, __A::Error>(__f1, "data")?,
+                    level: __private::required::<_, __A::Error>(__f2, "level")?,
                     logger: __f3,
                     extra: __extra,
                 })
@@ -10894,55 +7789,18 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotFoundError {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "code" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("code"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "data" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("data"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "message" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "message",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "code" => __private::take(&mut map, &mut __f0, "code")?,
+                        "data" => __private::take(&mut map, &mut __f1, "data")?,
+                        "message" => __private::take(&mut map, &mut __f2, "message")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(MethodNotFoundError {
-                    code: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("code"),
-                            );
-                        }
-                    },
+                    code: __private::required::<_, __A::Error>(__f0, "code")?,
                     data: __f1,
-                    message: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("message"),
-                            );
-                        }
-                    },
+                    message: __private::required::<_, __A::Error>(__f2, "message")?,
                     extra: __extra,
                 })
             }
@@ -11019,55 +7877,18 @@ impl<'de> ::serde::Deserialize<'de> for MissingRequiredClientCapabilityError {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "error" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("error"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "error" => __private::take(&mut map, &mut __f0, "error")?,
+                        "id" => __private::take(&mut map, &mut __f1, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f2, "jsonrpc")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(MissingRequiredClientCapabilityError {
-                    error: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("error"),
-                            );
-                        }
-                    },
+                    error: __private::required::<_, __A::Error>(__f0, "error")?,
                     id: __f1,
-                    jsonrpc: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
+                    jsonrpc: __private::required::<_, __A::Error>(__f2, "jsonrpc")?,
                     extra: __extra,
                 })
             }
@@ -11121,62 +7942,18 @@ impl<'de> ::serde::Deserialize<'de> for MissingRequiredClientCapabilityErrorErro
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "code" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("code"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "data" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("data"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "message" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "message",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "code" => __private::take(&mut map, &mut __f0, "code")?,
+                        "data" => __private::take(&mut map, &mut __f1, "data")?,
+                        "message" => __private::take(&mut map, &mut __f2, "message")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(MissingRequiredClientCapabilityErrorError {
-                    code: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("code"),
-                            );
-                        }
-                    },
-                    data: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("data"),
-                            );
-                        }
-                    },
-                    message: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("message"),
-                            );
-                        }
-                    },
+                    code: __private::required::<_, __A::Error>(__f0, "code")?,
+                    data: __private::required::<_, __A::Error>(__f1, "data")?,
+                    message: __private::required::<_, __A::Error>(__f2, "message")?,
                     extra: __extra,
                 })
             }
@@ -11246,14 +8023,7 @@ impl<'de> ::serde::Deserialize<'de> for MissingRequiredClientCapabilityErrorErro
                 {
                     match key.as_str() {
                         "requiredCapabilities" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "requiredCapabilities",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "requiredCapabilities")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -11261,16 +8031,10 @@ impl<'de> ::serde::Deserialize<'de> for MissingRequiredClientCapabilityErrorErro
                     }
                 }
                 ::core::result::Result::Ok(MissingRequiredClientCapabilityErrorErrorData {
-                    required_capabilities: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "requiredCapabilities",
-                                ),
-                            );
-                        }
-                    },
+                    required_capabilities: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f0, "requiredCapabilities")?,
                     extra: __extra,
                 })
             }
@@ -11314,14 +8078,7 @@ impl<'de> ::serde::Deserialize<'de> for ModelHint {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "name" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "name" => __private::take(&mut map, &mut __f0, "name")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -11394,42 +8151,14 @@ impl<'de> ::serde::Deserialize<'de> for ModelPreferences {
                 {
                     match key.as_str() {
                         "costPriority" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "costPriority",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "costPriority")?
                         }
-                        "hints" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("hints"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "hints" => __private::take(&mut map, &mut __f1, "hints")?,
                         "intelligencePriority" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "intelligencePriority",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "intelligencePriority")?
                         }
                         "speedPriority" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "speedPriority",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "speedPriority")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -11634,40 +8363,15 @@ impl<'de> ::serde::Deserialize<'de> for Notification {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "method" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "method" => __private::take(&mut map, &mut __f0, "method")?,
+                        "params" => __private::take(&mut map, &mut __f1, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(Notification {
-                    method: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
+                    method: __private::required::<_, __A::Error>(__f0, "method")?,
                     params: __f1,
                     extra: __extra,
                 })
@@ -11716,14 +8420,11 @@ impl<'de> ::serde::Deserialize<'de> for NotificationMetaObject {
                 {
                     match key.as_str() {
                         "io.modelcontextprotocol/subscriptionId" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "io.modelcontextprotocol/subscriptionId",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(
+                                &mut map,
+                                &mut __f0,
+                                "io.modelcontextprotocol/subscriptionId",
+                            )?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -11775,14 +8476,7 @@ impl<'de> ::serde::Deserialize<'de> for NotificationParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -11853,62 +8547,14 @@ impl<'de> ::serde::Deserialize<'de> for NumberSchema {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "default",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "default" => __private::take(&mut map, &mut __f0, "default")?,
                         "description" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "description")?
                         }
-                        "maximum" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "maximum",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "minimum" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "minimum",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "maximum" => __private::take(&mut map, &mut __f2, "maximum")?,
+                        "minimum" => __private::take(&mut map, &mut __f3, "minimum")?,
+                        "title" => __private::take(&mut map, &mut __f4, "title")?,
+                        "type" => __private::take(&mut map, &mut __f5, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -11920,14 +8566,7 @@ impl<'de> ::serde::Deserialize<'de> for NumberSchema {
                     maximum: __f2,
                     minimum: __f3,
                     title: __f4,
-                    type_: match __f5 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    type_: __private::required::<_, __A::Error>(__f5, "type")?,
                     extra: __extra,
                 })
             }
@@ -12014,82 +8653,20 @@ impl<'de> ::serde::Deserialize<'de> for PaginatedRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(PaginatedRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
+                    params: __private::required::<_, __A::Error>(__f3, "params")?,
                     extra: __extra,
                 })
             }
@@ -12137,38 +8714,15 @@ impl<'de> ::serde::Deserialize<'de> for PaginatedRequestParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "cursor" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "cursor",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "cursor" => __private::take(&mut map, &mut __f1, "cursor")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(PaginatedRequestParams {
-                    meta: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("_meta"),
-                            );
-                        }
-                    },
+                    meta: __private::required::<_, __A::Error>(__f0, "_meta")?,
                     cursor: __f1,
                     extra: __extra,
                 })
@@ -12227,33 +8781,12 @@ impl<'de> ::serde::Deserialize<'de> for PaginatedResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "nextCursor" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "nextCursor",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "nextCursor")?
                         }
                         "resultType" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resultType",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "resultType")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -12313,55 +8846,18 @@ impl<'de> ::serde::Deserialize<'de> for ParseError {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "code" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("code"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "data" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("data"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "message" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "message",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "code" => __private::take(&mut map, &mut __f0, "code")?,
+                        "data" => __private::take(&mut map, &mut __f1, "data")?,
+                        "message" => __private::take(&mut map, &mut __f2, "message")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ParseError {
-                    code: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("code"),
-                            );
-                        }
-                    },
+                    code: __private::required::<_, __A::Error>(__f0, "code")?,
                     data: __f1,
-                    message: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("message"),
-                            );
-                        }
-                    },
+                    message: __private::required::<_, __A::Error>(__f2, "message")?,
                     extra: __extra,
                 })
             }
@@ -12758,66 +9254,18 @@ impl<'de> ::serde::Deserialize<'de> for ProgressNotification {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "jsonrpc" => __private::take(&mut map, &mut __f0, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f1, "method")?,
+                        "params" => __private::take(&mut map, &mut __f2, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ProgressNotification {
-                    jsonrpc: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    jsonrpc: __private::required::<_, __A::Error>(__f0, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f1, "method")?,
+                    params: __private::required::<_, __A::Error>(__f2, "params")?,
                     extra: __extra,
                 })
             }
@@ -12898,52 +9346,13 @@ impl<'de> ::serde::Deserialize<'de> for ProgressNotificationParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "message" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "message",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "progress" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "progress",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "message" => __private::take(&mut map, &mut __f1, "message")?,
+                        "progress" => __private::take(&mut map, &mut __f2, "progress")?,
                         "progressToken" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "progressToken",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "progressToken")?
                         }
-                        "total" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("total"),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "total" => __private::take(&mut map, &mut __f4, "total")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -12952,26 +9361,11 @@ impl<'de> ::serde::Deserialize<'de> for ProgressNotificationParams {
                 ::core::result::Result::Ok(ProgressNotificationParams {
                     meta: __f0,
                     message: __f1,
-                    progress: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "progress",
-                                ),
-                            );
-                        }
-                    },
-                    progress_token: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "progressToken",
-                                ),
-                            );
-                        }
-                    },
+                    progress: __private::required::<_, __A::Error>(__f2, "progress")?,
+                    progress_token: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f3, "progressToken")?,
                     total: __f4,
                     extra: __extra,
                 })
@@ -13121,58 +9515,14 @@ impl<'de> ::serde::Deserialize<'de> for Prompt {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "arguments" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "arguments",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "arguments" => __private::take(&mut map, &mut __f1, "arguments")?,
                         "description" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "description")?
                         }
-                        "icons" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("icons"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "name" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "icons" => __private::take(&mut map, &mut __f3, "icons")?,
+                        "name" => __private::take(&mut map, &mut __f4, "name")?,
+                        "title" => __private::take(&mut map, &mut __f5, "title")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -13183,14 +9533,7 @@ impl<'de> ::serde::Deserialize<'de> for Prompt {
                     arguments: __f1,
                     description: __f2,
                     icons: __f3,
-                    name: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("name"),
-                            );
-                        }
-                    },
+                    name: __private::required::<_, __A::Error>(__f4, "name")?,
                     title: __f5,
                     extra: __extra,
                 })
@@ -13247,41 +9590,11 @@ impl<'de> ::serde::Deserialize<'de> for PromptArgument {
                 {
                     match key.as_str() {
                         "description" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "description")?
                         }
-                        "name" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "required" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "required",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "name" => __private::take(&mut map, &mut __f1, "name")?,
+                        "required" => __private::take(&mut map, &mut __f2, "required")?,
+                        "title" => __private::take(&mut map, &mut __f3, "title")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -13289,14 +9602,7 @@ impl<'de> ::serde::Deserialize<'de> for PromptArgument {
                 }
                 ::core::result::Result::Ok(PromptArgument {
                     description: __f0,
-                    name: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("name"),
-                            );
-                        }
-                    },
+                    name: __private::required::<_, __A::Error>(__f1, "name")?,
                     required: __f2,
                     title: __f3,
                     extra: __extra,
@@ -13350,58 +9656,17 @@ impl<'de> ::serde::Deserialize<'de> for PromptListChangedNotification {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "jsonrpc" => __private::take(&mut map, &mut __f0, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f1, "method")?,
+                        "params" => __private::take(&mut map, &mut __f2, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(PromptListChangedNotification {
-                    jsonrpc: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
+                    jsonrpc: __private::required::<_, __A::Error>(__f0, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f1, "method")?,
                     params: __f2,
                     extra: __extra,
                 })
@@ -13470,46 +9735,16 @@ impl<'de> ::serde::Deserialize<'de> for PromptMessage {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "content" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "content",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "role" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("role"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "content" => __private::take(&mut map, &mut __f0, "content")?,
+                        "role" => __private::take(&mut map, &mut __f1, "role")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(PromptMessage {
-                    content: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("content"),
-                            );
-                        }
-                    },
-                    role: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("role"),
-                            );
-                        }
-                    },
+                    content: __private::required::<_, __A::Error>(__f0, "content")?,
+                    role: __private::required::<_, __A::Error>(__f1, "role")?,
                     extra: __extra,
                 })
             }
@@ -13560,53 +9795,18 @@ impl<'de> ::serde::Deserialize<'de> for PromptReference {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "name" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "name" => __private::take(&mut map, &mut __f0, "name")?,
+                        "title" => __private::take(&mut map, &mut __f1, "title")?,
+                        "type" => __private::take(&mut map, &mut __f2, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(PromptReference {
-                    name: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("name"),
-                            );
-                        }
-                    },
+                    name: __private::required::<_, __A::Error>(__f0, "name")?,
                     title: __f1,
-                    type_: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    type_: __private::required::<_, __A::Error>(__f2, "type")?,
                     extra: __extra,
                 })
             }
@@ -13680,82 +9880,20 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ReadResourceRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
+                    params: __private::required::<_, __A::Error>(__f3, "params")?,
                     extra: __extra,
                 })
             }
@@ -13838,66 +9976,24 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceRequestParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "inputResponses" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "inputResponses",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "inputResponses")?
                         }
                         "requestState" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "requestState",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "requestState")?
                         }
-                        "uri" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("uri"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "uri" => __private::take(&mut map, &mut __f3, "uri")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ReadResourceRequestParams {
-                    meta: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("_meta"),
-                            );
-                        }
-                    },
+                    meta: __private::required::<_, __A::Error>(__f0, "_meta")?,
                     input_responses: __f1,
                     request_state: __f2,
-                    uri: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("uri"),
-                            );
-                        }
-                    },
+                    uri: __private::required::<_, __A::Error>(__f3, "uri")?,
                     extra: __extra,
                 })
             }
@@ -13964,52 +10060,15 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "cacheScope" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "cacheScope",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "cacheScope")?
                         }
-                        "contents" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "contents",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "contents" => __private::take(&mut map, &mut __f2, "contents")?,
                         "resultType" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resultType",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "resultType")?
                         }
-                        "ttlMs" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("ttlMs"),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "ttlMs" => __private::take(&mut map, &mut __f4, "ttlMs")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -14018,16 +10077,7 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResult {
                 ::core::result::Result::Ok(ReadResourceResult {
                     meta: __f0,
                     cache_scope: __f1,
-                    contents: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "contents",
-                                ),
-                            );
-                        }
-                    },
+                    contents: __private::required::<_, __A::Error>(__f2, "contents")?,
                     result_type: __f3,
                     ttl_ms: __f4,
                     extra: __extra,
@@ -14189,64 +10239,18 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultResponse {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "result" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "result",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "result" => __private::take(&mut map, &mut __f2, "result")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ReadResourceResultResponse {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    result: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("result"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    result: __private::required::<_, __A::Error>(__f2, "result")?,
                     extra: __extra,
                 })
             }
@@ -14419,40 +10423,15 @@ impl<'de> ::serde::Deserialize<'de> for Request {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "method" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "method" => __private::take(&mut map, &mut __f0, "method")?,
+                        "params" => __private::take(&mut map, &mut __f1, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(Request {
-                    method: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
+                    method: __private::required::<_, __A::Error>(__f0, "method")?,
                     params: __f1,
                     extra: __extra,
                 })
@@ -14609,54 +10588,35 @@ impl<'de> ::serde::Deserialize<'de> for RequestMetaObject {
                 {
                     match key.as_str() {
                         "io.modelcontextprotocol/clientCapabilities" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "io.modelcontextprotocol/clientCapabilities",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(
+                                &mut map,
+                                &mut __f0,
+                                "io.modelcontextprotocol/clientCapabilities",
+                            )?
                         }
                         "io.modelcontextprotocol/clientInfo" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "io.modelcontextprotocol/clientInfo",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(
+                                &mut map,
+                                &mut __f1,
+                                "io.modelcontextprotocol/clientInfo",
+                            )?
                         }
                         "io.modelcontextprotocol/logLevel" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "io.modelcontextprotocol/logLevel",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(
+                                &mut map,
+                                &mut __f2,
+                                "io.modelcontextprotocol/logLevel",
+                            )?
                         }
                         "io.modelcontextprotocol/protocolVersion" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "io.modelcontextprotocol/protocolVersion",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(
+                                &mut map,
+                                &mut __f3,
+                                "io.modelcontextprotocol/protocolVersion",
+                            )?
                         }
                         "progressToken" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "progressToken",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f4, "progressToken")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -14664,28 +10624,16 @@ impl<'de> ::serde::Deserialize<'de> for RequestMetaObject {
                     }
                 }
                 ::core::result::Result::Ok(RequestMetaObject {
-                    client_capabilities: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "io.modelcontextprotocol/clientCapabilities",
-                                ),
-                            );
-                        }
-                    },
+                    client_capabilities: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f0, "io.modelcontextprotocol/clientCapabilities")?,
                     client_info: __f1,
                     log_level: __f2,
-                    protocol_version: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "io.modelcontextprotocol/protocolVersion",
-                                ),
-                            );
-                        }
-                    },
+                    protocol_version: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f3, "io.modelcontextprotocol/protocolVersion")?,
                     progress_token: __f4,
                     extra: __extra,
                 })
@@ -14730,28 +10678,14 @@ impl<'de> ::serde::Deserialize<'de> for RequestParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(RequestParams {
-                    meta: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("_meta"),
-                            );
-                        }
-                    },
+                    meta: __private::required::<_, __A::Error>(__f0, "_meta")?,
                     extra: __extra,
                 })
             }
@@ -14828,84 +10762,19 @@ impl<'de> ::serde::Deserialize<'de> for Resource {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "annotations" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "annotations",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "annotations")?
                         }
                         "description" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "description")?
                         }
-                        "icons" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("icons"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "mimeType" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "mimeType",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "name" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "size" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("size"),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "uri" => {
-                            if __f8.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("uri"),
-                                );
-                            }
-                            __f8 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "icons" => __private::take(&mut map, &mut __f3, "icons")?,
+                        "mimeType" => __private::take(&mut map, &mut __f4, "mimeType")?,
+                        "name" => __private::take(&mut map, &mut __f5, "name")?,
+                        "size" => __private::take(&mut map, &mut __f6, "size")?,
+                        "title" => __private::take(&mut map, &mut __f7, "title")?,
+                        "uri" => __private::take(&mut map, &mut __f8, "uri")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -14917,24 +10786,10 @@ impl<'de> ::serde::Deserialize<'de> for Resource {
                     description: __f2,
                     icons: __f3,
                     mime_type: __f4,
-                    name: match __f5 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("name"),
-                            );
-                        }
-                    },
+                    name: __private::required::<_, __A::Error>(__f5, "name")?,
                     size: __f6,
                     title: __f7,
-                    uri: match __f8 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("uri"),
-                            );
-                        }
-                    },
+                    uri: __private::required::<_, __A::Error>(__f8, "uri")?,
                     extra: __extra,
                 })
             }
@@ -14988,32 +10843,9 @@ impl<'de> ::serde::Deserialize<'de> for ResourceContents {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "mimeType" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "mimeType",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "uri" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("uri"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "mimeType" => __private::take(&mut map, &mut __f1, "mimeType")?,
+                        "uri" => __private::take(&mut map, &mut __f2, "uri")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -15022,14 +10854,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceContents {
                 ::core::result::Result::Ok(ResourceContents {
                     meta: __f0,
                     mime_type: __f1,
-                    uri: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("uri"),
-                            );
-                        }
-                    },
+                    uri: __private::required::<_, __A::Error>(__f2, "uri")?,
                     extra: __extra,
                 })
             }
@@ -15110,92 +10935,20 @@ impl<'de> ::serde::Deserialize<'de> for ResourceLink {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "annotations" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "annotations",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "annotations")?
                         }
                         "description" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "description")?
                         }
-                        "icons" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("icons"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "mimeType" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "mimeType",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "name" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "size" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("size"),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f8.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f8 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "uri" => {
-                            if __f9.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("uri"),
-                                );
-                            }
-                            __f9 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "icons" => __private::take(&mut map, &mut __f3, "icons")?,
+                        "mimeType" => __private::take(&mut map, &mut __f4, "mimeType")?,
+                        "name" => __private::take(&mut map, &mut __f5, "name")?,
+                        "size" => __private::take(&mut map, &mut __f6, "size")?,
+                        "title" => __private::take(&mut map, &mut __f7, "title")?,
+                        "type" => __private::take(&mut map, &mut __f8, "type")?,
+                        "uri" => __private::take(&mut map, &mut __f9, "uri")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -15207,32 +10960,11 @@ impl<'de> ::serde::Deserialize<'de> for ResourceLink {
                     description: __f2,
                     icons: __f3,
                     mime_type: __f4,
-                    name: match __f5 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("name"),
-                            );
-                        }
-                    },
+                    name: __private::required::<_, __A::Error>(__f5, "name")?,
                     size: __f6,
                     title: __f7,
-                    type_: match __f8 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
-                    uri: match __f9 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("uri"),
-                            );
-                        }
-                    },
+                    type_: __private::required::<_, __A::Error>(__f8, "type")?,
+                    uri: __private::required::<_, __A::Error>(__f9, "uri")?,
                     extra: __extra,
                 })
             }
@@ -15306,58 +11038,17 @@ impl<'de> ::serde::Deserialize<'de> for ResourceListChangedNotification {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "jsonrpc" => __private::take(&mut map, &mut __f0, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f1, "method")?,
+                        "params" => __private::take(&mut map, &mut __f2, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ResourceListChangedNotification {
-                    jsonrpc: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
+                    jsonrpc: __private::required::<_, __A::Error>(__f0, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f1, "method")?,
                     params: __f2,
                     extra: __extra,
                 })
@@ -15427,44 +11118,16 @@ impl<'de> ::serde::Deserialize<'de> for ResourceRequestParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "uri" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("uri"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "uri" => __private::take(&mut map, &mut __f1, "uri")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ResourceRequestParams {
-                    meta: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("_meta"),
-                            );
-                        }
-                    },
-                    uri: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("uri"),
-                            );
-                        }
-                    },
+                    meta: __private::required::<_, __A::Error>(__f0, "_meta")?,
+                    uri: __private::required::<_, __A::Error>(__f1, "uri")?,
                     extra: __extra,
                 })
             }
@@ -15538,77 +11201,19 @@ impl<'de> ::serde::Deserialize<'de> for ResourceTemplate {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "annotations" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "annotations",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "annotations")?
                         }
                         "description" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "description")?
                         }
-                        "icons" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("icons"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "mimeType" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "mimeType",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "name" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "icons" => __private::take(&mut map, &mut __f3, "icons")?,
+                        "mimeType" => __private::take(&mut map, &mut __f4, "mimeType")?,
+                        "name" => __private::take(&mut map, &mut __f5, "name")?,
+                        "title" => __private::take(&mut map, &mut __f6, "title")?,
                         "uriTemplate" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "uriTemplate",
-                                    ),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f7, "uriTemplate")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -15621,25 +11226,12 @@ impl<'de> ::serde::Deserialize<'de> for ResourceTemplate {
                     description: __f2,
                     icons: __f3,
                     mime_type: __f4,
-                    name: match __f5 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("name"),
-                            );
-                        }
-                    },
+                    name: __private::required::<_, __A::Error>(__f5, "name")?,
                     title: __f6,
-                    uri_template: match __f7 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "uriTemplate",
-                                ),
-                            );
-                        }
-                    },
+                    uri_template: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f7, "uriTemplate")?,
                     extra: __extra,
                 })
             }
@@ -15686,44 +11278,16 @@ impl<'de> ::serde::Deserialize<'de> for ResourceTemplateReference {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "type" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "uri" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("uri"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "type" => __private::take(&mut map, &mut __f0, "type")?,
+                        "uri" => __private::take(&mut map, &mut __f1, "uri")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ResourceTemplateReference {
-                    type_: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
-                    uri: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("uri"),
-                            );
-                        }
-                    },
+                    type_: __private::required::<_, __A::Error>(__f0, "type")?,
+                    uri: __private::required::<_, __A::Error>(__f1, "uri")?,
                     extra: __extra,
                 })
             }
@@ -15798,66 +11362,18 @@ impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotification {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "jsonrpc" => __private::take(&mut map, &mut __f0, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f1, "method")?,
+                        "params" => __private::take(&mut map, &mut __f2, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ResourceUpdatedNotification {
-                    jsonrpc: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    jsonrpc: __private::required::<_, __A::Error>(__f0, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f1, "method")?,
+                    params: __private::required::<_, __A::Error>(__f2, "params")?,
                     extra: __extra,
                 })
             }
@@ -15926,22 +11442,8 @@ impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotificationParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "uri" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("uri"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "uri" => __private::take(&mut map, &mut __f1, "uri")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -15949,14 +11451,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotificationParams {
                 }
                 ::core::result::Result::Ok(ResourceUpdatedNotificationParams {
                     meta: __f0,
-                    uri: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("uri"),
-                            );
-                        }
-                    },
+                    uri: __private::required::<_, __A::Error>(__f1, "uri")?,
                     extra: __extra,
                 })
             }
@@ -16007,23 +11502,9 @@ impl<'de> ::serde::Deserialize<'de> for Result {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "resultType" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resultType",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "resultType")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -16080,14 +11561,11 @@ impl<'de> ::serde::Deserialize<'de> for ResultMetaObject {
                 {
                     match key.as_str() {
                         "io.modelcontextprotocol/serverInfo" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "io.modelcontextprotocol/serverInfo",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(
+                                &mut map,
+                                &mut __f0,
+                                "io.modelcontextprotocol/serverInfo",
+                            )?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -16183,30 +11661,9 @@ impl<'de> ::serde::Deserialize<'de> for Root {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "name" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "uri" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("uri"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "name" => __private::take(&mut map, &mut __f1, "name")?,
+                        "uri" => __private::take(&mut map, &mut __f2, "uri")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -16215,14 +11672,7 @@ impl<'de> ::serde::Deserialize<'de> for Root {
                 ::core::result::Result::Ok(Root {
                     meta: __f0,
                     name: __f1,
-                    uri: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("uri"),
-                            );
-                        }
-                    },
+                    uri: __private::required::<_, __A::Error>(__f2, "uri")?,
                     extra: __extra,
                 })
             }
@@ -16272,32 +11722,9 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessage {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "content" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "content",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "role" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("role"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "content" => __private::take(&mut map, &mut __f1, "content")?,
+                        "role" => __private::take(&mut map, &mut __f2, "role")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -16305,22 +11732,8 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessage {
                 }
                 ::core::result::Result::Ok(SamplingMessage {
                     meta: __f0,
-                    content: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("content"),
-                            );
-                        }
-                    },
-                    role: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("role"),
-                            );
-                        }
-                    },
+                    content: __private::required::<_, __A::Error>(__f1, "content")?,
+                    role: __private::required::<_, __A::Error>(__f2, "role")?,
                     extra: __extra,
                 })
             }
@@ -16721,73 +12134,18 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilities {
                 {
                     match key.as_str() {
                         "completions" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "completions",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "completions")?
                         }
                         "experimental" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "experimental",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "experimental")?
                         }
                         "extensions" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "extensions",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "extensions")?
                         }
-                        "logging" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "logging",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "prompts" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "prompts",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "resources" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resources",
-                                    ),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "tools" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("tools"),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "logging" => __private::take(&mut map, &mut __f3, "logging")?,
+                        "prompts" => __private::take(&mut map, &mut __f4, "prompts")?,
+                        "resources" => __private::take(&mut map, &mut __f5, "resources")?,
+                        "tools" => __private::take(&mut map, &mut __f6, "tools")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -16848,14 +12206,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesPrompts {
                 {
                     match key.as_str() {
                         "listChanged" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "listChanged",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "listChanged")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -16915,25 +12266,9 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesResources {
                 {
                     match key.as_str() {
                         "listChanged" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "listChanged",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "listChanged")?
                         }
-                        "subscribe" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "subscribe",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "subscribe" => __private::take(&mut map, &mut __f1, "subscribe")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -16989,14 +12324,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTools {
                 {
                     match key.as_str() {
                         "listChanged" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "listChanged",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "listChanged")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -17761,72 +13089,15 @@ impl<'de> ::serde::Deserialize<'de> for StringSchema {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "default",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "default" => __private::take(&mut map, &mut __f0, "default")?,
                         "description" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "description")?
                         }
-                        "format" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "format",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "maxLength" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "maxLength",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "minLength" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "minLength",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "format" => __private::take(&mut map, &mut __f2, "format")?,
+                        "maxLength" => __private::take(&mut map, &mut __f3, "maxLength")?,
+                        "minLength" => __private::take(&mut map, &mut __f4, "minLength")?,
+                        "title" => __private::take(&mut map, &mut __f5, "title")?,
+                        "type" => __private::take(&mut map, &mut __f6, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -17839,14 +13110,7 @@ impl<'de> ::serde::Deserialize<'de> for StringSchema {
                     max_length: __f3,
                     min_length: __f4,
                     title: __f5,
-                    type_: match __f6 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    type_: __private::required::<_, __A::Error>(__f6, "type")?,
                     extra: __extra,
                 })
             }
@@ -17962,44 +13226,20 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionFilter {
                 {
                     match key.as_str() {
                         "promptsListChanged" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "promptsListChanged",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "promptsListChanged")?
                         }
                         "resourceSubscriptions" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resourceSubscriptions",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(
+                                &mut map,
+                                &mut __f1,
+                                "resourceSubscriptions",
+                            )?
                         }
                         "resourcesListChanged" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resourcesListChanged",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "resourcesListChanged")?
                         }
                         "toolsListChanged" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "toolsListChanged",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "toolsListChanged")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -18066,66 +13306,18 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsAcknowledgedNotification {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "jsonrpc" => __private::take(&mut map, &mut __f0, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f1, "method")?,
+                        "params" => __private::take(&mut map, &mut __f2, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(SubscriptionsAcknowledgedNotification {
-                    jsonrpc: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    jsonrpc: __private::required::<_, __A::Error>(__f0, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f1, "method")?,
+                    params: __private::required::<_, __A::Error>(__f2, "params")?,
                     extra: __extra,
                 })
             }
@@ -18197,23 +13389,9 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsAcknowledgedNotificationPar
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "notifications" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "notifications",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "notifications")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -18222,16 +13400,10 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsAcknowledgedNotificationPar
                 }
                 ::core::result::Result::Ok(SubscriptionsAcknowledgedNotificationParams {
                     meta: __f0,
-                    notifications: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "notifications",
-                                ),
-                            );
-                        }
-                    },
+                    notifications: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f1, "notifications")?,
                     extra: __extra,
                 })
             }
@@ -18283,82 +13455,20 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenRequest {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f2, "method")?,
+                        "params" => __private::take(&mut map, &mut __f3, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(SubscriptionsListenRequest {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
-                    params: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("params"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f2, "method")?,
+                    params: __private::required::<_, __A::Error>(__f3, "params")?,
                     extra: __extra,
                 })
             }
@@ -18427,23 +13537,9 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenRequestParams {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "notifications" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "notifications",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "notifications")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -18451,24 +13547,11 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenRequestParams {
                     }
                 }
                 ::core::result::Result::Ok(SubscriptionsListenRequestParams {
-                    meta: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("_meta"),
-                            );
-                        }
-                    },
-                    notifications: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "notifications",
-                                ),
-                            );
-                        }
-                    },
+                    meta: __private::required::<_, __A::Error>(__f0, "_meta")?,
+                    notifications: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f1, "notifications")?,
                     extra: __extra,
                 })
             }
@@ -18521,23 +13604,9 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenResult {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "resultType" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "resultType",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "resultType")?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -18545,14 +13614,7 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenResult {
                     }
                 }
                 ::core::result::Result::Ok(SubscriptionsListenResult {
-                    meta: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("_meta"),
-                            );
-                        }
-                    },
+                    meta: __private::required::<_, __A::Error>(__f0, "_meta")?,
                     result_type: __f1,
                     extra: __extra,
                 })
@@ -18608,24 +13670,18 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenResultMetaObject {
                 {
                     match key.as_str() {
                         "io.modelcontextprotocol/serverInfo" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "io.modelcontextprotocol/serverInfo",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(
+                                &mut map,
+                                &mut __f0,
+                                "io.modelcontextprotocol/serverInfo",
+                            )?
                         }
                         "io.modelcontextprotocol/subscriptionId" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "io.modelcontextprotocol/subscriptionId",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(
+                                &mut map,
+                                &mut __f1,
+                                "io.modelcontextprotocol/subscriptionId",
+                            )?
                         }
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
@@ -18634,16 +13690,10 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenResultMetaObject {
                 }
                 ::core::result::Result::Ok(SubscriptionsListenResultMetaObject {
                     server_info: __f0,
-                    subscription_id: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "io.modelcontextprotocol/subscriptionId",
-                                ),
-                            );
-                        }
-                    },
+                    subscription_id: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f1, "io.modelcontextprotocol/subscriptionId")?,
                     extra: __extra,
                 })
             }
@@ -18692,64 +13742,18 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenResultResponse {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "result" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "result",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "id" => __private::take(&mut map, &mut __f0, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f1, "jsonrpc")?,
+                        "result" => __private::take(&mut map, &mut __f2, "result")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(SubscriptionsListenResultResponse {
-                    id: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    jsonrpc: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    result: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("result"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f0, "id")?,
+                    jsonrpc: __private::required::<_, __A::Error>(__f1, "jsonrpc")?,
+                    result: __private::required::<_, __A::Error>(__f2, "result")?,
                     extra: __extra,
                 })
             }
@@ -18804,40 +13808,12 @@ impl<'de> ::serde::Deserialize<'de> for TextContent {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "annotations" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "annotations",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "annotations")?
                         }
-                        "text" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("text"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "text" => __private::take(&mut map, &mut __f2, "text")?,
+                        "type" => __private::take(&mut map, &mut __f3, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -18846,22 +13822,8 @@ impl<'de> ::serde::Deserialize<'de> for TextContent {
                 ::core::result::Result::Ok(TextContent {
                     meta: __f0,
                     annotations: __f1,
-                    text: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("text"),
-                            );
-                        }
-                    },
-                    type_: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    text: __private::required::<_, __A::Error>(__f2, "text")?,
+                    type_: __private::required::<_, __A::Error>(__f3, "type")?,
                     extra: __extra,
                 })
             }
@@ -18940,40 +13902,10 @@ impl<'de> ::serde::Deserialize<'de> for TextResourceContents {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "mimeType" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "mimeType",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "text" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("text"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "uri" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("uri"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "mimeType" => __private::take(&mut map, &mut __f1, "mimeType")?,
+                        "text" => __private::take(&mut map, &mut __f2, "text")?,
+                        "uri" => __private::take(&mut map, &mut __f3, "uri")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -18982,22 +13914,8 @@ impl<'de> ::serde::Deserialize<'de> for TextResourceContents {
                 ::core::result::Result::Ok(TextResourceContents {
                     meta: __f0,
                     mime_type: __f1,
-                    text: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("text"),
-                            );
-                        }
-                    },
-                    uri: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("uri"),
-                            );
-                        }
-                    },
+                    text: __private::required::<_, __A::Error>(__f2, "text")?,
+                    uri: __private::required::<_, __A::Error>(__f3, "uri")?,
                     extra: __extra,
                 })
             }
@@ -19072,70 +13990,15 @@ impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchema {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "default",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "default" => __private::take(&mut map, &mut __f0, "default")?,
                         "description" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "description")?
                         }
-                        "items" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("items"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "maxItems" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "maxItems",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "minItems" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "minItems",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "items" => __private::take(&mut map, &mut __f2, "items")?,
+                        "maxItems" => __private::take(&mut map, &mut __f3, "maxItems")?,
+                        "minItems" => __private::take(&mut map, &mut __f4, "minItems")?,
+                        "title" => __private::take(&mut map, &mut __f5, "title")?,
+                        "type" => __private::take(&mut map, &mut __f6, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -19144,25 +14007,11 @@ impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchema {
                 ::core::result::Result::Ok(TitledMultiSelectEnumSchema {
                     default: __f0,
                     description: __f1,
-                    items: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("items"),
-                            );
-                        }
-                    },
+                    items: __private::required::<_, __A::Error>(__f2, "items")?,
                     max_items: __f3,
                     min_items: __f4,
                     title: __f5,
-                    type_: match __f6 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    type_: __private::required::<_, __A::Error>(__f6, "type")?,
                     extra: __extra,
                 })
             }
@@ -19208,28 +14057,14 @@ impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchemaItems {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "anyOf" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("anyOf"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "anyOf" => __private::take(&mut map, &mut __f0, "anyOf")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(TitledMultiSelectEnumSchemaItems {
-                    any_of: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("anyOf"),
-                            );
-                        }
-                    },
+                    any_of: __private::required::<_, __A::Error>(__f0, "anyOf")?,
                     extra: __extra,
                 })
             }
@@ -19279,44 +14114,16 @@ impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchemaItemsAnyOfIte
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "const" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("const"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "const" => __private::take(&mut map, &mut __f0, "const")?,
+                        "title" => __private::take(&mut map, &mut __f1, "title")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(TitledMultiSelectEnumSchemaItemsAnyOfItem {
-                    const_: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("const"),
-                            );
-                        }
-                    },
-                    title: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("title"),
-                            );
-                        }
-                    },
+                    const_: __private::required::<_, __A::Error>(__f0, "const")?,
+                    title: __private::required::<_, __A::Error>(__f1, "title")?,
                     extra: __extra,
                 })
             }
@@ -19400,50 +14207,13 @@ impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchema {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "default",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "default" => __private::take(&mut map, &mut __f0, "default")?,
                         "description" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "description")?
                         }
-                        "oneOf" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("oneOf"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "oneOf" => __private::take(&mut map, &mut __f2, "oneOf")?,
+                        "title" => __private::take(&mut map, &mut __f3, "title")?,
+                        "type" => __private::take(&mut map, &mut __f4, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -19452,23 +14222,9 @@ impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchema {
                 ::core::result::Result::Ok(TitledSingleSelectEnumSchema {
                     default: __f0,
                     description: __f1,
-                    one_of: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("oneOf"),
-                            );
-                        }
-                    },
+                    one_of: __private::required::<_, __A::Error>(__f2, "oneOf")?,
                     title: __f3,
-                    type_: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    type_: __private::required::<_, __A::Error>(__f4, "type")?,
                     extra: __extra,
                 })
             }
@@ -19518,44 +14274,16 @@ impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchemaOneOfItem {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "const" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("const"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "const" => __private::take(&mut map, &mut __f0, "const")?,
+                        "title" => __private::take(&mut map, &mut __f1, "title")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(TitledSingleSelectEnumSchemaOneOfItem {
-                    const_: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("const"),
-                            );
-                        }
-                    },
-                    title: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("title"),
-                            );
-                        }
-                    },
+                    const_: __private::required::<_, __A::Error>(__f0, "const")?,
+                    title: __private::required::<_, __A::Error>(__f1, "title")?,
                     extra: __extra,
                 })
             }
@@ -19629,78 +14357,22 @@ impl<'de> ::serde::Deserialize<'de> for Tool {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
                         "annotations" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "annotations",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "annotations")?
                         }
                         "description" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "description")?
                         }
-                        "icons" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("icons"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "icons" => __private::take(&mut map, &mut __f3, "icons")?,
                         "inputSchema" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "inputSchema",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f4, "inputSchema")?
                         }
-                        "name" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "name" => __private::take(&mut map, &mut __f5, "name")?,
                         "outputSchema" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "outputSchema",
-                                    ),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f6, "outputSchema")?
                         }
-                        "title" => {
-                            if __f7.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f7 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "title" => __private::take(&mut map, &mut __f7, "title")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -19711,24 +14383,11 @@ impl<'de> ::serde::Deserialize<'de> for Tool {
                     annotations: __f1,
                     description: __f2,
                     icons: __f3,
-                    input_schema: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "inputSchema",
-                                ),
-                            );
-                        }
-                    },
-                    name: match __f5 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("name"),
-                            );
-                        }
-                    },
+                    input_schema: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f4, "inputSchema")?,
+                    name: __private::required::<_, __A::Error>(__f5, "name")?,
                     output_schema: __f6,
                     title: __f7,
                     extra: __extra,
@@ -19778,24 +14437,8 @@ impl<'de> ::serde::Deserialize<'de> for ToolInputSchema {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "$schema" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "$schema",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "$schema" => __private::take(&mut map, &mut __f0, "$schema")?,
+                        "type" => __private::take(&mut map, &mut __f1, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -19803,14 +14446,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolInputSchema {
                 }
                 ::core::result::Result::Ok(ToolInputSchema {
                     schema: __f0,
-                    type_: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    type_: __private::required::<_, __A::Error>(__f1, "type")?,
                     extra: __extra,
                 })
             }
@@ -19854,16 +14490,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolOutputSchema {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "$schema" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "$schema",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "$schema" => __private::take(&mut map, &mut __f0, "$schema")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -19943,53 +14570,18 @@ impl<'de> ::serde::Deserialize<'de> for ToolAnnotations {
                 {
                     match key.as_str() {
                         "destructiveHint" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "destructiveHint",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f0, "destructiveHint")?
                         }
                         "idempotentHint" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "idempotentHint",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "idempotentHint")?
                         }
                         "openWorldHint" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "openWorldHint",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f2, "openWorldHint")?
                         }
                         "readOnlyHint" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "readOnlyHint",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "readOnlyHint")?
                         }
-                        "title" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "title" => __private::take(&mut map, &mut __f4, "title")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -20044,14 +14636,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolChoice {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "mode" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("mode"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "mode" => __private::take(&mut map, &mut __f0, "mode")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -20149,58 +14734,17 @@ impl<'de> ::serde::Deserialize<'de> for ToolListChangedNotification {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "method",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "jsonrpc" => __private::take(&mut map, &mut __f0, "jsonrpc")?,
+                        "method" => __private::take(&mut map, &mut __f1, "method")?,
+                        "params" => __private::take(&mut map, &mut __f2, "params")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(ToolListChangedNotification {
-                    jsonrpc: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
-                    method: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("method"),
-                            );
-                        }
-                    },
+                    jsonrpc: __private::required::<_, __A::Error>(__f0, "jsonrpc")?,
+                    method: __private::required::<_, __A::Error>(__f1, "method")?,
                     params: __f2,
                     extra: __extra,
                 })
@@ -20289,62 +14833,14 @@ impl<'de> ::serde::Deserialize<'de> for ToolResultContent {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "content" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "content",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "isError" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "isError",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "content" => __private::take(&mut map, &mut __f1, "content")?,
+                        "isError" => __private::take(&mut map, &mut __f2, "isError")?,
                         "structuredContent" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "structuredContent",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f3, "structuredContent")?
                         }
-                        "toolUseId" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "toolUseId",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "toolUseId" => __private::take(&mut map, &mut __f4, "toolUseId")?,
+                        "type" => __private::take(&mut map, &mut __f5, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -20352,34 +14848,14 @@ impl<'de> ::serde::Deserialize<'de> for ToolResultContent {
                 }
                 ::core::result::Result::Ok(ToolResultContent {
                     meta: __f0,
-                    content: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("content"),
-                            );
-                        }
-                    },
+                    content: __private::required::<_, __A::Error>(__f1, "content")?,
                     is_error: __f2,
                     structured_content: __f3,
-                    tool_use_id: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "toolUseId",
-                                ),
-                            );
-                        }
-                    },
-                    type_: match __f5 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    tool_use_id: __private::required::<
+                        _,
+                        __A::Error,
+                    >(__f4, "toolUseId")?,
+                    type_: __private::required::<_, __A::Error>(__f5, "type")?,
                     extra: __extra,
                 })
             }
@@ -20460,46 +14936,11 @@ impl<'de> ::serde::Deserialize<'de> for ToolUseContent {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "_meta" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("_meta"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "input" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("input"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "name" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("name"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "_meta" => __private::take(&mut map, &mut __f0, "_meta")?,
+                        "id" => __private::take(&mut map, &mut __f1, "id")?,
+                        "input" => __private::take(&mut map, &mut __f2, "input")?,
+                        "name" => __private::take(&mut map, &mut __f3, "name")?,
+                        "type" => __private::take(&mut map, &mut __f4, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -20507,38 +14948,10 @@ impl<'de> ::serde::Deserialize<'de> for ToolUseContent {
                 }
                 ::core::result::Result::Ok(ToolUseContent {
                     meta: __f0,
-                    id: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("id"),
-                            );
-                        }
-                    },
-                    input: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("input"),
-                            );
-                        }
-                    },
-                    name: match __f3 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("name"),
-                            );
-                        }
-                    },
-                    type_: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    id: __private::required::<_, __A::Error>(__f1, "id")?,
+                    input: __private::required::<_, __A::Error>(__f2, "input")?,
+                    name: __private::required::<_, __A::Error>(__f3, "name")?,
+                    type_: __private::required::<_, __A::Error>(__f4, "type")?,
                     extra: __extra,
                 })
             }
@@ -20612,55 +15025,18 @@ impl<'de> ::serde::Deserialize<'de> for UnsupportedProtocolVersionError {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "error" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("error"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("id"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "error" => __private::take(&mut map, &mut __f0, "error")?,
+                        "id" => __private::take(&mut map, &mut __f1, "id")?,
+                        "jsonrpc" => __private::take(&mut map, &mut __f2, "jsonrpc")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(UnsupportedProtocolVersionError {
-                    error: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("error"),
-                            );
-                        }
-                    },
+                    error: __private::required::<_, __A::Error>(__f0, "error")?,
                     id: __f1,
-                    jsonrpc: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("jsonrpc"),
-                            );
-                        }
-                    },
+                    jsonrpc: __private::required::<_, __A::Error>(__f2, "jsonrpc")?,
                     extra: __extra,
                 })
             }
@@ -20714,62 +15090,18 @@ impl<'de> ::serde::Deserialize<'de> for UnsupportedProtocolVersionErrorError {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "code" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("code"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "data" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("data"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "message" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "message",
-                                    ),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "code" => __private::take(&mut map, &mut __f0, "code")?,
+                        "data" => __private::take(&mut map, &mut __f1, "data")?,
+                        "message" => __private::take(&mut map, &mut __f2, "message")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(UnsupportedProtocolVersionErrorError {
-                    code: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("code"),
-                            );
-                        }
-                    },
-                    data: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("data"),
-                            );
-                        }
-                    },
-                    message: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("message"),
-                            );
-                        }
-                    },
+                    code: __private::required::<_, __A::Error>(__f0, "code")?,
+                    data: __private::required::<_, __A::Error>(__f1, "data")?,
+                    message: __private::required::<_, __A::Error>(__f2, "message")?,
                     extra: __extra,
                 })
             }
@@ -20842,52 +15174,16 @@ impl<'de> ::serde::Deserialize<'de> for UnsupportedProtocolVersionErrorErrorData
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "requested" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "requested",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "supported" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "supported",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "requested" => __private::take(&mut map, &mut __f0, "requested")?,
+                        "supported" => __private::take(&mut map, &mut __f1, "supported")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(UnsupportedProtocolVersionErrorErrorData {
-                    requested: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "requested",
-                                ),
-                            );
-                        }
-                    },
-                    supported: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field(
-                                    "supported",
-                                ),
-                            );
-                        }
-                    },
+                    requested: __private::required::<_, __A::Error>(__f0, "requested")?,
+                    supported: __private::required::<_, __A::Error>(__f1, "supported")?,
                     extra: __extra,
                 })
             }
@@ -20964,70 +15260,15 @@ impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchema {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "default",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "default" => __private::take(&mut map, &mut __f0, "default")?,
                         "description" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "description")?
                         }
-                        "items" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("items"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "maxItems" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "maxItems",
-                                    ),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "minItems" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "minItems",
-                                    ),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f5.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f5 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f6.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f6 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "items" => __private::take(&mut map, &mut __f2, "items")?,
+                        "maxItems" => __private::take(&mut map, &mut __f3, "maxItems")?,
+                        "minItems" => __private::take(&mut map, &mut __f4, "minItems")?,
+                        "title" => __private::take(&mut map, &mut __f5, "title")?,
+                        "type" => __private::take(&mut map, &mut __f6, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -21036,25 +15277,11 @@ impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchema {
                 ::core::result::Result::Ok(UntitledMultiSelectEnumSchema {
                     default: __f0,
                     description: __f1,
-                    items: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("items"),
-                            );
-                        }
-                    },
+                    items: __private::required::<_, __A::Error>(__f2, "items")?,
                     max_items: __f3,
                     min_items: __f4,
                     title: __f5,
-                    type_: match __f6 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    type_: __private::required::<_, __A::Error>(__f6, "type")?,
                     extra: __extra,
                 })
             }
@@ -21104,44 +15331,16 @@ impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchemaItems {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "enum" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("enum"),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "enum" => __private::take(&mut map, &mut __f0, "enum")?,
+                        "type" => __private::take(&mut map, &mut __f1, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
                     }
                 }
                 ::core::result::Result::Ok(UntitledMultiSelectEnumSchemaItems {
-                    enum_: match __f0 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("enum"),
-                            );
-                        }
-                    },
-                    type_: match __f1 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    enum_: __private::required::<_, __A::Error>(__f0, "enum")?,
+                    type_: __private::required::<_, __A::Error>(__f1, "type")?,
                     extra: __extra,
                 })
             }
@@ -21203,50 +15402,13 @@ impl<'de> ::serde::Deserialize<'de> for UntitledSingleSelectEnumSchema {
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => {
-                            if __f0.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "default",
-                                    ),
-                                );
-                            }
-                            __f0 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "default" => __private::take(&mut map, &mut __f0, "default")?,
                         "description" => {
-                            if __f1.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            __f1 = ::core::option::Option::Some(map.next_value()?);
+                            __private::take(&mut map, &mut __f1, "description")?
                         }
-                        "enum" => {
-                            if __f2.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("enum"),
-                                );
-                            }
-                            __f2 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if __f3.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("title"),
-                                );
-                            }
-                            __f3 = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => {
-                            if __f4.is_some() {
-                                return ::core::result::Result::Err(
-                                    <__A::Error as ::serde::de::Error>::duplicate_field("type"),
-                                );
-                            }
-                            __f4 = ::core::option::Option::Some(map.next_value()?);
-                        }
+                        "enum" => __private::take(&mut map, &mut __f2, "enum")?,
+                        "title" => __private::take(&mut map, &mut __f3, "title")?,
+                        "type" => __private::take(&mut map, &mut __f4, "type")?,
                         _ => {
                             __extra.insert(key.into_owned(), map.next_value()?);
                         }
@@ -21255,23 +15417,9 @@ impl<'de> ::serde::Deserialize<'de> for UntitledSingleSelectEnumSchema {
                 ::core::result::Result::Ok(UntitledSingleSelectEnumSchema {
                     default: __f0,
                     description: __f1,
-                    enum_: match __f2 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("enum"),
-                            );
-                        }
-                    },
+                    enum_: __private::required::<_, __A::Error>(__f2, "enum")?,
                     title: __f3,
-                    type_: match __f4 {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(
-                                <__A::Error as ::serde::de::Error>::missing_field("type"),
-                            );
-                        }
-                    },
+                    type_: __private::required::<_, __A::Error>(__f4, "type")?,
                     extra: __extra,
                 })
             }
@@ -21385,6 +15533,34 @@ mod __private {
         value: bool,
     ) -> Result<(), D::Error> {
         d.deserialize_bool(Expect { field, value })
+    }
+    /// Reads the value of the field `wire` into `slot`, refusing a
+    /// second one. One generic body for every field of every
+    /// struct, instead of the same lines in each visitor.
+    pub(super) fn take<
+        'de,
+        A: ::serde::de::MapAccess<'de>,
+        T: ::serde::Deserialize<'de>,
+    >(
+        map: &mut A,
+        slot: &mut ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<(), A::Error> {
+        if slot.is_some() {
+            return Err(A::Error::duplicate_field(wire));
+        }
+        *slot = ::core::option::Option::Some(map.next_value()?);
+        Ok(())
+    }
+    /// The value of the required field `wire`.
+    pub(super) fn required<T, E: Error>(
+        slot: ::core::option::Option<T>,
+        wire: &'static str,
+    ) -> Result<T, E> {
+        match slot {
+            ::core::option::Option::Some(value) => Ok(value),
+            ::core::option::Option::None => Err(E::missing_field(wire)),
+        }
     }
     /// An object key, borrowed from the input when it can be.
     pub(super) enum Key<'de> {
