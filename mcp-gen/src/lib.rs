@@ -29,7 +29,10 @@
 //!   by the fields that tell members apart: a constant tag such as `method`
 //!   or `type`, required keys, the kinds of values, and, among the members
 //!   still standing, the one that declares the most of the keys present. It
-//!   never takes the first member that happens to parse.
+//!   never takes the first member that happens to parse. A union with a
+//!   constant tag reads its object once, keeping only the entries before
+//!   the tag, and hands them with the rest to the member the tag names (a
+//!   second tag is refused); other unions read the value whole first.
 //! - **Constants** become unit structs that accept and emit exactly their
 //!   value, so a struct with `"method": {"const": "tools/call"}` refuses any
 //!   other method on its own, and writes the method back out.

@@ -62,6 +62,55 @@ mod tagged_union {
         assert!(e.contains("missing field `op`"), "{e}");
     }
 
+    /// Read from text, the object is read once: what comes before the tag
+    /// is kept and handed to the member with the rest, in order.
+    #[test]
+    fn the_tag_may_come_anywhere_in_the_text() {
+        for text in [
+            r#"{"op": "resize", "width": 3, "height": 4, "note": [1]}"#,
+            r#"{"width": 3, "note": [1], "op": "resize", "height": 4}"#,
+            r#"{"width": 3, "height": 4, "note": [1], "op": "resize"}"#,
+        ] {
+            let c: Command = serde_json::from_str(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            let Command::Resize(resize) = &c else {
+                panic!("{text}: {c:?}")
+            };
+            assert_eq!((resize.width, resize.height), (3, 4), "{text}");
+            assert_eq!(resize.extra["note"], json!([1]), "{text}");
+            let value: Value = serde_json::from_str(text).expect("json");
+            assert_eq!(serde_json::to_value(&c).expect("encodes"), value);
+            assert_eq!(Command::from_json(value).expect("decodes"), c);
+        }
+    }
+
+    #[test]
+    fn a_second_tag_or_a_value_that_is_no_object_is_refused() {
+        let twice =
+            serde_json::from_str::<Command>(r#"{"op": "stop", "force": true, "op": "start"}"#)
+                .expect_err("a second tag");
+        assert!(
+            twice.to_string().contains("duplicate field `op`"),
+            "{twice}"
+        );
+        for (text, found) in [
+            ("\"stop\"", "a string"),
+            ("[]", "an array"),
+            ("7", "a number"),
+            ("null", "null"),
+        ] {
+            let e = serde_json::from_str::<Command>(text)
+                .expect_err(text)
+                .to_string();
+            assert!(e.contains(&format!("({found})")), "{text}: {e}");
+            let e = decode_error::<Command>(serde_json::from_str(text).expect("json"));
+            assert!(e.contains("no member of `Command`"), "{text}: {e}");
+        }
+        let e = serde_json::from_str::<Command>(r#"{"width": 1, "op": 5}"#)
+            .expect_err("a tag that is no string")
+            .to_string();
+        assert!(e.contains("`op` is 5"), "{e}");
+    }
+
     #[test]
     fn members_check_their_own_constant() {
         let e = decode_error::<StartCommand>(json!({"op": "stop"}));

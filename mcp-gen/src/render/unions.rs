@@ -82,7 +82,9 @@ pub(super) fn union(
         } else {
             quote!(Self::#variant)
         };
-        decoders.push(quote!(#index => ::serde_json::from_value(candidate).map(#wrap),));
+        decoders.push(
+            quote!(#index => <#inner as ::serde::Deserialize>::deserialize(&value).map(#wrap),),
+        );
         let variant_shapes = v.shapes.iter().map(shape_tokens);
         shapes.push(quote!(&[#(#variant_shapes),*]));
         if matches!(v.ty, Ty::Named(_)) && payload_count.get(&inner.to_string()) == Some(&1) {
@@ -105,48 +107,43 @@ pub(super) fn union(
         .all(|v| matches!(v.ty, Ty::Str | Ty::Int | Ty::Bool))
         .then(|| quote!(Hash,));
     let scalar = scalar_visitor(name, u)?;
-    let (decode, shapes_const) = if scalar.is_some() {
+    let tagged = match scalar {
+        Some(_) => None,
+        None => tagged(raw_name, name, u)?,
+    };
+    let (decode, shapes_const) = if scalar.is_some() || tagged.is_some() {
         (
             quote!(<Self as ::serde::Deserialize>::deserialize(value)),
             None,
         )
     } else {
-        match tag_dispatch(raw_name, u)? {
-            Some(direct) => (direct, None),
-            None => (
-                quote! {
-                    let order = __private::rank(&value, Self::__SHAPES);
-                    let mut value = value;
-                    let mut first_error = ::core::option::Option::None;
-                    for (n, index) in order.iter().enumerate() {
-                        let candidate = if n + 1 == order.len() {
-                            ::core::mem::take(&mut value)
-                        } else {
-                            value.clone()
-                        };
-                        let decoded = match index {
-                            #(#decoders)*
-                            _ => continue,
-                        };
-                        match decoded {
-                            ::core::result::Result::Ok(decoded) => return ::core::result::Result::Ok(decoded),
-                            ::core::result::Result::Err(error) => {
-                                first_error.get_or_insert(error);
-                            }
+        (
+            quote! {
+                // Each candidate reads the value in place: no copy of it is
+                // made for a member that may not fit.
+                let order = __private::rank(&value, Self::__SHAPES);
+                let mut first_error = ::core::option::Option::None;
+                for index in order {
+                    let decoded = match index {
+                        #(#decoders)*
+                        _ => continue,
+                    };
+                    match decoded {
+                        ::core::result::Result::Ok(decoded) => return ::core::result::Result::Ok(decoded),
+                        ::core::result::Result::Err(error) => {
+                            first_error.get_or_insert(error);
                         }
                     }
-                    ::core::result::Result::Err(match first_error {
-                        ::core::option::Option::Some(error) => error,
-                        ::core::option::Option::None => __private::no_match(#raw_name, ::core::option::Option::None, &value, Self::__MEMBERS),
-                    })
-                },
-                Some(
-                    quote!(const __SHAPES: &'static [&'static [__private::Shape]] = &[#(#shapes),*];),
-                ),
-            ),
-        }
+                }
+                ::core::result::Result::Err(match first_error {
+                    ::core::option::Option::Some(error) => error,
+                    ::core::option::Option::None => __private::no_match(#raw_name, ::core::option::Option::None, &value, Self::__MEMBERS),
+                })
+            },
+            Some(quote!(const __SHAPES: &'static [&'static [__private::Shape]] = &[#(#shapes),*];)),
+        )
     };
-    let deserialize = scalar.unwrap_or_else(|| {
+    let deserialize = scalar.or(tagged).unwrap_or_else(|| {
         quote! {
             impl<'de> ::serde::Deserialize<'de> for #name {
                 fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
@@ -178,6 +175,9 @@ pub(super) fn union(
             /// # Errors
             /// When no member accepts the value; the error names the fields
             /// that did not fit.
+            // Inline: compiled only where it is used, not into every build
+            // of the types.
+            #[inline]
             pub fn from_json(value: ::serde_json::Value) -> ::core::result::Result<Self, ::serde_json::Error> {
                 #decode
             }
@@ -190,14 +190,17 @@ pub(super) fn union(
 }
 
 /// For a union told apart by one string constant (`method`, `type`), a
-/// direct `match` on that value; other unions rank their members.
-fn tag_dispatch(raw_name: &str, u: &Union) -> Result<Option<TokenStream>> {
+/// decoder that reads the object once: up to the tag, then the chosen
+/// member reads the rest (see `__private::TaggedVisitor`). Other unions
+/// rank their members over a `Value`.
+fn tagged(raw_name: &str, name: &Ident, u: &Union) -> Result<Option<TokenStream>> {
     let Some(tag) = &u.tag else {
         return Ok(None);
     };
     let mut arms = Vec::new();
     for v in &u.variants {
         let variant = ident(&v.name)?;
+        let inner = ty_tokens(&v.ty)?;
         let wrap = if v.boxed {
             quote!(|v| Self::#variant(::std::boxed::Box::new(v)))
         } else {
@@ -206,16 +209,30 @@ fn tag_dispatch(raw_name: &str, u: &Union) -> Result<Option<TokenStream>> {
         for shape in &v.shapes {
             match shape.consts.iter().find(|(k, _)| k == tag) {
                 Some((_, ConstValue::Str(value))) => {
-                    arms.push(quote!(::core::option::Option::Some(#value) => ::serde_json::from_value(value).map(#wrap),));
+                    arms.push(quote!(#value => <#inner as ::serde::Deserialize>::deserialize(map).map(#wrap),));
                 }
                 _ => return Ok(None),
             }
         }
     }
     Ok(Some(quote! {
-        match value.get(#tag).and_then(::serde_json::Value::as_str) {
-            #(#arms)*
-            _ => ::core::result::Result::Err(__private::no_match(#raw_name, ::core::option::Option::Some(#tag), &value, Self::__MEMBERS)),
+        impl<'de> __private::Tagged<'de> for #name {
+            const UNION: &'static str = #raw_name;
+            const TAG: &'static str = #tag;
+            const MEMBERS: &'static [&'static str] = Self::__MEMBERS;
+            fn member<__A: ::serde::de::MapAccess<'de>>(tag: &str, map: __private::Replay<__A>) -> ::core::option::Option<::core::result::Result<Self, __A::Error>> {
+                let map = ::serde::de::value::MapAccessDeserializer::new(map);
+                ::core::option::Option::Some(match tag {
+                    #(#arms)*
+                    _ => return ::core::option::Option::None,
+                })
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for #name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+                deserializer.deserialize_any(__private::TaggedVisitor(::core::marker::PhantomData))
+            }
         }
     }))
 }

@@ -529,6 +529,135 @@ mod __private {
         scored.sort();
         scored.into_iter().map(|(_, index)| index).collect()
     }
+    /// The entries of an object read before its tag, then the rest
+    /// of the object: what a tagged union hands the member it chose,
+    /// so that the object is read once and never whole into a
+    /// `Value`.
+    pub(super) struct Replay<A> {
+        read: ::std::vec::IntoIter<(::std::string::String, Value)>,
+        pending: ::core::option::Option<Value>,
+        rest: A,
+    }
+    impl<'de, A: ::serde::de::MapAccess<'de>> ::serde::de::MapAccess<'de> for Replay<A> {
+        type Error = A::Error;
+        fn next_key_seed<K: ::serde::de::DeserializeSeed<'de>>(
+            &mut self,
+            seed: K,
+        ) -> Result<::core::option::Option<K::Value>, A::Error> {
+            match self.read.next() {
+                ::core::option::Option::Some((key, value)) => {
+                    self.pending = ::core::option::Option::Some(value);
+                    seed.deserialize(
+                            ::serde::de::IntoDeserializer::<
+                                A::Error,
+                            >::into_deserializer(key),
+                        )
+                        .map(::core::option::Option::Some)
+                }
+                ::core::option::Option::None => self.rest.next_key_seed(seed),
+            }
+        }
+        fn next_value_seed<V: ::serde::de::DeserializeSeed<'de>>(
+            &mut self,
+            seed: V,
+        ) -> Result<V::Value, A::Error> {
+            match self.pending.take() {
+                ::core::option::Option::Some(value) => {
+                    seed.deserialize(value).map_err(A::Error::custom)
+                }
+                ::core::option::Option::None => self.rest.next_value_seed(seed),
+            }
+        }
+    }
+    /// A union told apart by one string constant.
+    pub(super) trait Tagged<'de>: Sized {
+        const UNION: &'static str;
+        const TAG: &'static str;
+        const MEMBERS: &'static [&'static str];
+        /// The member whose tag is `tag`, decoded from `map`; `None`
+        /// when no member has that tag.
+        fn member<A: ::serde::de::MapAccess<'de>>(
+            tag: &str,
+            map: Replay<A>,
+        ) -> ::core::option::Option<Result<Self, A::Error>>;
+    }
+    /// Reads a tagged union's object up to its tag, keeping what
+    /// came before, then lets the member read the rest.
+    pub(super) struct TaggedVisitor<T>(pub(super) ::core::marker::PhantomData<T>);
+    impl<T> TaggedVisitor<T> {
+        fn refuse<'de, E: Error>(found: Value) -> E
+        where
+            T: Tagged<'de>,
+        {
+            E::custom(
+                no_match(
+                    T::UNION,
+                    ::core::option::Option::Some(T::TAG),
+                    &found,
+                    T::MEMBERS,
+                ),
+            )
+        }
+    }
+    impl<'de, T: Tagged<'de>> Visitor<'de> for TaggedVisitor<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "a `{}` object", T::UNION)
+        }
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<T, A::Error> {
+            let mut read = ::std::vec::Vec::new();
+            while let ::core::option::Option::Some(key) = map.next_key::<Key<'de>>()? {
+                let value: Value = map.next_value()?;
+                if key.as_str() != T::TAG {
+                    read.push((key.into_owned(), value));
+                    continue;
+                }
+                let tag = value.as_str().map(::std::borrow::ToOwned::to_owned);
+                let mut found = ::serde_json::Map::new();
+                found.insert(key.as_str().to_owned(), value.clone());
+                read.push((key.into_owned(), value));
+                let replay = Replay {
+                    read: read.into_iter(),
+                    pending: ::core::option::Option::None,
+                    rest: map,
+                };
+                return match tag.and_then(|tag| T::member(&tag, replay)) {
+                    ::core::option::Option::Some(decoded) => decoded,
+                    ::core::option::Option::None => {
+                        Err(Self::refuse(Value::Object(found)))
+                    }
+                };
+            }
+            Err(Self::refuse(Value::Object(read.into_iter().collect())))
+        }
+        fn visit_bool<E: Error>(self, v: bool) -> Result<T, E> {
+            Err(Self::refuse(Value::Bool(v)))
+        }
+        fn visit_i64<E: Error>(self, v: i64) -> Result<T, E> {
+            Err(Self::refuse(Value::from(v)))
+        }
+        fn visit_u64<E: Error>(self, v: u64) -> Result<T, E> {
+            Err(Self::refuse(Value::from(v)))
+        }
+        fn visit_f64<E: Error>(self, v: f64) -> Result<T, E> {
+            Err(Self::refuse(Value::from(v)))
+        }
+        fn visit_str<E: Error>(self, v: &str) -> Result<T, E> {
+            Err(Self::refuse(Value::from(v)))
+        }
+        fn visit_unit<E: Error>(self) -> Result<T, E> {
+            Err(Self::refuse(Value::Null))
+        }
+        fn visit_none<E: Error>(self) -> Result<T, E> {
+            Err(Self::refuse(Value::Null))
+        }
+        fn visit_seq<A: ::serde::de::SeqAccess<'de>>(self, _: A) -> Result<T, A::Error> {
+            Err(Self::refuse(Value::Array(::std::vec::Vec::new())))
+        }
+    }
     pub(super) fn no_match(
         union: &str,
         tag: Option<&str>,

@@ -33662,59 +33662,174 @@ pub mod wide {
         /// # Errors
         /// When no member accepts the value; the error names the fields
         /// that did not fit.
+        #[inline]
         pub fn from_json(
             value: ::serde_json::Value,
         ) -> ::core::result::Result<Self, ::serde_json::Error> {
             let order = __private::rank(&value, Self::__SHAPES);
-            let mut value = value;
             let mut first_error = ::core::option::Option::None;
-            for (n, index) in order.iter().enumerate() {
-                let candidate = if n + 1 == order.len() {
-                    ::core::mem::take(&mut value)
-                } else {
-                    value.clone()
-                };
+            for index in order {
                 let decoded = match index {
-                    0 => ::serde_json::from_value(candidate).map(Self::V0),
-                    1 => ::serde_json::from_value(candidate).map(Self::V1),
-                    2 => ::serde_json::from_value(candidate).map(Self::V2),
-                    3 => ::serde_json::from_value(candidate).map(Self::V3),
-                    4 => ::serde_json::from_value(candidate).map(Self::V4),
-                    5 => ::serde_json::from_value(candidate).map(Self::V5),
-                    6 => ::serde_json::from_value(candidate).map(Self::V6),
-                    7 => ::serde_json::from_value(candidate).map(Self::V7),
-                    8 => ::serde_json::from_value(candidate).map(Self::V8),
-                    9 => ::serde_json::from_value(candidate).map(Self::V9),
-                    10 => ::serde_json::from_value(candidate).map(Self::V10),
-                    11 => ::serde_json::from_value(candidate).map(Self::V11),
-                    12 => ::serde_json::from_value(candidate).map(Self::V12),
-                    13 => ::serde_json::from_value(candidate).map(Self::V13),
-                    14 => ::serde_json::from_value(candidate).map(Self::V14),
-                    15 => ::serde_json::from_value(candidate).map(Self::V15),
-                    16 => ::serde_json::from_value(candidate).map(Self::V16),
-                    17 => ::serde_json::from_value(candidate).map(Self::V17),
-                    18 => ::serde_json::from_value(candidate).map(Self::V18),
-                    19 => ::serde_json::from_value(candidate).map(Self::V19),
-                    20 => ::serde_json::from_value(candidate).map(Self::V20),
-                    21 => ::serde_json::from_value(candidate).map(Self::V21),
-                    22 => ::serde_json::from_value(candidate).map(Self::V22),
-                    23 => ::serde_json::from_value(candidate).map(Self::V23),
-                    24 => ::serde_json::from_value(candidate).map(Self::V24),
-                    25 => ::serde_json::from_value(candidate).map(Self::V25),
-                    26 => ::serde_json::from_value(candidate).map(Self::V26),
-                    27 => ::serde_json::from_value(candidate).map(Self::V27),
-                    28 => ::serde_json::from_value(candidate).map(Self::V28),
-                    29 => ::serde_json::from_value(candidate).map(Self::V29),
-                    30 => ::serde_json::from_value(candidate).map(Self::V30),
-                    31 => ::serde_json::from_value(candidate).map(Self::V31),
-                    32 => ::serde_json::from_value(candidate).map(Self::V32),
-                    33 => ::serde_json::from_value(candidate).map(Self::V33),
-                    34 => ::serde_json::from_value(candidate).map(Self::V34),
-                    35 => ::serde_json::from_value(candidate).map(Self::V35),
-                    36 => ::serde_json::from_value(candidate).map(Self::V36),
-                    37 => ::serde_json::from_value(candidate).map(Self::V37),
-                    38 => ::serde_json::from_value(candidate).map(Self::V38),
-                    39 => ::serde_json::from_value(candidate).map(Self::V39),
+                    0 => {
+                        <ArgumentsWV0 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V0)
+                    }
+                    1 => {
+                        <ArgumentsWV1 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V1)
+                    }
+                    2 => {
+                        <ArgumentsWV2 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V2)
+                    }
+                    3 => {
+                        <ArgumentsWV3 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V3)
+                    }
+                    4 => {
+                        <ArgumentsWV4 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V4)
+                    }
+                    5 => {
+                        <ArgumentsWV5 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V5)
+                    }
+                    6 => {
+                        <ArgumentsWV6 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V6)
+                    }
+                    7 => {
+                        <ArgumentsWV7 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V7)
+                    }
+                    8 => {
+                        <ArgumentsWV8 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V8)
+                    }
+                    9 => {
+                        <ArgumentsWV9 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V9)
+                    }
+                    10 => {
+                        <ArgumentsWV10 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V10)
+                    }
+                    11 => {
+                        <ArgumentsWV11 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V11)
+                    }
+                    12 => {
+                        <ArgumentsWV12 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V12)
+                    }
+                    13 => {
+                        <ArgumentsWV13 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V13)
+                    }
+                    14 => {
+                        <ArgumentsWV14 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V14)
+                    }
+                    15 => {
+                        <ArgumentsWV15 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V15)
+                    }
+                    16 => {
+                        <ArgumentsWV16 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V16)
+                    }
+                    17 => {
+                        <ArgumentsWV17 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V17)
+                    }
+                    18 => {
+                        <ArgumentsWV18 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V18)
+                    }
+                    19 => {
+                        <ArgumentsWV19 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V19)
+                    }
+                    20 => {
+                        <ArgumentsWV20 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V20)
+                    }
+                    21 => {
+                        <ArgumentsWV21 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V21)
+                    }
+                    22 => {
+                        <ArgumentsWV22 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V22)
+                    }
+                    23 => {
+                        <ArgumentsWV23 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V23)
+                    }
+                    24 => {
+                        <ArgumentsWV24 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V24)
+                    }
+                    25 => {
+                        <ArgumentsWV25 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V25)
+                    }
+                    26 => {
+                        <ArgumentsWV26 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V26)
+                    }
+                    27 => {
+                        <ArgumentsWV27 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V27)
+                    }
+                    28 => {
+                        <ArgumentsWV28 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V28)
+                    }
+                    29 => {
+                        <ArgumentsWV29 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V29)
+                    }
+                    30 => {
+                        <ArgumentsWV30 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V30)
+                    }
+                    31 => {
+                        <ArgumentsWV31 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V31)
+                    }
+                    32 => {
+                        <ArgumentsWV32 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V32)
+                    }
+                    33 => {
+                        <ArgumentsWV33 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V33)
+                    }
+                    34 => {
+                        <ArgumentsWV34 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V34)
+                    }
+                    35 => {
+                        <ArgumentsWV35 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V35)
+                    }
+                    36 => {
+                        <ArgumentsWV36 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V36)
+                    }
+                    37 => {
+                        <ArgumentsWV37 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V37)
+                    }
+                    38 => {
+                        <ArgumentsWV38 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V38)
+                    }
+                    39 => {
+                        <ArgumentsWV39 as ::serde::Deserialize>::deserialize(&value)
+                            .map(Self::V39)
+                    }
                     _ => continue,
                 };
                 match decoded {
@@ -37525,6 +37640,135 @@ mod __private {
             .collect();
         scored.sort();
         scored.into_iter().map(|(_, index)| index).collect()
+    }
+    /// The entries of an object read before its tag, then the rest
+    /// of the object: what a tagged union hands the member it chose,
+    /// so that the object is read once and never whole into a
+    /// `Value`.
+    pub(super) struct Replay<A> {
+        read: ::std::vec::IntoIter<(::std::string::String, Value)>,
+        pending: ::core::option::Option<Value>,
+        rest: A,
+    }
+    impl<'de, A: ::serde::de::MapAccess<'de>> ::serde::de::MapAccess<'de> for Replay<A> {
+        type Error = A::Error;
+        fn next_key_seed<K: ::serde::de::DeserializeSeed<'de>>(
+            &mut self,
+            seed: K,
+        ) -> Result<::core::option::Option<K::Value>, A::Error> {
+            match self.read.next() {
+                ::core::option::Option::Some((key, value)) => {
+                    self.pending = ::core::option::Option::Some(value);
+                    seed.deserialize(
+                            ::serde::de::IntoDeserializer::<
+                                A::Error,
+                            >::into_deserializer(key),
+                        )
+                        .map(::core::option::Option::Some)
+                }
+                ::core::option::Option::None => self.rest.next_key_seed(seed),
+            }
+        }
+        fn next_value_seed<V: ::serde::de::DeserializeSeed<'de>>(
+            &mut self,
+            seed: V,
+        ) -> Result<V::Value, A::Error> {
+            match self.pending.take() {
+                ::core::option::Option::Some(value) => {
+                    seed.deserialize(value).map_err(A::Error::custom)
+                }
+                ::core::option::Option::None => self.rest.next_value_seed(seed),
+            }
+        }
+    }
+    /// A union told apart by one string constant.
+    pub(super) trait Tagged<'de>: Sized {
+        const UNION: &'static str;
+        const TAG: &'static str;
+        const MEMBERS: &'static [&'static str];
+        /// The member whose tag is `tag`, decoded from `map`; `None`
+        /// when no member has that tag.
+        fn member<A: ::serde::de::MapAccess<'de>>(
+            tag: &str,
+            map: Replay<A>,
+        ) -> ::core::option::Option<Result<Self, A::Error>>;
+    }
+    /// Reads a tagged union's object up to its tag, keeping what
+    /// came before, then lets the member read the rest.
+    pub(super) struct TaggedVisitor<T>(pub(super) ::core::marker::PhantomData<T>);
+    impl<T> TaggedVisitor<T> {
+        fn refuse<'de, E: Error>(found: Value) -> E
+        where
+            T: Tagged<'de>,
+        {
+            E::custom(
+                no_match(
+                    T::UNION,
+                    ::core::option::Option::Some(T::TAG),
+                    &found,
+                    T::MEMBERS,
+                ),
+            )
+        }
+    }
+    impl<'de, T: Tagged<'de>> Visitor<'de> for TaggedVisitor<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "a `{}` object", T::UNION)
+        }
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<T, A::Error> {
+            let mut read = ::std::vec::Vec::new();
+            while let ::core::option::Option::Some(key) = map.next_key::<Key<'de>>()? {
+                let value: Value = map.next_value()?;
+                if key.as_str() != T::TAG {
+                    read.push((key.into_owned(), value));
+                    continue;
+                }
+                let tag = value.as_str().map(::std::borrow::ToOwned::to_owned);
+                let mut found = ::serde_json::Map::new();
+                found.insert(key.as_str().to_owned(), value.clone());
+                read.push((key.into_owned(), value));
+                let replay = Replay {
+                    read: read.into_iter(),
+                    pending: ::core::option::Option::None,
+                    rest: map,
+                };
+                return match tag.and_then(|tag| T::member(&tag, replay)) {
+                    ::core::option::Option::Some(decoded) => decoded,
+                    ::core::option::Option::None => {
+                        Err(Self::refuse(Value::Object(found)))
+                    }
+                };
+            }
+            Err(Self::refuse(Value::Object(read.into_iter().collect())))
+        }
+        fn visit_bool<E: Error>(self, v: bool) -> Result<T, E> {
+            Err(Self::refuse(Value::Bool(v)))
+        }
+        fn visit_i64<E: Error>(self, v: i64) -> Result<T, E> {
+            Err(Self::refuse(Value::from(v)))
+        }
+        fn visit_u64<E: Error>(self, v: u64) -> Result<T, E> {
+            Err(Self::refuse(Value::from(v)))
+        }
+        fn visit_f64<E: Error>(self, v: f64) -> Result<T, E> {
+            Err(Self::refuse(Value::from(v)))
+        }
+        fn visit_str<E: Error>(self, v: &str) -> Result<T, E> {
+            Err(Self::refuse(Value::from(v)))
+        }
+        fn visit_unit<E: Error>(self) -> Result<T, E> {
+            Err(Self::refuse(Value::Null))
+        }
+        fn visit_none<E: Error>(self) -> Result<T, E> {
+            Err(Self::refuse(Value::Null))
+        }
+        fn visit_seq<A: ::serde::de::SeqAccess<'de>>(self, _: A) -> Result<T, A::Error> {
+            Err(Self::refuse(Value::Array(::std::vec::Vec::new())))
+        }
     }
     pub(super) fn no_match(
         union: &str,

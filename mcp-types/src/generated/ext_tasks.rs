@@ -740,46 +740,55 @@ impl DetailedTask {
     /// # Errors
     /// When no member accepts the value; the error names the fields
     /// that did not fit.
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        match value.get("status").and_then(::serde_json::Value::as_str) {
-            ::core::option::Option::Some("working") => {
-                ::serde_json::from_value(value).map(Self::Working)
-            }
-            ::core::option::Option::Some("input_required") => {
-                ::serde_json::from_value(value).map(Self::InputRequired)
-            }
-            ::core::option::Option::Some("completed") => {
-                ::serde_json::from_value(value).map(Self::Completed)
-            }
-            ::core::option::Option::Some("failed") => {
-                ::serde_json::from_value(value).map(Self::Failed)
-            }
-            ::core::option::Option::Some("cancelled") => {
-                ::serde_json::from_value(value).map(Self::Cancelled)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    __private::no_match(
-                        "DetailedTask",
-                        ::core::option::Option::Some("status"),
-                        &value,
-                        Self::__MEMBERS,
-                    ),
-                )
-            }
-        }
+        <Self as ::serde::Deserialize>::deserialize(value)
+    }
+}
+impl<'de> __private::Tagged<'de> for DetailedTask {
+    const UNION: &'static str = "DetailedTask";
+    const TAG: &'static str = "status";
+    const MEMBERS: &'static [&'static str] = Self::__MEMBERS;
+    fn member<__A: ::serde::de::MapAccess<'de>>(
+        tag: &str,
+        map: __private::Replay<__A>,
+    ) -> ::core::option::Option<::core::result::Result<Self, __A::Error>> {
+        let map = ::serde::de::value::MapAccessDeserializer::new(map);
+        ::core::option::Option::Some(
+            match tag {
+                "working" => {
+                    <DetailedTaskWorking as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::Working)
+                }
+                "input_required" => {
+                    <DetailedTaskInputRequired as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::InputRequired)
+                }
+                "completed" => {
+                    <DetailedTaskCompleted as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::Completed)
+                }
+                "failed" => {
+                    <DetailedTaskFailed as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::Failed)
+                }
+                "cancelled" => {
+                    <DetailedTaskCancelled as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::Cancelled)
+                }
+                _ => return ::core::option::Option::None,
+            },
+        )
     }
 }
 impl<'de> ::serde::Deserialize<'de> for DetailedTask {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        deserializer
+            .deserialize_any(__private::TaggedVisitor(::core::marker::PhantomData))
     }
 }
 impl ::core::convert::From<DetailedTaskWorking> for DetailedTask {
@@ -1699,46 +1708,57 @@ impl GetTaskResult {
     /// # Errors
     /// When no member accepts the value; the error names the fields
     /// that did not fit.
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        match value.get("status").and_then(::serde_json::Value::as_str) {
-            ::core::option::Option::Some("working") => {
-                ::serde_json::from_value(value).map(Self::Working)
-            }
-            ::core::option::Option::Some("input_required") => {
-                ::serde_json::from_value(value).map(Self::InputRequired)
-            }
-            ::core::option::Option::Some("completed") => {
-                ::serde_json::from_value(value).map(Self::Completed)
-            }
-            ::core::option::Option::Some("failed") => {
-                ::serde_json::from_value(value).map(Self::Failed)
-            }
-            ::core::option::Option::Some("cancelled") => {
-                ::serde_json::from_value(value).map(Self::Cancelled)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    __private::no_match(
-                        "GetTaskResult",
-                        ::core::option::Option::Some("status"),
-                        &value,
-                        Self::__MEMBERS,
-                    ),
-                )
-            }
-        }
+        <Self as ::serde::Deserialize>::deserialize(value)
+    }
+}
+impl<'de> __private::Tagged<'de> for GetTaskResult {
+    const UNION: &'static str = "GetTaskResult";
+    const TAG: &'static str = "status";
+    const MEMBERS: &'static [&'static str] = Self::__MEMBERS;
+    fn member<__A: ::serde::de::MapAccess<'de>>(
+        tag: &str,
+        map: __private::Replay<__A>,
+    ) -> ::core::option::Option<::core::result::Result<Self, __A::Error>> {
+        let map = ::serde::de::value::MapAccessDeserializer::new(map);
+        ::core::option::Option::Some(
+            match tag {
+                "working" => {
+                    <GetTaskResultWorking as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::Working)
+                }
+                "input_required" => {
+                    <GetTaskResultInputRequired as ::serde::Deserialize>::deserialize(
+                            map,
+                        )
+                        .map(Self::InputRequired)
+                }
+                "completed" => {
+                    <GetTaskResultCompleted as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::Completed)
+                }
+                "failed" => {
+                    <GetTaskResultFailed as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::Failed)
+                }
+                "cancelled" => {
+                    <GetTaskResultCancelled as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::Cancelled)
+                }
+                _ => return ::core::option::Option::None,
+            },
+        )
     }
 }
 impl<'de> ::serde::Deserialize<'de> for GetTaskResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        deserializer
+            .deserialize_any(__private::TaggedVisitor(::core::marker::PhantomData))
     }
 }
 impl ::core::convert::From<GetTaskResultWorking> for GetTaskResult {
@@ -2821,46 +2841,65 @@ impl TaskStatusNotificationParams2 {
     /// # Errors
     /// When no member accepts the value; the error names the fields
     /// that did not fit.
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        match value.get("status").and_then(::serde_json::Value::as_str) {
-            ::core::option::Option::Some("working") => {
-                ::serde_json::from_value(value).map(Self::Working)
-            }
-            ::core::option::Option::Some("input_required") => {
-                ::serde_json::from_value(value).map(Self::InputRequired)
-            }
-            ::core::option::Option::Some("completed") => {
-                ::serde_json::from_value(value).map(Self::Completed)
-            }
-            ::core::option::Option::Some("failed") => {
-                ::serde_json::from_value(value).map(Self::Failed)
-            }
-            ::core::option::Option::Some("cancelled") => {
-                ::serde_json::from_value(value).map(Self::Cancelled)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    __private::no_match(
-                        "TaskStatusNotificationParams2",
-                        ::core::option::Option::Some("status"),
-                        &value,
-                        Self::__MEMBERS,
-                    ),
-                )
-            }
-        }
+        <Self as ::serde::Deserialize>::deserialize(value)
+    }
+}
+impl<'de> __private::Tagged<'de> for TaskStatusNotificationParams2 {
+    const UNION: &'static str = "TaskStatusNotificationParams2";
+    const TAG: &'static str = "status";
+    const MEMBERS: &'static [&'static str] = Self::__MEMBERS;
+    fn member<__A: ::serde::de::MapAccess<'de>>(
+        tag: &str,
+        map: __private::Replay<__A>,
+    ) -> ::core::option::Option<::core::result::Result<Self, __A::Error>> {
+        let map = ::serde::de::value::MapAccessDeserializer::new(map);
+        ::core::option::Option::Some(
+            match tag {
+                "working" => {
+                    <TaskStatusNotificationParams2Working as ::serde::Deserialize>::deserialize(
+                            map,
+                        )
+                        .map(Self::Working)
+                }
+                "input_required" => {
+                    <TaskStatusNotificationParams2InputRequired as ::serde::Deserialize>::deserialize(
+                            map,
+                        )
+                        .map(Self::InputRequired)
+                }
+                "completed" => {
+                    <TaskStatusNotificationParams2Completed as ::serde::Deserialize>::deserialize(
+                            map,
+                        )
+                        .map(Self::Completed)
+                }
+                "failed" => {
+                    <TaskStatusNotificationParams2Failed as ::serde::Deserialize>::deserialize(
+                            map,
+                        )
+                        .map(Self::Failed)
+                }
+                "cancelled" => {
+                    <TaskStatusNotificationParams2Cancelled as ::serde::Deserialize>::deserialize(
+                            map,
+                        )
+                        .map(Self::Cancelled)
+                }
+                _ => return ::core::option::Option::None,
+            },
+        )
     }
 }
 impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParams2 {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        deserializer
+            .deserialize_any(__private::TaggedVisitor(::core::marker::PhantomData))
     }
 }
 impl ::core::convert::From<TaskStatusNotificationParams2Working>
@@ -3506,46 +3545,65 @@ impl TaskStatusNotificationParams {
     /// # Errors
     /// When no member accepts the value; the error names the fields
     /// that did not fit.
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        match value.get("status").and_then(::serde_json::Value::as_str) {
-            ::core::option::Option::Some("working") => {
-                ::serde_json::from_value(value).map(Self::Working)
-            }
-            ::core::option::Option::Some("input_required") => {
-                ::serde_json::from_value(value).map(Self::InputRequired)
-            }
-            ::core::option::Option::Some("completed") => {
-                ::serde_json::from_value(value).map(Self::Completed)
-            }
-            ::core::option::Option::Some("failed") => {
-                ::serde_json::from_value(value).map(Self::Failed)
-            }
-            ::core::option::Option::Some("cancelled") => {
-                ::serde_json::from_value(value).map(Self::Cancelled)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    __private::no_match(
-                        "TaskStatusNotificationParams",
-                        ::core::option::Option::Some("status"),
-                        &value,
-                        Self::__MEMBERS,
-                    ),
-                )
-            }
-        }
+        <Self as ::serde::Deserialize>::deserialize(value)
+    }
+}
+impl<'de> __private::Tagged<'de> for TaskStatusNotificationParams {
+    const UNION: &'static str = "TaskStatusNotificationParams";
+    const TAG: &'static str = "status";
+    const MEMBERS: &'static [&'static str] = Self::__MEMBERS;
+    fn member<__A: ::serde::de::MapAccess<'de>>(
+        tag: &str,
+        map: __private::Replay<__A>,
+    ) -> ::core::option::Option<::core::result::Result<Self, __A::Error>> {
+        let map = ::serde::de::value::MapAccessDeserializer::new(map);
+        ::core::option::Option::Some(
+            match tag {
+                "working" => {
+                    <TaskStatusNotificationParamsWorking as ::serde::Deserialize>::deserialize(
+                            map,
+                        )
+                        .map(Self::Working)
+                }
+                "input_required" => {
+                    <TaskStatusNotificationParamsInputRequired as ::serde::Deserialize>::deserialize(
+                            map,
+                        )
+                        .map(Self::InputRequired)
+                }
+                "completed" => {
+                    <TaskStatusNotificationParamsCompleted as ::serde::Deserialize>::deserialize(
+                            map,
+                        )
+                        .map(Self::Completed)
+                }
+                "failed" => {
+                    <TaskStatusNotificationParamsFailed as ::serde::Deserialize>::deserialize(
+                            map,
+                        )
+                        .map(Self::Failed)
+                }
+                "cancelled" => {
+                    <TaskStatusNotificationParamsCancelled as ::serde::Deserialize>::deserialize(
+                            map,
+                        )
+                        .map(Self::Cancelled)
+                }
+                _ => return ::core::option::Option::None,
+            },
+        )
     }
 }
 impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParams {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        deserializer
+            .deserialize_any(__private::TaggedVisitor(::core::marker::PhantomData))
     }
 }
 impl ::core::convert::From<TaskStatusNotificationParamsWorking>
@@ -4858,6 +4916,135 @@ mod __private {
             .collect();
         scored.sort();
         scored.into_iter().map(|(_, index)| index).collect()
+    }
+    /// The entries of an object read before its tag, then the rest
+    /// of the object: what a tagged union hands the member it chose,
+    /// so that the object is read once and never whole into a
+    /// `Value`.
+    pub(super) struct Replay<A> {
+        read: ::std::vec::IntoIter<(::std::string::String, Value)>,
+        pending: ::core::option::Option<Value>,
+        rest: A,
+    }
+    impl<'de, A: ::serde::de::MapAccess<'de>> ::serde::de::MapAccess<'de> for Replay<A> {
+        type Error = A::Error;
+        fn next_key_seed<K: ::serde::de::DeserializeSeed<'de>>(
+            &mut self,
+            seed: K,
+        ) -> Result<::core::option::Option<K::Value>, A::Error> {
+            match self.read.next() {
+                ::core::option::Option::Some((key, value)) => {
+                    self.pending = ::core::option::Option::Some(value);
+                    seed.deserialize(
+                            ::serde::de::IntoDeserializer::<
+                                A::Error,
+                            >::into_deserializer(key),
+                        )
+                        .map(::core::option::Option::Some)
+                }
+                ::core::option::Option::None => self.rest.next_key_seed(seed),
+            }
+        }
+        fn next_value_seed<V: ::serde::de::DeserializeSeed<'de>>(
+            &mut self,
+            seed: V,
+        ) -> Result<V::Value, A::Error> {
+            match self.pending.take() {
+                ::core::option::Option::Some(value) => {
+                    seed.deserialize(value).map_err(A::Error::custom)
+                }
+                ::core::option::Option::None => self.rest.next_value_seed(seed),
+            }
+        }
+    }
+    /// A union told apart by one string constant.
+    pub(super) trait Tagged<'de>: Sized {
+        const UNION: &'static str;
+        const TAG: &'static str;
+        const MEMBERS: &'static [&'static str];
+        /// The member whose tag is `tag`, decoded from `map`; `None`
+        /// when no member has that tag.
+        fn member<A: ::serde::de::MapAccess<'de>>(
+            tag: &str,
+            map: Replay<A>,
+        ) -> ::core::option::Option<Result<Self, A::Error>>;
+    }
+    /// Reads a tagged union's object up to its tag, keeping what
+    /// came before, then lets the member read the rest.
+    pub(super) struct TaggedVisitor<T>(pub(super) ::core::marker::PhantomData<T>);
+    impl<T> TaggedVisitor<T> {
+        fn refuse<'de, E: Error>(found: Value) -> E
+        where
+            T: Tagged<'de>,
+        {
+            E::custom(
+                no_match(
+                    T::UNION,
+                    ::core::option::Option::Some(T::TAG),
+                    &found,
+                    T::MEMBERS,
+                ),
+            )
+        }
+    }
+    impl<'de, T: Tagged<'de>> Visitor<'de> for TaggedVisitor<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "a `{}` object", T::UNION)
+        }
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<T, A::Error> {
+            let mut read = ::std::vec::Vec::new();
+            while let ::core::option::Option::Some(key) = map.next_key::<Key<'de>>()? {
+                let value: Value = map.next_value()?;
+                if key.as_str() != T::TAG {
+                    read.push((key.into_owned(), value));
+                    continue;
+                }
+                let tag = value.as_str().map(::std::borrow::ToOwned::to_owned);
+                let mut found = ::serde_json::Map::new();
+                found.insert(key.as_str().to_owned(), value.clone());
+                read.push((key.into_owned(), value));
+                let replay = Replay {
+                    read: read.into_iter(),
+                    pending: ::core::option::Option::None,
+                    rest: map,
+                };
+                return match tag.and_then(|tag| T::member(&tag, replay)) {
+                    ::core::option::Option::Some(decoded) => decoded,
+                    ::core::option::Option::None => {
+                        Err(Self::refuse(Value::Object(found)))
+                    }
+                };
+            }
+            Err(Self::refuse(Value::Object(read.into_iter().collect())))
+        }
+        fn visit_bool<E: Error>(self, v: bool) -> Result<T, E> {
+            Err(Self::refuse(Value::Bool(v)))
+        }
+        fn visit_i64<E: Error>(self, v: i64) -> Result<T, E> {
+            Err(Self::refuse(Value::from(v)))
+        }
+        fn visit_u64<E: Error>(self, v: u64) -> Result<T, E> {
+            Err(Self::refuse(Value::from(v)))
+        }
+        fn visit_f64<E: Error>(self, v: f64) -> Result<T, E> {
+            Err(Self::refuse(Value::from(v)))
+        }
+        fn visit_str<E: Error>(self, v: &str) -> Result<T, E> {
+            Err(Self::refuse(Value::from(v)))
+        }
+        fn visit_unit<E: Error>(self) -> Result<T, E> {
+            Err(Self::refuse(Value::Null))
+        }
+        fn visit_none<E: Error>(self) -> Result<T, E> {
+            Err(Self::refuse(Value::Null))
+        }
+        fn visit_seq<A: ::serde::de::SeqAccess<'de>>(self, _: A) -> Result<T, A::Error> {
+            Err(Self::refuse(Value::Array(::std::vec::Vec::new())))
+        }
     }
     pub(super) fn no_match(
         union: &str,

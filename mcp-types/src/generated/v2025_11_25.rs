@@ -1681,46 +1681,57 @@ impl ClientNotification {
     /// # Errors
     /// When no member accepts the value; the error names the fields
     /// that did not fit.
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        match value.get("method").and_then(::serde_json::Value::as_str) {
-            ::core::option::Option::Some("notifications/cancelled") => {
-                ::serde_json::from_value(value).map(Self::Cancelled)
-            }
-            ::core::option::Option::Some("notifications/initialized") => {
-                ::serde_json::from_value(value).map(Self::Initialized)
-            }
-            ::core::option::Option::Some("notifications/progress") => {
-                ::serde_json::from_value(value).map(Self::Progress)
-            }
-            ::core::option::Option::Some("notifications/tasks/status") => {
-                ::serde_json::from_value(value).map(Self::TaskStatus)
-            }
-            ::core::option::Option::Some("notifications/roots/list_changed") => {
-                ::serde_json::from_value(value).map(Self::RootsListChanged)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    __private::no_match(
-                        "ClientNotification",
-                        ::core::option::Option::Some("method"),
-                        &value,
-                        Self::__MEMBERS,
-                    ),
-                )
-            }
-        }
+        <Self as ::serde::Deserialize>::deserialize(value)
+    }
+}
+impl<'de> __private::Tagged<'de> for ClientNotification {
+    const UNION: &'static str = "ClientNotification";
+    const TAG: &'static str = "method";
+    const MEMBERS: &'static [&'static str] = Self::__MEMBERS;
+    fn member<__A: ::serde::de::MapAccess<'de>>(
+        tag: &str,
+        map: __private::Replay<__A>,
+    ) -> ::core::option::Option<::core::result::Result<Self, __A::Error>> {
+        let map = ::serde::de::value::MapAccessDeserializer::new(map);
+        ::core::option::Option::Some(
+            match tag {
+                "notifications/cancelled" => {
+                    <CancelledNotification as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::Cancelled)
+                }
+                "notifications/initialized" => {
+                    <InitializedNotification as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::Initialized)
+                }
+                "notifications/progress" => {
+                    <ProgressNotification as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::Progress)
+                }
+                "notifications/tasks/status" => {
+                    <TaskStatusNotification as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::TaskStatus)
+                }
+                "notifications/roots/list_changed" => {
+                    <RootsListChangedNotification as ::serde::Deserialize>::deserialize(
+                            map,
+                        )
+                        .map(Self::RootsListChanged)
+                }
+                _ => return ::core::option::Option::None,
+            },
+        )
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ClientNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        deserializer
+            .deserialize_any(__private::TaggedVisitor(::core::marker::PhantomData))
     }
 }
 impl ::core::convert::From<CancelledNotification> for ClientNotification {
@@ -1836,82 +1847,105 @@ impl ClientRequest {
     /// # Errors
     /// When no member accepts the value; the error names the fields
     /// that did not fit.
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        match value.get("method").and_then(::serde_json::Value::as_str) {
-            ::core::option::Option::Some("initialize") => {
-                ::serde_json::from_value(value).map(Self::Initialize)
-            }
-            ::core::option::Option::Some("ping") => {
-                ::serde_json::from_value(value).map(Self::Ping)
-            }
-            ::core::option::Option::Some("resources/list") => {
-                ::serde_json::from_value(value).map(Self::ListResources)
-            }
-            ::core::option::Option::Some("resources/templates/list") => {
-                ::serde_json::from_value(value).map(Self::ListResourceTemplates)
-            }
-            ::core::option::Option::Some("resources/read") => {
-                ::serde_json::from_value(value).map(Self::ReadResource)
-            }
-            ::core::option::Option::Some("resources/subscribe") => {
-                ::serde_json::from_value(value).map(Self::Subscribe)
-            }
-            ::core::option::Option::Some("resources/unsubscribe") => {
-                ::serde_json::from_value(value).map(Self::Unsubscribe)
-            }
-            ::core::option::Option::Some("prompts/list") => {
-                ::serde_json::from_value(value).map(Self::ListPrompts)
-            }
-            ::core::option::Option::Some("prompts/get") => {
-                ::serde_json::from_value(value).map(Self::GetPrompt)
-            }
-            ::core::option::Option::Some("tools/list") => {
-                ::serde_json::from_value(value).map(Self::ListTools)
-            }
-            ::core::option::Option::Some("tools/call") => {
-                ::serde_json::from_value(value).map(Self::CallTool)
-            }
-            ::core::option::Option::Some("tasks/get") => {
-                ::serde_json::from_value(value).map(Self::GetTask)
-            }
-            ::core::option::Option::Some("tasks/result") => {
-                ::serde_json::from_value(value).map(Self::GetTaskPayload)
-            }
-            ::core::option::Option::Some("tasks/cancel") => {
-                ::serde_json::from_value(value).map(Self::CancelTask)
-            }
-            ::core::option::Option::Some("tasks/list") => {
-                ::serde_json::from_value(value).map(Self::ListTasks)
-            }
-            ::core::option::Option::Some("logging/setLevel") => {
-                ::serde_json::from_value(value).map(Self::SetLevel)
-            }
-            ::core::option::Option::Some("completion/complete") => {
-                ::serde_json::from_value(value).map(Self::Complete)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    __private::no_match(
-                        "ClientRequest",
-                        ::core::option::Option::Some("method"),
-                        &value,
-                        Self::__MEMBERS,
-                    ),
-                )
-            }
-        }
+        <Self as ::serde::Deserialize>::deserialize(value)
+    }
+}
+impl<'de> __private::Tagged<'de> for ClientRequest {
+    const UNION: &'static str = "ClientRequest";
+    const TAG: &'static str = "method";
+    const MEMBERS: &'static [&'static str] = Self::__MEMBERS;
+    fn member<__A: ::serde::de::MapAccess<'de>>(
+        tag: &str,
+        map: __private::Replay<__A>,
+    ) -> ::core::option::Option<::core::result::Result<Self, __A::Error>> {
+        let map = ::serde::de::value::MapAccessDeserializer::new(map);
+        ::core::option::Option::Some(
+            match tag {
+                "initialize" => {
+                    <InitializeRequest as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::Initialize)
+                }
+                "ping" => {
+                    <PingRequest as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::Ping)
+                }
+                "resources/list" => {
+                    <ListResourcesRequest as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::ListResources)
+                }
+                "resources/templates/list" => {
+                    <ListResourceTemplatesRequest as ::serde::Deserialize>::deserialize(
+                            map,
+                        )
+                        .map(Self::ListResourceTemplates)
+                }
+                "resources/read" => {
+                    <ReadResourceRequest as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::ReadResource)
+                }
+                "resources/subscribe" => {
+                    <SubscribeRequest as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::Subscribe)
+                }
+                "resources/unsubscribe" => {
+                    <UnsubscribeRequest as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::Unsubscribe)
+                }
+                "prompts/list" => {
+                    <ListPromptsRequest as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::ListPrompts)
+                }
+                "prompts/get" => {
+                    <GetPromptRequest as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::GetPrompt)
+                }
+                "tools/list" => {
+                    <ListToolsRequest as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::ListTools)
+                }
+                "tools/call" => {
+                    <CallToolRequest as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::CallTool)
+                }
+                "tasks/get" => {
+                    <GetTaskRequest as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::GetTask)
+                }
+                "tasks/result" => {
+                    <GetTaskPayloadRequest as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::GetTaskPayload)
+                }
+                "tasks/cancel" => {
+                    <CancelTaskRequest as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::CancelTask)
+                }
+                "tasks/list" => {
+                    <ListTasksRequest as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::ListTasks)
+                }
+                "logging/setLevel" => {
+                    <SetLevelRequest as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::SetLevel)
+                }
+                "completion/complete" => {
+                    <CompleteRequest as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::Complete)
+                }
+                _ => return ::core::option::Option::None,
+            },
+        )
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ClientRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        deserializer
+            .deserialize_any(__private::TaggedVisitor(::core::marker::PhantomData))
     }
 }
 impl ::core::convert::From<InitializeRequest> for ClientRequest {
@@ -2175,27 +2209,46 @@ impl ClientResult {
     /// # Errors
     /// When no member accepts the value; the error names the fields
     /// that did not fit.
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let order = __private::rank(&value, Self::__SHAPES);
-        let mut value = value;
         let mut first_error = ::core::option::Option::None;
-        for (n, index) in order.iter().enumerate() {
-            let candidate = if n + 1 == order.len() {
-                ::core::mem::take(&mut value)
-            } else {
-                value.clone()
-            };
+        for index in order {
             let decoded = match index {
-                0 => ::serde_json::from_value(candidate).map(Self::Result),
-                1 => ::serde_json::from_value(candidate).map(Self::GetTaskResult),
-                2 => ::serde_json::from_value(candidate).map(Self::GetTaskPayloadResult),
-                3 => ::serde_json::from_value(candidate).map(Self::CancelTaskResult),
-                4 => ::serde_json::from_value(candidate).map(Self::ListTasksResult),
-                5 => ::serde_json::from_value(candidate).map(Self::CreateMessageResult),
-                6 => ::serde_json::from_value(candidate).map(Self::ListRootsResult),
-                7 => ::serde_json::from_value(candidate).map(Self::ElicitResult),
+                0 => {
+                    <Result as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Result)
+                }
+                1 => {
+                    <GetTaskResult as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::GetTaskResult)
+                }
+                2 => {
+                    <GetTaskPayloadResult as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::GetTaskPayloadResult)
+                }
+                3 => {
+                    <CancelTaskResult as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::CancelTaskResult)
+                }
+                4 => {
+                    <ListTasksResult as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::ListTasksResult)
+                }
+                5 => {
+                    <CreateMessageResult as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::CreateMessageResult)
+                }
+                6 => {
+                    <ListRootsResult as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::ListRootsResult)
+                }
+                7 => {
+                    <ElicitResult as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::ElicitResult)
+                }
                 _ => continue,
             };
             match decoded {
@@ -2624,37 +2677,43 @@ impl CompleteRequestParamsRef {
     /// # Errors
     /// When no member accepts the value; the error names the fields
     /// that did not fit.
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        match value.get("type").and_then(::serde_json::Value::as_str) {
-            ::core::option::Option::Some("ref/prompt") => {
-                ::serde_json::from_value(value).map(Self::Prompt)
-            }
-            ::core::option::Option::Some("ref/resource") => {
-                ::serde_json::from_value(value).map(Self::ResourceTemplate)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    __private::no_match(
-                        "CompleteRequestParamsRef",
-                        ::core::option::Option::Some("type"),
-                        &value,
-                        Self::__MEMBERS,
-                    ),
-                )
-            }
-        }
+        <Self as ::serde::Deserialize>::deserialize(value)
+    }
+}
+impl<'de> __private::Tagged<'de> for CompleteRequestParamsRef {
+    const UNION: &'static str = "CompleteRequestParamsRef";
+    const TAG: &'static str = "type";
+    const MEMBERS: &'static [&'static str] = Self::__MEMBERS;
+    fn member<__A: ::serde::de::MapAccess<'de>>(
+        tag: &str,
+        map: __private::Replay<__A>,
+    ) -> ::core::option::Option<::core::result::Result<Self, __A::Error>> {
+        let map = ::serde::de::value::MapAccessDeserializer::new(map);
+        ::core::option::Option::Some(
+            match tag {
+                "ref/prompt" => {
+                    <PromptReference as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::Prompt)
+                }
+                "ref/resource" => {
+                    <ResourceTemplateReference as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::ResourceTemplate)
+                }
+                _ => return ::core::option::Option::None,
+            },
+        )
     }
 }
 impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        deserializer
+            .deserialize_any(__private::TaggedVisitor(::core::marker::PhantomData))
     }
 }
 impl ::core::convert::From<PromptReference> for CompleteRequestParamsRef {
@@ -2836,46 +2895,55 @@ impl ContentBlock {
     /// # Errors
     /// When no member accepts the value; the error names the fields
     /// that did not fit.
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        match value.get("type").and_then(::serde_json::Value::as_str) {
-            ::core::option::Option::Some("text") => {
-                ::serde_json::from_value(value).map(Self::TextContent)
-            }
-            ::core::option::Option::Some("image") => {
-                ::serde_json::from_value(value).map(Self::ImageContent)
-            }
-            ::core::option::Option::Some("audio") => {
-                ::serde_json::from_value(value).map(Self::AudioContent)
-            }
-            ::core::option::Option::Some("resource_link") => {
-                ::serde_json::from_value(value).map(Self::ResourceLink)
-            }
-            ::core::option::Option::Some("resource") => {
-                ::serde_json::from_value(value).map(Self::EmbeddedResource)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    __private::no_match(
-                        "ContentBlock",
-                        ::core::option::Option::Some("type"),
-                        &value,
-                        Self::__MEMBERS,
-                    ),
-                )
-            }
-        }
+        <Self as ::serde::Deserialize>::deserialize(value)
+    }
+}
+impl<'de> __private::Tagged<'de> for ContentBlock {
+    const UNION: &'static str = "ContentBlock";
+    const TAG: &'static str = "type";
+    const MEMBERS: &'static [&'static str] = Self::__MEMBERS;
+    fn member<__A: ::serde::de::MapAccess<'de>>(
+        tag: &str,
+        map: __private::Replay<__A>,
+    ) -> ::core::option::Option<::core::result::Result<Self, __A::Error>> {
+        let map = ::serde::de::value::MapAccessDeserializer::new(map);
+        ::core::option::Option::Some(
+            match tag {
+                "text" => {
+                    <TextContent as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::TextContent)
+                }
+                "image" => {
+                    <ImageContent as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::ImageContent)
+                }
+                "audio" => {
+                    <AudioContent as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::AudioContent)
+                }
+                "resource_link" => {
+                    <ResourceLink as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::ResourceLink)
+                }
+                "resource" => {
+                    <EmbeddedResource as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::EmbeddedResource)
+                }
+                _ => return ::core::option::Option::None,
+            },
+        )
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ContentBlock {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        deserializer
+            .deserialize_any(__private::TaggedVisitor(::core::marker::PhantomData))
     }
 }
 impl ::core::convert::From<TextContent> for ContentBlock {
@@ -3457,25 +3525,40 @@ impl CreateMessageResultContent {
     /// # Errors
     /// When no member accepts the value; the error names the fields
     /// that did not fit.
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let order = __private::rank(&value, Self::__SHAPES);
-        let mut value = value;
         let mut first_error = ::core::option::Option::None;
-        for (n, index) in order.iter().enumerate() {
-            let candidate = if n + 1 == order.len() {
-                ::core::mem::take(&mut value)
-            } else {
-                value.clone()
-            };
+        for index in order {
             let decoded = match index {
-                0 => ::serde_json::from_value(candidate).map(Self::TextContent),
-                1 => ::serde_json::from_value(candidate).map(Self::ImageContent),
-                2 => ::serde_json::from_value(candidate).map(Self::AudioContent),
-                3 => ::serde_json::from_value(candidate).map(Self::ToolUseContent),
-                4 => ::serde_json::from_value(candidate).map(Self::ToolResultContent),
-                5 => ::serde_json::from_value(candidate).map(Self::Array),
+                0 => {
+                    <TextContent as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::TextContent)
+                }
+                1 => {
+                    <ImageContent as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::ImageContent)
+                }
+                2 => {
+                    <AudioContent as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::AudioContent)
+                }
+                3 => {
+                    <ToolUseContent as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::ToolUseContent)
+                }
+                4 => {
+                    <ToolResultContent as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::ToolResultContent)
+                }
+                5 => {
+                    <::std::vec::Vec<
+                        SamplingMessageContentBlock,
+                    > as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Array)
+                }
                 _ => continue,
             };
             match decoded {
@@ -4016,21 +4099,24 @@ impl ElicitRequestParams {
     /// # Errors
     /// When no member accepts the value; the error names the fields
     /// that did not fit.
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let order = __private::rank(&value, Self::__SHAPES);
-        let mut value = value;
         let mut first_error = ::core::option::Option::None;
-        for (n, index) in order.iter().enumerate() {
-            let candidate = if n + 1 == order.len() {
-                ::core::mem::take(&mut value)
-            } else {
-                value.clone()
-            };
+        for index in order {
             let decoded = match index {
-                0 => ::serde_json::from_value(candidate).map(Self::URL),
-                1 => ::serde_json::from_value(candidate).map(Self::Form),
+                0 => {
+                    <ElicitRequestURLParams as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::URL)
+                }
+                1 => {
+                    <ElicitRequestFormParams as ::serde::Deserialize>::deserialize(
+                            &value,
+                        )
+                        .map(Self::Form)
+                }
                 _ => continue,
             };
             match decoded {
@@ -4428,23 +4514,31 @@ impl ElicitResultContentValue {
     /// # Errors
     /// When no member accepts the value; the error names the fields
     /// that did not fit.
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let order = __private::rank(&value, Self::__SHAPES);
-        let mut value = value;
         let mut first_error = ::core::option::Option::None;
-        for (n, index) in order.iter().enumerate() {
-            let candidate = if n + 1 == order.len() {
-                ::core::mem::take(&mut value)
-            } else {
-                value.clone()
-            };
+        for index in order {
             let decoded = match index {
-                0 => ::serde_json::from_value(candidate).map(Self::Array),
-                1 => ::serde_json::from_value(candidate).map(Self::String),
-                2 => ::serde_json::from_value(candidate).map(Self::Integer),
-                3 => ::serde_json::from_value(candidate).map(Self::Boolean),
+                0 => {
+                    <::std::vec::Vec<
+                        ::std::string::String,
+                    > as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Array)
+                }
+                1 => {
+                    <::std::string::String as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::String)
+                }
+                2 => {
+                    <i64 as ::serde::Deserialize>::deserialize(&value).map(Self::Integer)
+                }
+                3 => {
+                    <bool as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Boolean)
+                }
                 _ => continue,
             };
             match decoded {
@@ -4750,21 +4844,22 @@ impl EmbeddedResourceResource {
     /// # Errors
     /// When no member accepts the value; the error names the fields
     /// that did not fit.
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let order = __private::rank(&value, Self::__SHAPES);
-        let mut value = value;
         let mut first_error = ::core::option::Option::None;
-        for (n, index) in order.iter().enumerate() {
-            let candidate = if n + 1 == order.len() {
-                ::core::mem::take(&mut value)
-            } else {
-                value.clone()
-            };
+        for index in order {
             let decoded = match index {
-                0 => ::serde_json::from_value(candidate).map(Self::Text),
-                1 => ::serde_json::from_value(candidate).map(Self::Blob),
+                0 => {
+                    <TextResourceContents as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Text)
+                }
+                1 => {
+                    <BlobResourceContents as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Blob)
+                }
                 _ => continue,
             };
             match decoded {
@@ -4978,24 +5073,42 @@ impl EnumSchema {
     /// # Errors
     /// When no member accepts the value; the error names the fields
     /// that did not fit.
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let order = __private::rank(&value, Self::__SHAPES);
-        let mut value = value;
         let mut first_error = ::core::option::Option::None;
-        for (n, index) in order.iter().enumerate() {
-            let candidate = if n + 1 == order.len() {
-                ::core::mem::take(&mut value)
-            } else {
-                value.clone()
-            };
+        for index in order {
             let decoded = match index {
-                0 => ::serde_json::from_value(candidate).map(Self::UntitledSingleSelect),
-                1 => ::serde_json::from_value(candidate).map(Self::TitledSingleSelect),
-                2 => ::serde_json::from_value(candidate).map(Self::UntitledMultiSelect),
-                3 => ::serde_json::from_value(candidate).map(Self::TitledMultiSelect),
-                4 => ::serde_json::from_value(candidate).map(Self::LegacyTitled),
+                0 => {
+                    <UntitledSingleSelectEnumSchema as ::serde::Deserialize>::deserialize(
+                            &value,
+                        )
+                        .map(Self::UntitledSingleSelect)
+                }
+                1 => {
+                    <TitledSingleSelectEnumSchema as ::serde::Deserialize>::deserialize(
+                            &value,
+                        )
+                        .map(Self::TitledSingleSelect)
+                }
+                2 => {
+                    <UntitledMultiSelectEnumSchema as ::serde::Deserialize>::deserialize(
+                            &value,
+                        )
+                        .map(Self::UntitledMultiSelect)
+                }
+                3 => {
+                    <TitledMultiSelectEnumSchema as ::serde::Deserialize>::deserialize(
+                            &value,
+                        )
+                        .map(Self::TitledMultiSelect)
+                }
+                4 => {
+                    <LegacyTitledEnumSchema as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::LegacyTitled)
+                }
                 _ => continue,
             };
             match decoded {
@@ -6729,23 +6842,30 @@ impl JSONRPCMessage {
     /// # Errors
     /// When no member accepts the value; the error names the fields
     /// that did not fit.
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let order = __private::rank(&value, Self::__SHAPES);
-        let mut value = value;
         let mut first_error = ::core::option::Option::None;
-        for (n, index) in order.iter().enumerate() {
-            let candidate = if n + 1 == order.len() {
-                ::core::mem::take(&mut value)
-            } else {
-                value.clone()
-            };
+        for index in order {
             let decoded = match index {
-                0 => ::serde_json::from_value(candidate).map(Self::Request),
-                1 => ::serde_json::from_value(candidate).map(Self::Notification),
-                2 => ::serde_json::from_value(candidate).map(Self::ResultResponse),
-                3 => ::serde_json::from_value(candidate).map(Self::ErrorResponse),
+                0 => {
+                    <JSONRPCRequest as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Request)
+                }
+                1 => {
+                    <JSONRPCNotification as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Notification)
+                }
+                2 => {
+                    <JSONRPCResultResponse as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::ResultResponse)
+                }
+                3 => {
+                    <JSONRPCErrorResponse as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::ErrorResponse)
+                }
                 _ => continue,
             };
             match decoded {
@@ -6987,21 +7107,22 @@ impl JSONRPCResponse {
     /// # Errors
     /// When no member accepts the value; the error names the fields
     /// that did not fit.
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let order = __private::rank(&value, Self::__SHAPES);
-        let mut value = value;
         let mut first_error = ::core::option::Option::None;
-        for (n, index) in order.iter().enumerate() {
-            let candidate = if n + 1 == order.len() {
-                ::core::mem::take(&mut value)
-            } else {
-                value.clone()
-            };
+        for index in order {
             let decoded = match index {
-                0 => ::serde_json::from_value(candidate).map(Self::Result),
-                1 => ::serde_json::from_value(candidate).map(Self::Error),
+                0 => {
+                    <JSONRPCResultResponse as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Result)
+                }
+                1 => {
+                    <JSONRPCErrorResponse as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Error)
+                }
                 _ => continue,
             };
             match decoded {
@@ -8600,21 +8721,26 @@ impl MultiSelectEnumSchema {
     /// # Errors
     /// When no member accepts the value; the error names the fields
     /// that did not fit.
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let order = __private::rank(&value, Self::__SHAPES);
-        let mut value = value;
         let mut first_error = ::core::option::Option::None;
-        for (n, index) in order.iter().enumerate() {
-            let candidate = if n + 1 == order.len() {
-                ::core::mem::take(&mut value)
-            } else {
-                value.clone()
-            };
+        for index in order {
             let decoded = match index {
-                0 => ::serde_json::from_value(candidate).map(Self::Untitled),
-                1 => ::serde_json::from_value(candidate).map(Self::Titled),
+                0 => {
+                    <UntitledMultiSelectEnumSchema as ::serde::Deserialize>::deserialize(
+                            &value,
+                        )
+                        .map(Self::Untitled)
+                }
+                1 => {
+                    <TitledMultiSelectEnumSchema as ::serde::Deserialize>::deserialize(
+                            &value,
+                        )
+                        .map(Self::Titled)
+                }
                 _ => continue,
             };
             match decoded {
@@ -9447,35 +9573,54 @@ impl PrimitiveSchemaDefinition {
     /// # Errors
     /// When no member accepts the value; the error names the fields
     /// that did not fit.
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let order = __private::rank(&value, Self::__SHAPES);
-        let mut value = value;
         let mut first_error = ::core::option::Option::None;
-        for (n, index) in order.iter().enumerate() {
-            let candidate = if n + 1 == order.len() {
-                ::core::mem::take(&mut value)
-            } else {
-                value.clone()
-            };
+        for index in order {
             let decoded = match index {
-                0 => ::serde_json::from_value(candidate).map(Self::String),
-                1 => ::serde_json::from_value(candidate).map(Self::Number),
-                2 => ::serde_json::from_value(candidate).map(Self::Boolean),
+                0 => {
+                    <StringSchema as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::String)
+                }
+                1 => {
+                    <NumberSchema as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Number)
+                }
+                2 => {
+                    <BooleanSchema as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Boolean)
+                }
                 3 => {
-                    ::serde_json::from_value(candidate)
+                    <UntitledSingleSelectEnumSchema as ::serde::Deserialize>::deserialize(
+                            &value,
+                        )
                         .map(Self::UntitledSingleSelectEnum)
                 }
                 4 => {
-                    ::serde_json::from_value(candidate).map(Self::TitledSingleSelectEnum)
+                    <TitledSingleSelectEnumSchema as ::serde::Deserialize>::deserialize(
+                            &value,
+                        )
+                        .map(Self::TitledSingleSelectEnum)
                 }
                 5 => {
-                    ::serde_json::from_value(candidate)
+                    <UntitledMultiSelectEnumSchema as ::serde::Deserialize>::deserialize(
+                            &value,
+                        )
                         .map(Self::UntitledMultiSelectEnum)
                 }
-                6 => ::serde_json::from_value(candidate).map(Self::TitledMultiSelectEnum),
-                7 => ::serde_json::from_value(candidate).map(Self::LegacyTitledEnum),
+                6 => {
+                    <TitledMultiSelectEnumSchema as ::serde::Deserialize>::deserialize(
+                            &value,
+                        )
+                        .map(Self::TitledMultiSelectEnum)
+                }
+                7 => {
+                    <LegacyTitledEnumSchema as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::LegacyTitledEnum)
+                }
                 _ => continue,
             };
             match decoded {
@@ -9743,6 +9888,7 @@ impl ProgressToken {
     /// # Errors
     /// When no member accepts the value; the error names the fields
     /// that did not fit.
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -10495,21 +10641,22 @@ impl ReadResourceResultContentsItem {
     /// # Errors
     /// When no member accepts the value; the error names the fields
     /// that did not fit.
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let order = __private::rank(&value, Self::__SHAPES);
-        let mut value = value;
         let mut first_error = ::core::option::Option::None;
-        for (n, index) in order.iter().enumerate() {
-            let candidate = if n + 1 == order.len() {
-                ::core::mem::take(&mut value)
-            } else {
-                value.clone()
-            };
+        for index in order {
             let decoded = match index {
-                0 => ::serde_json::from_value(candidate).map(Self::Text),
-                1 => ::serde_json::from_value(candidate).map(Self::Blob),
+                0 => {
+                    <TextResourceContents as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Text)
+                }
+                1 => {
+                    <BlobResourceContents as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Blob)
+                }
                 _ => continue,
             };
             match decoded {
@@ -10692,6 +10839,7 @@ impl RequestId {
     /// # Errors
     /// When no member accepts the value; the error names the fields
     /// that did not fit.
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -12146,25 +12294,40 @@ impl SamplingMessageContent {
     /// # Errors
     /// When no member accepts the value; the error names the fields
     /// that did not fit.
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let order = __private::rank(&value, Self::__SHAPES);
-        let mut value = value;
         let mut first_error = ::core::option::Option::None;
-        for (n, index) in order.iter().enumerate() {
-            let candidate = if n + 1 == order.len() {
-                ::core::mem::take(&mut value)
-            } else {
-                value.clone()
-            };
+        for index in order {
             let decoded = match index {
-                0 => ::serde_json::from_value(candidate).map(Self::TextContent),
-                1 => ::serde_json::from_value(candidate).map(Self::ImageContent),
-                2 => ::serde_json::from_value(candidate).map(Self::AudioContent),
-                3 => ::serde_json::from_value(candidate).map(Self::ToolUseContent),
-                4 => ::serde_json::from_value(candidate).map(Self::ToolResultContent),
-                5 => ::serde_json::from_value(candidate).map(Self::Array),
+                0 => {
+                    <TextContent as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::TextContent)
+                }
+                1 => {
+                    <ImageContent as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::ImageContent)
+                }
+                2 => {
+                    <AudioContent as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::AudioContent)
+                }
+                3 => {
+                    <ToolUseContent as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::ToolUseContent)
+                }
+                4 => {
+                    <ToolResultContent as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::ToolResultContent)
+                }
+                5 => {
+                    <::std::vec::Vec<
+                        SamplingMessageContentBlock,
+                    > as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Array)
+                }
                 _ => continue,
             };
             match decoded {
@@ -12266,46 +12429,55 @@ impl SamplingMessageContentBlock {
     /// # Errors
     /// When no member accepts the value; the error names the fields
     /// that did not fit.
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        match value.get("type").and_then(::serde_json::Value::as_str) {
-            ::core::option::Option::Some("text") => {
-                ::serde_json::from_value(value).map(Self::Text)
-            }
-            ::core::option::Option::Some("image") => {
-                ::serde_json::from_value(value).map(Self::Image)
-            }
-            ::core::option::Option::Some("audio") => {
-                ::serde_json::from_value(value).map(Self::Audio)
-            }
-            ::core::option::Option::Some("tool_use") => {
-                ::serde_json::from_value(value).map(Self::ToolUse)
-            }
-            ::core::option::Option::Some("tool_result") => {
-                ::serde_json::from_value(value).map(Self::ToolResult)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    __private::no_match(
-                        "SamplingMessageContentBlock",
-                        ::core::option::Option::Some("type"),
-                        &value,
-                        Self::__MEMBERS,
-                    ),
-                )
-            }
-        }
+        <Self as ::serde::Deserialize>::deserialize(value)
+    }
+}
+impl<'de> __private::Tagged<'de> for SamplingMessageContentBlock {
+    const UNION: &'static str = "SamplingMessageContentBlock";
+    const TAG: &'static str = "type";
+    const MEMBERS: &'static [&'static str] = Self::__MEMBERS;
+    fn member<__A: ::serde::de::MapAccess<'de>>(
+        tag: &str,
+        map: __private::Replay<__A>,
+    ) -> ::core::option::Option<::core::result::Result<Self, __A::Error>> {
+        let map = ::serde::de::value::MapAccessDeserializer::new(map);
+        ::core::option::Option::Some(
+            match tag {
+                "text" => {
+                    <TextContent as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::Text)
+                }
+                "image" => {
+                    <ImageContent as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::Image)
+                }
+                "audio" => {
+                    <AudioContent as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::Audio)
+                }
+                "tool_use" => {
+                    <ToolUseContent as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::ToolUse)
+                }
+                "tool_result" => {
+                    <ToolResultContent as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::ToolResult)
+                }
+                _ => return ::core::option::Option::None,
+            },
+        )
     }
 }
 impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        deserializer
+            .deserialize_any(__private::TaggedVisitor(::core::marker::PhantomData))
     }
 }
 impl ::core::convert::From<TextContent> for SamplingMessageContentBlock {
@@ -12854,58 +13026,83 @@ impl ServerNotification {
     /// # Errors
     /// When no member accepts the value; the error names the fields
     /// that did not fit.
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        match value.get("method").and_then(::serde_json::Value::as_str) {
-            ::core::option::Option::Some("notifications/cancelled") => {
-                ::serde_json::from_value(value).map(Self::Cancelled)
-            }
-            ::core::option::Option::Some("notifications/progress") => {
-                ::serde_json::from_value(value).map(Self::Progress)
-            }
-            ::core::option::Option::Some("notifications/resources/list_changed") => {
-                ::serde_json::from_value(value).map(Self::ResourceListChanged)
-            }
-            ::core::option::Option::Some("notifications/resources/updated") => {
-                ::serde_json::from_value(value).map(Self::ResourceUpdated)
-            }
-            ::core::option::Option::Some("notifications/prompts/list_changed") => {
-                ::serde_json::from_value(value).map(Self::PromptListChanged)
-            }
-            ::core::option::Option::Some("notifications/tools/list_changed") => {
-                ::serde_json::from_value(value).map(Self::ToolListChanged)
-            }
-            ::core::option::Option::Some("notifications/tasks/status") => {
-                ::serde_json::from_value(value).map(Self::TaskStatus)
-            }
-            ::core::option::Option::Some("notifications/message") => {
-                ::serde_json::from_value(value).map(Self::LoggingMessage)
-            }
-            ::core::option::Option::Some("notifications/elicitation/complete") => {
-                ::serde_json::from_value(value).map(Self::ElicitationComplete)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    __private::no_match(
-                        "ServerNotification",
-                        ::core::option::Option::Some("method"),
-                        &value,
-                        Self::__MEMBERS,
-                    ),
-                )
-            }
-        }
+        <Self as ::serde::Deserialize>::deserialize(value)
+    }
+}
+impl<'de> __private::Tagged<'de> for ServerNotification {
+    const UNION: &'static str = "ServerNotification";
+    const TAG: &'static str = "method";
+    const MEMBERS: &'static [&'static str] = Self::__MEMBERS;
+    fn member<__A: ::serde::de::MapAccess<'de>>(
+        tag: &str,
+        map: __private::Replay<__A>,
+    ) -> ::core::option::Option<::core::result::Result<Self, __A::Error>> {
+        let map = ::serde::de::value::MapAccessDeserializer::new(map);
+        ::core::option::Option::Some(
+            match tag {
+                "notifications/cancelled" => {
+                    <CancelledNotification as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::Cancelled)
+                }
+                "notifications/progress" => {
+                    <ProgressNotification as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::Progress)
+                }
+                "notifications/resources/list_changed" => {
+                    <ResourceListChangedNotification as ::serde::Deserialize>::deserialize(
+                            map,
+                        )
+                        .map(Self::ResourceListChanged)
+                }
+                "notifications/resources/updated" => {
+                    <ResourceUpdatedNotification as ::serde::Deserialize>::deserialize(
+                            map,
+                        )
+                        .map(Self::ResourceUpdated)
+                }
+                "notifications/prompts/list_changed" => {
+                    <PromptListChangedNotification as ::serde::Deserialize>::deserialize(
+                            map,
+                        )
+                        .map(Self::PromptListChanged)
+                }
+                "notifications/tools/list_changed" => {
+                    <ToolListChangedNotification as ::serde::Deserialize>::deserialize(
+                            map,
+                        )
+                        .map(Self::ToolListChanged)
+                }
+                "notifications/tasks/status" => {
+                    <TaskStatusNotification as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::TaskStatus)
+                }
+                "notifications/message" => {
+                    <LoggingMessageNotification as ::serde::Deserialize>::deserialize(
+                            map,
+                        )
+                        .map(Self::LoggingMessage)
+                }
+                "notifications/elicitation/complete" => {
+                    <ElicitationCompleteNotification as ::serde::Deserialize>::deserialize(
+                            map,
+                        )
+                        .map(Self::ElicitationComplete)
+                }
+                _ => return ::core::option::Option::None,
+            },
+        )
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ServerNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        deserializer
+            .deserialize_any(__private::TaggedVisitor(::core::marker::PhantomData))
     }
 }
 impl ::core::convert::From<CancelledNotification> for ServerNotification {
@@ -13005,55 +13202,67 @@ impl ServerRequest {
     /// # Errors
     /// When no member accepts the value; the error names the fields
     /// that did not fit.
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        match value.get("method").and_then(::serde_json::Value::as_str) {
-            ::core::option::Option::Some("ping") => {
-                ::serde_json::from_value(value).map(Self::Ping)
-            }
-            ::core::option::Option::Some("tasks/get") => {
-                ::serde_json::from_value(value).map(Self::GetTask)
-            }
-            ::core::option::Option::Some("tasks/result") => {
-                ::serde_json::from_value(value).map(Self::GetTaskPayload)
-            }
-            ::core::option::Option::Some("tasks/cancel") => {
-                ::serde_json::from_value(value).map(Self::CancelTask)
-            }
-            ::core::option::Option::Some("tasks/list") => {
-                ::serde_json::from_value(value).map(Self::ListTasks)
-            }
-            ::core::option::Option::Some("sampling/createMessage") => {
-                ::serde_json::from_value(value).map(Self::CreateMessage)
-            }
-            ::core::option::Option::Some("roots/list") => {
-                ::serde_json::from_value(value).map(Self::ListRoots)
-            }
-            ::core::option::Option::Some("elicitation/create") => {
-                ::serde_json::from_value(value).map(Self::Elicit)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    __private::no_match(
-                        "ServerRequest",
-                        ::core::option::Option::Some("method"),
-                        &value,
-                        Self::__MEMBERS,
-                    ),
-                )
-            }
-        }
+        <Self as ::serde::Deserialize>::deserialize(value)
+    }
+}
+impl<'de> __private::Tagged<'de> for ServerRequest {
+    const UNION: &'static str = "ServerRequest";
+    const TAG: &'static str = "method";
+    const MEMBERS: &'static [&'static str] = Self::__MEMBERS;
+    fn member<__A: ::serde::de::MapAccess<'de>>(
+        tag: &str,
+        map: __private::Replay<__A>,
+    ) -> ::core::option::Option<::core::result::Result<Self, __A::Error>> {
+        let map = ::serde::de::value::MapAccessDeserializer::new(map);
+        ::core::option::Option::Some(
+            match tag {
+                "ping" => {
+                    <PingRequest as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::Ping)
+                }
+                "tasks/get" => {
+                    <GetTaskRequest as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::GetTask)
+                }
+                "tasks/result" => {
+                    <GetTaskPayloadRequest as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::GetTaskPayload)
+                }
+                "tasks/cancel" => {
+                    <CancelTaskRequest as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::CancelTask)
+                }
+                "tasks/list" => {
+                    <ListTasksRequest as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::ListTasks)
+                }
+                "sampling/createMessage" => {
+                    <CreateMessageRequest as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::CreateMessage)
+                }
+                "roots/list" => {
+                    <ListRootsRequest as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::ListRoots)
+                }
+                "elicitation/create" => {
+                    <ElicitRequest as ::serde::Deserialize>::deserialize(map)
+                        .map(Self::Elicit)
+                }
+                _ => return ::core::option::Option::None,
+            },
+        )
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ServerRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        deserializer
+            .deserialize_any(__private::TaggedVisitor(::core::marker::PhantomData))
     }
 }
 impl ::core::convert::From<PingRequest> for ServerRequest {
@@ -13367,36 +13576,72 @@ impl ServerResult {
     /// # Errors
     /// When no member accepts the value; the error names the fields
     /// that did not fit.
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let order = __private::rank(&value, Self::__SHAPES);
-        let mut value = value;
         let mut first_error = ::core::option::Option::None;
-        for (n, index) in order.iter().enumerate() {
-            let candidate = if n + 1 == order.len() {
-                ::core::mem::take(&mut value)
-            } else {
-                value.clone()
-            };
+        for index in order {
             let decoded = match index {
-                0 => ::serde_json::from_value(candidate).map(Self::Result),
-                1 => ::serde_json::from_value(candidate).map(Self::InitializeResult),
-                2 => ::serde_json::from_value(candidate).map(Self::ListResourcesResult),
+                0 => {
+                    <Result as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Result)
+                }
+                1 => {
+                    <InitializeResult as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::InitializeResult)
+                }
+                2 => {
+                    <ListResourcesResult as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::ListResourcesResult)
+                }
                 3 => {
-                    ::serde_json::from_value(candidate)
+                    <ListResourceTemplatesResult as ::serde::Deserialize>::deserialize(
+                            &value,
+                        )
                         .map(Self::ListResourceTemplatesResult)
                 }
-                4 => ::serde_json::from_value(candidate).map(Self::ReadResourceResult),
-                5 => ::serde_json::from_value(candidate).map(Self::ListPromptsResult),
-                6 => ::serde_json::from_value(candidate).map(Self::GetPromptResult),
-                7 => ::serde_json::from_value(candidate).map(Self::ListToolsResult),
-                8 => ::serde_json::from_value(candidate).map(Self::CallToolResult),
-                9 => ::serde_json::from_value(candidate).map(Self::GetTaskResult),
-                10 => ::serde_json::from_value(candidate).map(Self::GetTaskPayloadResult),
-                11 => ::serde_json::from_value(candidate).map(Self::CancelTaskResult),
-                12 => ::serde_json::from_value(candidate).map(Self::ListTasksResult),
-                13 => ::serde_json::from_value(candidate).map(Self::CompleteResult),
+                4 => {
+                    <ReadResourceResult as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::ReadResourceResult)
+                }
+                5 => {
+                    <ListPromptsResult as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::ListPromptsResult)
+                }
+                6 => {
+                    <GetPromptResult as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::GetPromptResult)
+                }
+                7 => {
+                    <ListToolsResult as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::ListToolsResult)
+                }
+                8 => {
+                    <CallToolResult as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::CallToolResult)
+                }
+                9 => {
+                    <GetTaskResult as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::GetTaskResult)
+                }
+                10 => {
+                    <GetTaskPayloadResult as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::GetTaskPayloadResult)
+                }
+                11 => {
+                    <CancelTaskResult as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::CancelTaskResult)
+                }
+                12 => {
+                    <ListTasksResult as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::ListTasksResult)
+                }
+                13 => {
+                    <CompleteResult as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::CompleteResult)
+                }
                 _ => continue,
             };
             match decoded {
@@ -13764,21 +14009,26 @@ impl SingleSelectEnumSchema {
     /// # Errors
     /// When no member accepts the value; the error names the fields
     /// that did not fit.
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let order = __private::rank(&value, Self::__SHAPES);
-        let mut value = value;
         let mut first_error = ::core::option::Option::None;
-        for (n, index) in order.iter().enumerate() {
-            let candidate = if n + 1 == order.len() {
-                ::core::mem::take(&mut value)
-            } else {
-                value.clone()
-            };
+        for index in order {
             let decoded = match index {
-                0 => ::serde_json::from_value(candidate).map(Self::Untitled),
-                1 => ::serde_json::from_value(candidate).map(Self::Titled),
+                0 => {
+                    <UntitledSingleSelectEnumSchema as ::serde::Deserialize>::deserialize(
+                            &value,
+                        )
+                        .map(Self::Untitled)
+                }
+                1 => {
+                    <TitledSingleSelectEnumSchema as ::serde::Deserialize>::deserialize(
+                            &value,
+                        )
+                        .map(Self::Titled)
+                }
                 _ => continue,
             };
             match decoded {
@@ -16970,6 +17220,135 @@ mod __private {
             .collect();
         scored.sort();
         scored.into_iter().map(|(_, index)| index).collect()
+    }
+    /// The entries of an object read before its tag, then the rest
+    /// of the object: what a tagged union hands the member it chose,
+    /// so that the object is read once and never whole into a
+    /// `Value`.
+    pub(super) struct Replay<A> {
+        read: ::std::vec::IntoIter<(::std::string::String, Value)>,
+        pending: ::core::option::Option<Value>,
+        rest: A,
+    }
+    impl<'de, A: ::serde::de::MapAccess<'de>> ::serde::de::MapAccess<'de> for Replay<A> {
+        type Error = A::Error;
+        fn next_key_seed<K: ::serde::de::DeserializeSeed<'de>>(
+            &mut self,
+            seed: K,
+        ) -> Result<::core::option::Option<K::Value>, A::Error> {
+            match self.read.next() {
+                ::core::option::Option::Some((key, value)) => {
+                    self.pending = ::core::option::Option::Some(value);
+                    seed.deserialize(
+                            ::serde::de::IntoDeserializer::<
+                                A::Error,
+                            >::into_deserializer(key),
+                        )
+                        .map(::core::option::Option::Some)
+                }
+                ::core::option::Option::None => self.rest.next_key_seed(seed),
+            }
+        }
+        fn next_value_seed<V: ::serde::de::DeserializeSeed<'de>>(
+            &mut self,
+            seed: V,
+        ) -> Result<V::Value, A::Error> {
+            match self.pending.take() {
+                ::core::option::Option::Some(value) => {
+                    seed.deserialize(value).map_err(A::Error::custom)
+                }
+                ::core::option::Option::None => self.rest.next_value_seed(seed),
+            }
+        }
+    }
+    /// A union told apart by one string constant.
+    pub(super) trait Tagged<'de>: Sized {
+        const UNION: &'static str;
+        const TAG: &'static str;
+        const MEMBERS: &'static [&'static str];
+        /// The member whose tag is `tag`, decoded from `map`; `None`
+        /// when no member has that tag.
+        fn member<A: ::serde::de::MapAccess<'de>>(
+            tag: &str,
+            map: Replay<A>,
+        ) -> ::core::option::Option<Result<Self, A::Error>>;
+    }
+    /// Reads a tagged union's object up to its tag, keeping what
+    /// came before, then lets the member read the rest.
+    pub(super) struct TaggedVisitor<T>(pub(super) ::core::marker::PhantomData<T>);
+    impl<T> TaggedVisitor<T> {
+        fn refuse<'de, E: Error>(found: Value) -> E
+        where
+            T: Tagged<'de>,
+        {
+            E::custom(
+                no_match(
+                    T::UNION,
+                    ::core::option::Option::Some(T::TAG),
+                    &found,
+                    T::MEMBERS,
+                ),
+            )
+        }
+    }
+    impl<'de, T: Tagged<'de>> Visitor<'de> for TaggedVisitor<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "a `{}` object", T::UNION)
+        }
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<T, A::Error> {
+            let mut read = ::std::vec::Vec::new();
+            while let ::core::option::Option::Some(key) = map.next_key::<Key<'de>>()? {
+                let value: Value = map.next_value()?;
+                if key.as_str() != T::TAG {
+                    read.push((key.into_owned(), value));
+                    continue;
+                }
+                let tag = value.as_str().map(::std::borrow::ToOwned::to_owned);
+                let mut found = ::serde_json::Map::new();
+                found.insert(key.as_str().to_owned(), value.clone());
+                read.push((key.into_owned(), value));
+                let replay = Replay {
+                    read: read.into_iter(),
+                    pending: ::core::option::Option::None,
+                    rest: map,
+                };
+                return match tag.and_then(|tag| T::member(&tag, replay)) {
+                    ::core::option::Option::Some(decoded) => decoded,
+                    ::core::option::Option::None => {
+                        Err(Self::refuse(Value::Object(found)))
+                    }
+                };
+            }
+            Err(Self::refuse(Value::Object(read.into_iter().collect())))
+        }
+        fn visit_bool<E: Error>(self, v: bool) -> Result<T, E> {
+            Err(Self::refuse(Value::Bool(v)))
+        }
+        fn visit_i64<E: Error>(self, v: i64) -> Result<T, E> {
+            Err(Self::refuse(Value::from(v)))
+        }
+        fn visit_u64<E: Error>(self, v: u64) -> Result<T, E> {
+            Err(Self::refuse(Value::from(v)))
+        }
+        fn visit_f64<E: Error>(self, v: f64) -> Result<T, E> {
+            Err(Self::refuse(Value::from(v)))
+        }
+        fn visit_str<E: Error>(self, v: &str) -> Result<T, E> {
+            Err(Self::refuse(Value::from(v)))
+        }
+        fn visit_unit<E: Error>(self) -> Result<T, E> {
+            Err(Self::refuse(Value::Null))
+        }
+        fn visit_none<E: Error>(self) -> Result<T, E> {
+            Err(Self::refuse(Value::Null))
+        }
+        fn visit_seq<A: ::serde::de::SeqAccess<'de>>(self, _: A) -> Result<T, A::Error> {
+            Err(Self::refuse(Value::Array(::std::vec::Vec::new())))
+        }
     }
     pub(super) fn no_match(
         union: &str,
