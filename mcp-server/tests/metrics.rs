@@ -1,22 +1,23 @@
 //! The counters and gauges of `mcp_server::observe`, read back through a
-//! recorder of the test's own: a task's life on this replica, and a
-//! request refused at a limit.
+//! recorder of the test's own: a task's life on this replica.
 
 #![cfg(all(feature = "metrics", feature = "tasks"))]
+
+mod common;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
+use common::jobs::{tasks_meta, Jobs};
+use common::stdio::Client;
 use mcp_server::tasks::TaskSettings;
-use mcp_server::transport::stdio;
-use mcp_server::{tool, tools, Context, Server};
+use mcp_server::Server;
 use metrics::{
     Counter, CounterFn, Gauge, GaugeFn, Histogram, Key, KeyName, Metadata, Recorder, SharedString,
     Unit,
 };
-use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use serde_json::json;
 
 /// Every value recorded, by `name{label=value,...}`.
 #[derive(Clone, Default)]
@@ -120,25 +121,6 @@ fn value(name: &str) -> f64 {
         .unwrap_or_default()
 }
 
-struct Jobs;
-
-#[tools]
-impl Jobs {
-    /// Works for `ms` milliseconds.
-    #[tool(task = "optional")]
-    async fn work(&self, ms: u64) -> String {
-        tokio::time::sleep(Duration::from_millis(ms)).await;
-        "worked".into()
-    }
-
-    /// Runs until cancelled.
-    #[tool(task = "optional")]
-    async fn forever(&self, cx: &Context) -> String {
-        cx.cancelled().await;
-        "cancelled".into()
-    }
-}
-
 #[tokio::test]
 async fn a_tasks_life_is_counted() {
     book();
@@ -152,59 +134,28 @@ async fn a_tasks_life_is_counted() {
         )
         .build()
         .expect("server builds");
-    let (client, server_side) = tokio::io::duplex(1 << 16);
-    let (r, w) = tokio::io::split(server_side);
-    tokio::spawn(stdio::serve_io(server, r, w));
-    let (reader, mut writer) = tokio::io::split(client);
-    let mut lines = BufReader::new(reader).lines();
-    let mut next_id = 0;
-    let mut request = async |method: &str, mut params: Value| -> Value {
-        next_id += 1;
-        params["_meta"] = json!({
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities":
-                {"extensions": {"io.modelcontextprotocol/tasks": {}}},
-        });
-        let message = json!({"jsonrpc": "2.0", "id": next_id, "method": method, "params": params});
-        writer
-            .write_all(format!("{message}\n").as_bytes())
-            .await
-            .expect("write");
-        loop {
-            let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
-                .await
-                .expect("an answer in time")
-                .expect("read")
-                .expect("a line");
-            let answer: Value = serde_json::from_str(&line).expect("JSON");
-            if answer["id"] == json!(next_id) {
-                return answer;
-            }
-        }
-    };
-    let started = request("tools/call", json!({"name": "forever", "arguments": {}})).await;
+    let mut client = Client::serve(server, tasks_meta());
+    let started = client.call("forever", json!({})).await;
     let running = started["result"]["taskId"]
         .as_str()
         .expect("a task")
         .to_owned();
     assert_eq!(value("mcp_tasks_running{}"), 1.0);
-    let started = request(
-        "tools/call",
-        json!({"name": "work", "arguments": {"ms": 10}}),
-    )
-    .await;
+    let started = client.call("work", json!({"ms": 10, "note": "n"})).await;
     let worked = started["result"]["taskId"]
         .as_str()
         .expect("a task")
         .to_owned();
     loop {
-        let task = request("tasks/get", json!({"taskId": worked})).await;
+        let task = client.request("tasks/get", json!({"taskId": worked})).await;
         if task["result"]["status"] == "completed" {
             break;
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    request("tasks/cancel", json!({"taskId": running})).await;
+    client
+        .request("tasks/cancel", json!({"taskId": running}))
+        .await;
     for _ in 0..100 {
         if value("mcp_tasks_running{}") == 0.0 {
             break;

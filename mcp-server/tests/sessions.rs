@@ -5,12 +5,14 @@
 
 #![cfg(all(feature = "http", feature = "legacy"))]
 
+mod common;
+
 use std::time::Duration;
 
-use mcp_server::transport::http::{self, HttpConfig};
+use common::http::{self as client, Answer};
+use mcp_server::transport::http::HttpConfig;
 use mcp_server::{tool, tools, Server};
 use serde_json::{json, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 struct Echo;
 
@@ -29,73 +31,33 @@ async fn serve(config: HttpConfig) -> u16 {
         .tools()
         .build()
         .expect("server builds");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let port = listener.local_addr().expect("address").port();
-    let app = http::router(server, "/mcp", config);
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    port
+    client::listen(server, config).await
 }
 
-struct Response {
-    status: u16,
-    session: Option<String>,
-    body: String,
-}
-
-async fn post(port: u16, session: Option<&str>, body: &Value) -> Response {
-    let body = body.to_string();
-    let mut request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\
-         Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
-         Content-Length: {}\r\n",
-        body.len()
-    );
-    if let Some(id) = session {
-        request.push_str(&format!(
-            "Mcp-Session-Id: {id}\r\nMCP-Protocol-Version: 2025-11-25\r\n"
-        ));
-    }
-    request.push_str("\r\n");
-    request.push_str(&body);
-    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
-        .await
-        .expect("connect");
-    stream.write_all(request.as_bytes()).await.expect("send");
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).await.expect("read");
-    let raw = String::from_utf8_lossy(&raw);
-    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    let session = head.lines().find_map(|line| {
-        let (name, value) = line.split_once(':')?;
-        name.eq_ignore_ascii_case("mcp-session-id")
-            .then(|| value.trim().to_owned())
-    });
-    Response {
-        status,
-        session,
-        body: body.to_owned(),
-    }
+/// POSTs `body` in `session`, if any.
+async fn post(port: u16, session: Option<&str>, body: &Value) -> Answer {
+    let headers = match session {
+        Some(id) => vec![
+            ("Mcp-Session-Id", id),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ],
+        None => Vec::new(),
+    };
+    client::post(port, &headers, body).await
 }
 
 async fn initialize(port: u16) -> String {
-    let request = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "sessions-test", "version": "1"}}});
-    let response = post(port, None, &request).await;
-    assert_eq!(response.status, 200, "{}", response.body);
+    let response = client::initialize(port).await;
+    assert_eq!(response.status, 200, "{}", response.body());
     assert!(
-        response.body.contains("\"protocolVersion\""),
+        response.body().contains("\"protocolVersion\""),
         "{}",
-        response.body
+        response.body()
     );
-    response.session.expect("initialize gives a session id")
+    response
+        .header("mcp-session-id")
+        .expect("initialize gives a session id")
+        .to_owned()
 }
 
 /// Calls `echo` in `session` and returns the status, checking the answer
@@ -105,13 +67,17 @@ async fn echo(port: u16, session: &str) -> u16 {
         "params": {"name": "echo", "arguments": {"text": "still here"}}});
     let response = post(port, Some(session), &request).await;
     match response.status {
-        200 => assert!(response.body.contains("still here"), "{}", response.body),
+        200 => assert!(
+            response.body().contains("still here"),
+            "{}",
+            response.body()
+        ),
         404 => {
-            let answer: Value = serde_json::from_str(&response.body).expect("a JSON error");
+            let answer: Value = serde_json::from_str(response.body()).expect("a JSON error");
             assert_eq!(answer["error"]["code"], -32600, "{answer}");
             assert_eq!(answer["error"]["message"], "unknown or ended session");
         }
-        other => panic!("unexpected status {other}: {}", response.body),
+        other => panic!("unexpected status {other}: {}", response.body()),
     }
     response.status
 }

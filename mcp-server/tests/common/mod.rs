@@ -1,7 +1,14 @@
-//! The fixture the limit and connection tests share: a server with a tool
-//! that answers at once and one that waits, and the requests they send.
+//! The fixtures the tests share: a server with a tool that answers at
+//! once and one that waits, the requests they send, a stdio client, an
+//! HTTP client, and tools that run as tasks.
 
 #![allow(dead_code)] // each test file uses its own part
+
+#[cfg(feature = "http")]
+pub mod http;
+#[cfg(feature = "tasks")]
+pub mod jobs;
+pub mod stdio;
 
 use std::time::Duration;
 
