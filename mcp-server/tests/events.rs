@@ -1,6 +1,7 @@
 //! What the server tells its operator through `tracing`: refusals at a
-//! limit, and each task's life, with ids and limits but never a tool's
-//! arguments. A subscriber of the test's own reads the events back.
+//! limit, each task's life and handlers that panicked, with ids and limits
+//! but never a tool's arguments. A subscriber of the test's own reads the
+//! events back.
 
 #![cfg(all(feature = "http", feature = "legacy", feature = "tasks"))]
 
@@ -9,13 +10,14 @@ mod common;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::http::{initialize, listen};
+use common::http::{call_headers, initialize, listen, post};
 use common::jobs::{tasks_meta, Jobs};
 use common::stdio::Client;
+use common::{meta, Tools};
 use mcp_server::tasks::TaskSettings;
 use mcp_server::transport::http::HttpConfig;
 use mcp_server::Server;
-use serde_json::json;
+use serde_json::{json, Value};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Metadata, Subscriber};
@@ -90,6 +92,66 @@ impl Subscriber for Capture {
 
 const SECRET: &str = "an-argument-no-log-may-show";
 
+fn tools() -> Server {
+    Server::builder(Tools)
+        .info("tools", "1.0.0")
+        .tools()
+        .build()
+        .expect("server builds")
+}
+
+fn call(id: i64, name: &str) -> Value {
+    common::call(id, name, json!({"text": SECRET}))
+}
+
+/// Asserts that no field of `seen` shows `secret`.
+fn never_shows(seen: &[Seen], secret: &str) {
+    for event in seen {
+        for (name, value) in &event.fields {
+            assert!(!value.contains(secret), "{name} of {event:?}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_panicking_handler_is_an_error_and_the_connection_goes_on() {
+    let capture = Capture::default();
+    let _guard = tracing::subscriber::set_default(capture.clone());
+    let mut client = Client::serve(tools(), meta());
+    let answer = client.call("boom", json!({"text": SECRET})).await;
+    assert_eq!(answer["error"]["code"], -32603, "{answer}");
+    let text = answer.to_string();
+    assert!(!text.contains("boom:") && !text.contains(SECRET), "{text}");
+    let next = client.call("note", json!({"text": "x"})).await;
+    assert_eq!(next["result"]["content"][0]["text"], "a note of 1 bytes");
+
+    let seen = capture.seen();
+    let panicked: Vec<&Seen> = seen
+        .iter()
+        .filter(|e| e.target == "mcp_server::handlers")
+        .collect();
+    assert_eq!(panicked.len(), 1, "{seen:#?}");
+    assert_eq!(panicked[0].level, tracing::Level::ERROR);
+    assert_eq!(panicked[0].field("method"), Some("tools/call"));
+    never_shows(&seen, SECRET);
+}
+
+#[tokio::test]
+async fn a_panicking_handler_over_http_is_an_error_and_the_server_goes_on() {
+    let port = listen(tools(), HttpConfig::default()).await;
+    let answer = post(port, &call_headers("boom"), &call(1, "boom")).await;
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    let error = answer.json();
+    assert_eq!(error["error"]["code"], -32603, "{error}");
+    assert!(!answer.text.contains(SECRET), "{}", answer.text);
+    let answer = post(port, &call_headers("note"), &call(2, "note")).await;
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    assert_eq!(
+        answer.json()["result"]["content"][0]["text"],
+        "a note of 27 bytes"
+    );
+}
+
 #[tokio::test]
 async fn a_tasks_life_is_told_without_its_arguments() {
     let capture = Capture::default();
@@ -139,11 +201,7 @@ async fn a_tasks_life_is_told_without_its_arguments() {
     assert!(told("task completed", &worked), "{seen:#?}");
     assert!(told("task created", &stopped), "{seen:#?}");
     assert!(told("task cancelled", &stopped), "{seen:#?}");
-    for event in &seen {
-        for (name, value) in &event.fields {
-            assert!(!value.contains(SECRET), "{name} of {event:?}");
-        }
-    }
+    never_shows(&seen, SECRET);
 }
 
 #[tokio::test]

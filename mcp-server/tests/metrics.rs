@@ -1,5 +1,9 @@
 //! The counters and gauges of `mcp_server::observe`, read back through a
-//! recorder of the test's own: a task's life on this replica.
+//! recorder of the test's own: handlers that panicked, and a task's life
+//! on this replica.
+//!
+//! The recorder is the process's: the tests take turns (see [`serial`])
+//! and compare values before and after.
 
 #![cfg(all(feature = "metrics", feature = "tasks"))]
 
@@ -11,6 +15,7 @@ use std::time::Duration;
 
 use common::jobs::{tasks_meta, Jobs};
 use common::stdio::Client;
+use common::{meta, Tools};
 use mcp_server::tasks::TaskSettings;
 use mcp_server::Server;
 use metrics::{
@@ -121,8 +126,48 @@ fn value(name: &str) -> f64 {
         .unwrap_or_default()
 }
 
+/// Every value recorded so far.
+fn snapshot() -> BTreeMap<String, f64> {
+    book().0.lock().expect("lock").clone()
+}
+
+/// How much `name` grew since `before`.
+fn grew(before: &BTreeMap<String, f64>, name: &str) -> f64 {
+    value(name) - before.get(name).copied().unwrap_or_default()
+}
+
+/// The turn of one test: the recorder is shared by every test of the
+/// process, and a request of one would show in the gauges of another.
+async fn serial() -> tokio::sync::MutexGuard<'static, ()> {
+    static TURN: OnceLock<tokio::sync::Mutex<()>> = OnceLock::new();
+    TURN.get_or_init(Default::default).lock().await
+}
+
+fn tools() -> Server {
+    Server::builder(Tools)
+        .tools()
+        .build()
+        .expect("server builds")
+}
+
+#[tokio::test]
+async fn a_panicking_handler_is_counted_and_the_next_request_answered() {
+    let _turn = serial().await;
+    let before = snapshot();
+    let mut client = Client::serve(tools(), meta());
+    let answer = client.call("boom", json!({"text": "x"})).await;
+    assert_eq!(answer["error"]["code"], -32603, "{answer}");
+    let answer = client.call("add", json!({"a": 1, "b": 2})).await;
+    assert!(answer.get("result").is_some(), "{answer}");
+    assert_eq!(
+        grew(&before, "mcp_handler_panics_total{method=tools/call}"),
+        1.0
+    );
+}
+
 #[tokio::test]
 async fn a_tasks_life_is_counted() {
+    let _turn = serial().await;
     book();
     let server = Server::builder(Jobs)
         .info("jobs", "1.0.0")

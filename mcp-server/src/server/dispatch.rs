@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use mcp_types::jsonrpc::{ErrorObject, Message};
@@ -493,6 +494,19 @@ pub(crate) fn principal_of(grant: Option<&Arc<Grant>>) -> Option<Arc<str>> {
     }
 }
 
+/// The error of a request whose handler panicked, told to the operator
+/// without the panic's message, which may hold the arguments (the panic
+/// hook has printed it already).
+fn panicked(kind: Kind) -> ErrorObject {
+    tracing::error!(
+        target: "mcp_server::handlers",
+        method = kind.method(),
+        "a handler panicked; its request failed with -32603"
+    );
+    crate::observe::handler_panicked(kind.method());
+    ErrorObject::internal_error("the handler failed")
+}
+
 fn to_value(result: impl serde::Serialize) -> Result<Value, ErrorObject> {
     serde_json::to_value(result)
         .map_err(|e| ErrorObject::internal_error(format!("cannot encode the result: {e}")))
@@ -866,31 +880,51 @@ impl Server {
     /// Calls the handler of `kind`; the result is the JSON of the
     /// method's result, `InputRequiredResult` included. A handler that runs
     /// past [`Limits::request_timeout`](super::Limits::request_timeout) is
-    /// dropped, which cancels it, and the request fails with -32603.
+    /// dropped, which cancels it, and the request fails with -32603; so
+    /// does one that panics, and the connection and the server go on.
     pub(crate) fn call(
         &self,
         kind: Kind,
         params: Params,
         cx: Context,
     ) -> impl Future<Output = Result<Answer, ErrorObject>> + Send + '_ {
+        // A call that may become a task is guarded here until it becomes
+        // one; the task runtime guards it from then on.
         #[cfg(feature = "tasks")]
-        if kind == Kind::Task || cx.task_allowed() {
-            return Either::Left(self.task_call(kind, params, cx));
-        }
+        let call = if kind == Kind::Task || cx.task_allowed() {
+            Either::Left(self.task_call(kind, params, cx))
+        } else {
+            Either::Right(self.timed_call(kind, params, cx))
+        };
+        #[cfg(not(feature = "tasks"))]
+        let call = self.timed_call(kind, params, cx);
+        // As in the task runtime: the future is dropped after a panic, and
+        // what it shares with the server sits behind atomics and locks
+        // that stay usable.
+        AssertUnwindSafe(call)
+            .catch_unwind()
+            .map(move |caught| caught.unwrap_or_else(|_| Err(panicked(kind))))
+    }
+
+    /// Calls the handler of `kind`, cancelled past the request timeout.
+    fn timed_call(
+        &self,
+        kind: Kind,
+        params: Params,
+        cx: Context,
+    ) -> impl Future<Output = Result<Answer, ErrorObject>> + Send + '_ {
         let timeout = self.inner.limits.request_timeout;
         let call = super::within(timeout, self.call_handler(kind, params, cx));
-        Either::<crate::BoxFuture<'_, Result<Answer, ErrorObject>>, _>::Right(call.map(
-            move |result| {
-                result.unwrap_or_else(|| {
-                    Err(ErrorObject::internal_error(format!(
-                        "`{}` did not finish within {} ms and was cancelled",
-                        kind.method(),
-                        timeout.as_millis()
-                    ))
-                    .with_data(json!({ "limit": "request_timeout", "max": timeout.as_millis() })))
-                })
-            },
-        ))
+        call.map(move |result| {
+            result.unwrap_or_else(|| {
+                Err(ErrorObject::internal_error(format!(
+                    "`{}` did not finish within {} ms and was cancelled",
+                    kind.method(),
+                    timeout.as_millis()
+                ))
+                .with_data(json!({ "limit": "request_timeout", "max": timeout.as_millis() })))
+            })
+        })
     }
 
     pub(crate) fn call_handler(

@@ -1,6 +1,6 @@
 //! The fixtures the tests share: a server with a tool that answers at
-//! once and one that waits, the requests they send, a stdio client, an
-//! HTTP client, and tools that run as tasks.
+//! once, one that waits and one that panics, the requests they send, a
+//! stdio client, an HTTP client, and tools that run as tasks.
 
 #![allow(dead_code)] // each test file uses its own part
 
@@ -19,9 +19,9 @@ use mcp_server::{tool, tools};
 use serde_json::{json, Value};
 use tokio::sync::Notify;
 
-/// `add` answers at once; `sleep` waits as long as it is told to; `hold`
-/// says it started (see [`started`]), then waits, so that a test knows
-/// when its handler holds a place.
+/// `add` and `note` answer at once; `sleep` waits as long as it is told
+/// to; `hold` says it started (see [`started`]), then waits, so that a
+/// test knows when its handler holds a place; `boom` panics.
 pub struct Tools;
 
 #[tools]
@@ -37,6 +37,18 @@ impl Tools {
     async fn sleep(&self, ms: u64) -> String {
         tokio::time::sleep(Duration::from_millis(ms)).await;
         String::from("awake")
+    }
+
+    /// Counts the bytes of `text`, without saying it back.
+    #[tool]
+    fn note(&self, text: String) -> String {
+        format!("a note of {} bytes", text.len())
+    }
+
+    /// Panics, with `text` in the panic's message.
+    #[tool]
+    fn boom(&self, text: String) -> String {
+        panic!("boom: {text}")
     }
 
     /// Signals [`started`]`(key)`, then sleeps for `ms` milliseconds.
