@@ -121,7 +121,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let holding = Server::builder(Jobs)
         .info("jobs", "0")
         .tools()
-        .tasks(TaskSettings::default().store(MemoryTaskStore::new(LIVE)))
+        .tasks(
+            TaskSettings::default()
+                .store(MemoryTaskStore::new(LIVE))
+                .inline_grace(Duration::ZERO),
+        )
         .build()?;
     let before = resident();
     let mut ids = Vec::with_capacity(LIVE);
@@ -135,7 +139,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Room for every task the runs make: none is refused or swept.
     let settings = TaskSettings::default()
         .store(MemoryTaskStore::new(RUNS * CALLS + POLLERS + 1))
-        .ttl(Some(Duration::from_secs(600)));
+        .ttl(Some(Duration::from_secs(600)))
+        // What a task costs: no call is answered inline within a grace.
+        .inline_grace(Duration::ZERO);
     let server = Server::builder(Jobs)
         .info("jobs", "0")
         .tools()
@@ -182,7 +188,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let shared = Server::builder(Jobs)
                 .info("jobs", "0")
                 .tools()
-                .tasks(TaskSettings::default().store(store))
+                .tasks(
+                    TaskSettings::default()
+                        .store(store)
+                        .inline_grace(Duration::ZERO),
+                )
                 .build()?;
             let from_redis = polls_per_second(&runtime, &shared)?;
             println!("| from Redis (one local redis-server) | {from_redis:.0} |");

@@ -416,44 +416,28 @@ impl Runtime {
         self.listen();
         let runtime = self.clone();
         tokio::spawn(async move {
-            // The handler and the lease keeper run as tasks of their own,
-            // so that a handler busy in one poll does not hold up its
-            // lease. The lease keeper ends first when the task was settled
-            // elsewhere (cancelled through another replica, or failed for
-            // a lapsed lease): the handler is dropped with it.
             crate::observe::tasks_running(1);
-            let handler = tokio::spawn({
-                let (runtime, id) = (runtime.clone(), id.clone());
-                async move {
-                    runtime
-                        .drive(&id, first, rerun, cancelled, wake, expires)
-                        .await
-                }
-            });
-            let lease = runtime.store().lease().map(|_| {
-                let (runtime, id) = (runtime.clone(), id.clone());
-                tokio::spawn(async move { runtime.keep_lease(&id).await })
-            });
-            let (stop_handler, stop_lease) = (
-                handler.abort_handle(),
-                lease.as_ref().map(|l| l.abort_handle()),
-            );
-            let lost = async move {
-                match lease {
-                    Some(lease) => drop(lease.await),
-                    None => std::future::pending().await,
-                }
+            let finished = if runtime.store().lease().is_some() {
+                Box::pin(runtime.clone().drive_leased(
+                    id.clone(),
+                    first,
+                    rerun,
+                    cancelled,
+                    wake,
+                    expires,
+                ))
+                .await
+            } else {
+                // Nothing else to look after: the handler runs in this
+                // task, which is then all a live task costs. (`drive`
+                // catches the handler's panics; this catches its own, so
+                // that the books below are kept whatever happens.)
+                let drive = runtime.drive(&id, first, rerun, cancelled, wake, expires);
+                AssertUnwindSafe(Box::pin(drive))
+                    .catch_unwind()
+                    .await
+                    .unwrap_or(false)
             };
-            let finished = tokio::select! {
-                finished = handler => finished.unwrap_or(false),
-                () = lost => {
-                    stop_handler.abort();
-                    false
-                }
-            };
-            if let Some(stop_lease) = stop_lease {
-                stop_lease.abort();
-            }
             let live = runtime.live().remove(&id);
             crate::observe::tasks_running(-1);
             runtime.ended.notify_waiters();
@@ -464,6 +448,46 @@ impl Runtime {
             }
         });
         created
+    }
+
+    /// [`Runtime::drive`] beside the keeper of the task's lease. The
+    /// handler and the lease keeper run as tasks of their own, so that a
+    /// handler busy in one poll does not hold up its lease. The lease
+    /// keeper ends first when the task was settled elsewhere (cancelled
+    /// through another replica, or failed for a lapsed lease): the handler
+    /// is dropped with it.
+    async fn drive_leased(
+        self: Arc<Self>,
+        id: String,
+        first: BoxFuture<'static, Outcome>,
+        rerun: Rerun,
+        cancelled: watch::Receiver<bool>,
+        wake: Arc<Notify>,
+        expires: Option<u64>,
+    ) -> bool {
+        let handler = tokio::spawn({
+            let (runtime, id) = (self.clone(), id.clone());
+            async move {
+                runtime
+                    .drive(&id, first, rerun, cancelled, wake, expires)
+                    .await
+            }
+        });
+        let stop_handler = handler.abort_handle();
+        let lease = tokio::spawn({
+            let runtime = self.clone();
+            async move { runtime.keep_lease(&id).await }
+        });
+        let stop_lease = lease.abort_handle();
+        let finished = tokio::select! {
+            finished = handler => finished.unwrap_or(false),
+            _ = lease => {
+                stop_handler.abort();
+                false
+            }
+        };
+        stop_lease.abort();
+        finished
     }
 
     /// Listens, once, to the signals other replicas send about the tasks
@@ -579,9 +603,9 @@ impl Runtime {
                     // Told only when this outcome is what the task ended
                     // with, not one that came after a cancel.
                     let mut ended = false;
-                    self.settle(id, expires_ms, |r, now| {
+                    Box::pin(self.settle(id, expires_ms, |r, now| {
                         ended = r.complete(result.clone(), now);
-                    })
+                    }))
                     .await;
                     if ended {
                         tracing::info!(target: "mcp_server::tasks", task = id, "task completed");
@@ -591,9 +615,9 @@ impl Runtime {
                 }
                 Outcome::Error(error) => {
                     let mut ended = false;
-                    self.settle(id, expires_ms, |r, now| {
+                    Box::pin(self.settle(id, expires_ms, |r, now| {
                         ended = r.fail(&error, now);
-                    })
+                    }))
                     .await;
                     if ended {
                         tracing::info!(
@@ -610,9 +634,9 @@ impl Runtime {
                     let error = ErrorObject::internal_error(format!(
                         "the tool asked for input more than {MAX_INPUT_ROUNDS} times"
                     ));
-                    self.settle(id, expires_ms, |r, now| {
+                    Box::pin(self.settle(id, expires_ms, |r, now| {
                         r.fail(&error, now);
-                    })
+                    }))
                     .await;
                     return true;
                 }
@@ -622,20 +646,19 @@ impl Runtime {
                 } => (requests, request_state),
             };
             rounds += 1;
-            self.settle(id, expires_ms, |r, now| {
+            Box::pin(self.settle(id, expires_ms, |r, now| {
                 r.input_required(requests.clone(), request_state.clone(), now);
-            })
+            }))
             .await;
             // Wait for every answer; look at the record on each wake-up, and
             // now and then in any case (an update may have reached another
             // replica's store).
             let (answers, state) = loop {
                 let mut resume = None;
-                let found = self
-                    .settle(id, expires_ms, |r, _| {
-                        resume = r.take_resume();
-                    })
-                    .await;
+                let found = Box::pin(self.settle(id, expires_ms, |r, _| {
+                    resume = r.take_resume();
+                }))
+                .await;
                 match (found, resume) {
                     (false, _) => return false,
                     (true, Some(resume)) => break resume,

@@ -182,7 +182,8 @@ pub trait TaskStore: Send + Sync + 'static {
 pub struct MemoryTaskStore {
     max_tasks: usize,
     max_per_principal: usize,
-    records: Mutex<HashMap<String, TaskRecord>>,
+    /// Boxed, so that the table moves pointers, not records, as it grows.
+    records: Mutex<HashMap<String, Box<TaskRecord>>>,
 }
 
 impl MemoryTaskStore {
@@ -215,7 +216,7 @@ impl MemoryTaskStore {
         self.len() == 0
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, TaskRecord>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Box<TaskRecord>>> {
         // A panic while holding the lock leaves whole records behind: each
         // change is applied to one record in place.
         self.records
@@ -227,7 +228,7 @@ impl MemoryTaskStore {
 /// Makes room for one more record in `records`, which hold `max` at most:
 /// expired records go first, then the finished one changed longest ago.
 /// Whether there is room.
-fn make_room(records: &mut HashMap<String, TaskRecord>, max: usize, now_ms: u64) -> bool {
+fn make_room(records: &mut HashMap<String, Box<TaskRecord>>, max: usize, now_ms: u64) -> bool {
     if records.len() < max {
         return true;
     }
@@ -276,7 +277,7 @@ impl TaskStore for MemoryTaskStore {
                 max: self.max_tasks,
             })
         } else {
-            records.insert(record.id.clone(), record);
+            records.insert(record.id.clone(), Box::new(record));
             Ok(())
         };
         Box::pin(std::future::ready(result))
@@ -293,7 +294,7 @@ impl TaskStore for MemoryTaskStore {
                 records.remove(id);
                 None
             }
-            found => found.cloned(),
+            found => found.map(|r| (**r).clone()),
         };
         Box::pin(std::future::ready(Ok(found)))
     }
@@ -312,7 +313,7 @@ impl TaskStore for MemoryTaskStore {
             }
             Some(record) => {
                 change(record);
-                Some(record.clone())
+                Some((**record).clone())
             }
             None => None,
         };

@@ -65,12 +65,7 @@ impl Server {
             Context::boxed(Cow::Borrowed(method), meta.capabilities),
             grant,
         );
-        Step::Run(Run {
-            id,
-            kind: Kind::Task,
-            params,
-            cx,
-        })
+        Step::Run(Run::new(id, Kind::Task, params, cx))
     }
 
     /// The task ids a `subscriptions/listen` asks to hear of
