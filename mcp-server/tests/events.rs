@@ -1,7 +1,7 @@
-//! What the server tells its operator through `tracing`: refusals at a
-//! limit, each task's life and handlers that panicked, with ids and limits
-//! but never a tool's arguments. A subscriber of the test's own reads the
-//! events back.
+//! What the server tells its operator through `tracing`: one span per
+//! request, refusals at a limit, each task's life and handlers that
+//! panicked, with ids, names and limits but never a tool's arguments or a
+//! token. A subscriber of the test's own reads the spans and events back.
 
 #![cfg(all(feature = "http", feature = "legacy", feature = "tasks"))]
 
@@ -22,7 +22,8 @@ use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Metadata, Subscriber};
 
-/// One event: its target, level and every field as text.
+/// One event or span: its target, level and every field as text
+/// (a span's as recorded over its life).
 #[derive(Clone, Debug)]
 struct Seen {
     target: String,
@@ -39,19 +40,51 @@ impl Seen {
     }
 }
 
-/// Keeps every event; spans are not looked at.
+/// Keeps every event and every span; a span's id is its place in `spans`,
+/// plus one.
 #[derive(Clone, Default)]
-struct Capture(Arc<Mutex<Vec<Seen>>>);
+struct Capture {
+    events: Arc<Mutex<Vec<Seen>>>,
+    spans: Arc<Mutex<Vec<Seen>>>,
+}
 
 impl Capture {
+    /// A capture, the default subscriber of this thread until the guard
+    /// drops.
+    fn install() -> (Capture, tracing::subscriber::DefaultGuard) {
+        let capture = Capture::default();
+        let guard = tracing::subscriber::set_default(capture.clone());
+        (capture, guard)
+    }
+
     fn seen(&self) -> Vec<Seen> {
-        self.0.lock().expect("lock").clone()
+        self.events.lock().expect("lock").clone()
+    }
+
+    /// The spans of requests.
+    fn requests(&self) -> Vec<Seen> {
+        let spans = self.spans.lock().expect("lock");
+        spans
+            .iter()
+            .filter(|s| s.target == "mcp_server::request")
+            .cloned()
+            .collect()
+    }
+
+    /// Asserts that no field of any span or event shows `secret`.
+    fn never_shows(&self, secret: &str) {
+        let spans = self.spans.lock().expect("lock").clone();
+        for seen in spans.iter().chain(&self.seen()) {
+            for (name, value) in &seen.fields {
+                assert!(!value.contains(secret), "{name} of {seen:?}");
+            }
+        }
     }
 }
 
-struct Fields(Vec<(String, String)>);
+struct Fields<'a>(&'a mut Vec<(String, String)>);
 
-impl Visit for Fields {
+impl Visit for Fields<'_> {
     fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
         self.0.push((field.name().to_owned(), format!("{value:?}")));
     }
@@ -61,28 +94,43 @@ impl Visit for Fields {
     }
 }
 
+fn seen(metadata: &Metadata<'_>) -> Seen {
+    Seen {
+        target: metadata.target().to_owned(),
+        level: *metadata.level(),
+        fields: Vec::new(),
+    }
+}
+
 impl Subscriber for Capture {
     fn enabled(&self, _: &Metadata<'_>) -> bool {
         true
     }
 
-    fn new_span(&self, _: &Attributes<'_>) -> Id {
-        Id::from_u64(1)
+    fn new_span(&self, attributes: &Attributes<'_>) -> Id {
+        let mut span = seen(attributes.metadata());
+        attributes.record(&mut Fields(&mut span.fields));
+        let mut spans = self.spans.lock().expect("lock");
+        spans.push(span);
+        Id::from_u64(spans.len() as u64)
     }
 
-    fn record(&self, _: &Id, _: &Record<'_>) {}
+    fn record(&self, id: &Id, values: &Record<'_>) {
+        let mut spans = self.spans.lock().expect("lock");
+        if let Some(span) = usize::try_from(id.into_u64() - 1)
+            .ok()
+            .and_then(|i| spans.get_mut(i))
+        {
+            values.record(&mut Fields(&mut span.fields));
+        }
+    }
 
     fn record_follows_from(&self, _: &Id, _: &Id) {}
 
     fn event(&self, event: &Event<'_>) {
-        let mut fields = Fields(Vec::new());
-        event.record(&mut fields);
-        let seen = Seen {
-            target: event.metadata().target().to_owned(),
-            level: *event.metadata().level(),
-            fields: fields.0,
-        };
-        self.0.lock().expect("lock").push(seen);
+        let mut seen = seen(event.metadata());
+        event.record(&mut Fields(&mut seen.fields));
+        self.events.lock().expect("lock").push(seen);
     }
 
     fn enter(&self, _: &Id) {}
@@ -104,19 +152,78 @@ fn call(id: i64, name: &str) -> Value {
     common::call(id, name, json!({"text": SECRET}))
 }
 
-/// Asserts that no field of `seen` shows `secret`.
-fn never_shows(seen: &[Seen], secret: &str) {
-    for event in seen {
-        for (name, value) in &event.fields {
-            assert!(!value.contains(secret), "{name} of {event:?}");
-        }
+#[tokio::test]
+async fn a_call_is_one_span_with_its_fields_and_never_its_arguments() {
+    let (capture, _guard) = Capture::install();
+    let mut client = Client::serve(tools(), meta());
+    let answer = client.call("note", json!({"text": SECRET})).await;
+    assert_eq!(answer["result"]["content"][0]["text"], "a note of 27 bytes");
+
+    let requests = capture.requests();
+    assert_eq!(requests.len(), 1, "{requests:#?}");
+    let span = &requests[0];
+    assert_eq!(span.level, tracing::Level::DEBUG);
+    assert_eq!(span.field("era"), Some("modern"));
+    assert_eq!(span.field("method"), Some("tools/call"));
+    assert_eq!(span.field("name"), Some("note"));
+    assert_eq!(span.field("id"), Some("1"));
+    assert_eq!(span.field("outcome"), Some("ok"));
+    assert_eq!(span.field("code"), None);
+    assert_eq!(span.field("principal"), None, "no auth, no principal");
+    let ms: f64 = span
+        .field("duration_ms")
+        .and_then(|ms| ms.parse().ok())
+        .expect("a duration");
+    assert!((0.0..10_000.0).contains(&ms), "{ms}");
+    capture.never_shows(SECRET);
+}
+
+#[tokio::test]
+async fn a_legacy_call_is_a_span_of_its_era() {
+    let (capture, _guard) = Capture::install();
+    let mut client = Client::serve(tools(), meta());
+    let initialized = client
+        .exchange(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "events-test", "version": "1"}}),
+        )
+        .await;
+    assert!(initialized.get("result").is_some(), "{initialized}");
+    let answer = client
+        .exchange(
+            "tools/call",
+            json!({"name": "note", "arguments": {"text": SECRET}}),
+        )
+        .await;
+    assert!(answer.get("result").is_some(), "{answer}");
+    let unknown = client.exchange("tools/nothing", json!({})).await;
+    assert_eq!(unknown["error"]["code"], -32601);
+
+    let requests = capture.requests();
+    let methods: Vec<_> = requests.iter().map(|s| s.field("method")).collect();
+    assert_eq!(
+        methods,
+        [
+            Some("initialize"),
+            Some("tools/call"),
+            Some("tools/nothing")
+        ]
+    );
+    for span in &requests {
+        assert_eq!(span.field("era"), Some("legacy"), "{span:?}");
     }
+    assert_eq!(requests[1].field("name"), Some("note"));
+    assert_eq!(requests[1].field("id"), Some("2"));
+    assert_eq!(requests[1].field("outcome"), Some("ok"));
+    assert_eq!(requests[2].field("outcome"), Some("error"));
+    assert_eq!(requests[2].field("code"), Some("-32601"));
+    capture.never_shows(SECRET);
 }
 
 #[tokio::test]
 async fn a_panicking_handler_is_an_error_and_the_connection_goes_on() {
-    let capture = Capture::default();
-    let _guard = tracing::subscriber::set_default(capture.clone());
+    let (capture, _guard) = Capture::install();
     let mut client = Client::serve(tools(), meta());
     let answer = client.call("boom", json!({"text": SECRET})).await;
     assert_eq!(answer["error"]["code"], -32603, "{answer}");
@@ -133,7 +240,12 @@ async fn a_panicking_handler_is_an_error_and_the_connection_goes_on() {
     assert_eq!(panicked.len(), 1, "{seen:#?}");
     assert_eq!(panicked[0].level, tracing::Level::ERROR);
     assert_eq!(panicked[0].field("method"), Some("tools/call"));
-    never_shows(&seen, SECRET);
+    let requests = capture.requests();
+    assert_eq!(requests[0].field("name"), Some("boom"));
+    assert_eq!(requests[0].field("outcome"), Some("error"));
+    assert_eq!(requests[0].field("code"), Some("-32603"));
+    assert_eq!(requests[1].field("outcome"), Some("ok"));
+    capture.never_shows(SECRET);
 }
 
 #[tokio::test]
@@ -152,10 +264,38 @@ async fn a_panicking_handler_over_http_is_an_error_and_the_server_goes_on() {
     );
 }
 
+#[cfg(feature = "auth")]
+#[tokio::test]
+async fn a_protected_call_names_its_principal_by_a_digest_alone() {
+    use common::auth::{bearer, ISSUER, SUBJECT, TOKEN};
+    use sha2::{Digest, Sha256};
+
+    let (capture, _guard) = Capture::install();
+    let port = common::auth::listen().await;
+    let bearer = bearer();
+    let mut headers = call_headers("note").to_vec();
+    headers.push(("Authorization", &bearer));
+    let answer = post(port, &headers, &call(1, "note")).await;
+    assert_eq!(answer.status, 200, "{}", answer.text);
+
+    let requests = capture.requests();
+    assert_eq!(requests.len(), 1, "{requests:#?}");
+    let principal = mcp_server::auth::Grant::new(ISSUER, SUBJECT)
+        .principal()
+        .to_owned();
+    let digest: String = Sha256::digest(principal.as_bytes())[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(requests[0].field("principal"), Some(digest.as_str()));
+    for secret in [TOKEN, SUBJECT, SECRET] {
+        capture.never_shows(secret);
+    }
+}
+
 #[tokio::test]
 async fn a_tasks_life_is_told_without_its_arguments() {
-    let capture = Capture::default();
-    let _guard = tracing::subscriber::set_default(capture.clone());
+    let (capture, _guard) = Capture::install();
     let server = Server::builder(Jobs)
         .info("jobs", "1.0.0")
         .tools()
@@ -201,23 +341,17 @@ async fn a_tasks_life_is_told_without_its_arguments() {
     assert!(told("task completed", &worked), "{seen:#?}");
     assert!(told("task created", &stopped), "{seen:#?}");
     assert!(told("task cancelled", &stopped), "{seen:#?}");
-    never_shows(&seen, SECRET);
+    capture.never_shows(SECRET);
 }
 
 #[tokio::test]
 async fn a_full_session_table_is_told_with_its_limit() {
-    let capture = Capture::default();
-    let _guard = tracing::subscriber::set_default(capture.clone());
-    let server = Server::builder(Jobs)
-        .info("jobs", "1.0.0")
-        .tools()
-        .build()
-        .expect("server builds");
+    let (capture, _guard) = Capture::install();
     let config = HttpConfig {
         max_sessions: 1,
         ..HttpConfig::default()
     };
-    let port = listen(server, config).await;
+    let port = listen(tools(), config).await;
     for _ in 0..2 {
         let answer = initialize(port).await;
         assert_eq!(answer.status, 200, "{}", answer.text);

@@ -128,8 +128,12 @@ impl ResourceServer {
         let token = bearer::token(headers, query).map_err(|problem| self.problem(problem))?;
         let now = SystemTime::now();
         let digest = self.cache.enabled().then(|| Digest::of(token.expose()));
-        if let Some(grant) = digest.as_ref().and_then(|d| self.cache.get(d, now)) {
-            return self.check_required(grant);
+        if let Some(digest) = &digest {
+            let cached = self.cache.get(digest, now);
+            crate::observe::token_cache(cached.is_some());
+            if let Some(grant) = cached {
+                return self.check_required(grant);
+            }
         }
         let grant = match self.verifier.verify(token).await {
             Ok(grant) => Arc::new(grant.with_rules(&self.rules)),

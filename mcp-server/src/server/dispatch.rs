@@ -16,6 +16,7 @@ use futures_util::future::Either;
 use futures_util::FutureExt as _;
 use serde_json::{json, Map, Value};
 use tokio::sync::{mpsc, OwnedSemaphorePermit};
+use tracing::Instrument as _;
 
 use super::parse::{self, Incoming, QuickCall, QuickMeta};
 use super::validate::{self, RequestMeta};
@@ -23,6 +24,7 @@ use super::{capabilities, listen, pages, Grant, Server, MODERN_VERSIONS};
 use crate::completion::{self, CompletionRequest};
 use crate::context::Context;
 use crate::notify::Notifier;
+use crate::observe::{Era, RequestSpan};
 use crate::prompt::PromptOutput;
 use crate::resource::ResourceOutput;
 use crate::tool::ToolOutput;
@@ -81,13 +83,20 @@ impl Drop for AbortOnDrop {
 /// `serde_json::Value` in between; [`Reply::to_value`] decodes a copy for
 /// code that wants to look inside.
 #[derive(Clone, PartialEq, Eq)]
-pub struct Reply(Vec<u8>);
+pub struct Reply {
+    bytes: Vec<u8>,
+    /// The code of an error response.
+    code: Option<i64>,
+}
 
 impl Reply {
     /// Encodes `message`.
     pub fn from_value(message: &Value) -> Reply {
-        // Encoding a `Value` cannot fail: its keys are strings.
-        Reply(serde_json::to_vec(message).unwrap_or_default())
+        Reply {
+            // Encoding a `Value` cannot fail: its keys are strings.
+            bytes: serde_json::to_vec(message).unwrap_or_default(),
+            code: error_code(message),
+        }
     }
 
     /// Encodes a success response carrying `result`, an object, and adds
@@ -121,23 +130,28 @@ impl Reply {
             bytes.extend_from_slice(member);
             bytes.extend_from_slice(b"}}");
         }
-        Ok(Reply(bytes))
+        Ok(Reply { bytes, code: None })
     }
 
     /// The encoded bytes.
     pub fn as_bytes(&self) -> &[u8] {
-        &self.0
+        &self.bytes
     }
 
     /// The encoded bytes, taken.
     pub fn into_bytes(self) -> Vec<u8> {
-        self.0
+        self.bytes
     }
 
     /// The response decoded into a `Value`.
     pub fn to_value(&self) -> Value {
         // The bytes were encoded from a value: they decode.
-        serde_json::from_slice(&self.0).unwrap_or(Value::Null)
+        serde_json::from_slice(&self.bytes).unwrap_or(Value::Null)
+    }
+
+    /// The code of an error response; `None` for a result.
+    pub(crate) fn error_code(&self) -> Option<i64> {
+        self.code
     }
 }
 
@@ -149,7 +163,7 @@ impl std::fmt::Debug for Reply {
 
 impl std::fmt::Display for Reply {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&String::from_utf8_lossy(&self.0))
+        f.write_str(&String::from_utf8_lossy(&self.bytes))
     }
 }
 
@@ -188,6 +202,19 @@ pub enum Outcome {
     },
 }
 
+impl Outcome {
+    /// The code of an error answer; `None` for a result, a stream, or no
+    /// answer.
+    pub(crate) fn error_code(&self) -> Option<i64> {
+        match self {
+            Outcome::Reply { message, .. } | Outcome::Challenge { message, .. } => {
+                message.error_code()
+            }
+            Outcome::Stream { .. } | Outcome::Accepted => None,
+        }
+    }
+}
+
 /// The HTTP status an error code calls for.
 pub(crate) fn status_for(code: i64) -> u16 {
     match code {
@@ -195,6 +222,11 @@ pub(crate) fn status_for(code: i64) -> u16 {
         -32601 => 404,
         _ => 200,
     }
+}
+
+/// The code of an error response; `None` for anything else.
+pub(crate) fn error_code(message: &Value) -> Option<i64> {
+    message.pointer("/error/code").and_then(Value::as_i64)
 }
 
 pub(crate) fn error_message(id: Option<&v::RequestId>, error: &ErrorObject) -> Value {
@@ -450,6 +482,32 @@ pub(crate) struct Run {
     kind: Kind,
     params: Params,
     cx: Context,
+    /// Where the handler's notifications go, when its answer follows them.
+    stream: Option<Streamed>,
+    /// The request's span, once [`Server::request`] gave it.
+    span: Option<RequestSpan>,
+}
+
+impl Run {
+    fn new(id: v::RequestId, kind: Kind, params: Params, cx: Context) -> Run {
+        Run {
+            id,
+            kind,
+            params,
+            cx,
+            stream: None,
+            span: None,
+        }
+    }
+}
+
+/// The stream of a handler whose answer follows its notifications: a place
+/// under `max_streams`, the receiving end of the notifier in its context,
+/// and a sender for the answer.
+pub(crate) struct Streamed {
+    permit: OwnedSemaphorePermit,
+    messages: mpsc::Receiver<Value>,
+    last: mpsc::Sender<Value>,
 }
 
 /// A handler call with its params decoded, or the answer that needs none.
@@ -589,26 +647,81 @@ impl Server {
     /// (into a task, or onto the runtime), and an `async fn` would keep a
     /// copy of the step beside the handler's future.
     pub(crate) fn finish(&self, step: Step) -> impl Future<Output = Outcome> + Send + '_ {
-        let (call, id, kind) = match step {
+        let mut run = match step {
             Step::Done(outcome) => return Either::Left(std::future::ready(outcome)),
-            Step::Run(Run {
-                id,
-                kind,
-                params,
-                cx,
-            }) => (self.call(kind, params, cx), id, kind),
+            Step::Run(run) => run,
         };
+        if let Some(streamed) = run.stream.take() {
+            return Either::Left(std::future::ready(self.stream(run, streamed)));
+        }
+        let (call, id, kind, span) = self.traced_call(run);
         Either::Right(call.map(move |answer| {
-            match answer.and_then(|answer| self.encode(&id, answer, kind == Kind::Resource)) {
-                Ok(message) => Outcome::Reply {
-                    status: 200,
-                    message,
-                },
-                Err(e) => error_reply(Some(&id), status_for(e.code), e),
+            let outcome =
+                match answer.and_then(|answer| self.encode(&id, answer, kind == Kind::Resource)) {
+                    Ok(message) => Outcome::Reply {
+                        status: 200,
+                        message,
+                    },
+                    Err(e) => error_reply(Some(&id), status_for(e.code), e),
+                };
+            if let Some(span) = span {
+                span.end(outcome.error_code());
             }
+            outcome
         }))
     }
 
+    /// The call of `run`'s handler, inside the request's span, and what its
+    /// answer needs: the request's id, the kind of handler, and the span
+    /// to end.
+    fn traced_call(
+        &self,
+        run: Run,
+    ) -> (
+        impl Future<Output = Result<Answer, ErrorObject>> + Send + '_,
+        v::RequestId,
+        Kind,
+        Option<RequestSpan>,
+    ) {
+        let traced = run
+            .span
+            .as_ref()
+            .map_or_else(tracing::Span::none, |span| span.span().clone());
+        let call = self.call(run.kind, run.params, run.cx).instrument(traced);
+        (call, run.id, run.kind, run.span)
+    }
+
+    /// Runs the handler of `run` on a task of its own, whose notifications
+    /// stream ahead of its answer.
+    fn stream(&self, run: Run, streamed: Streamed) -> Outcome {
+        let Streamed {
+            permit,
+            messages,
+            last,
+        } = streamed;
+        let server = self.clone();
+        let task = tokio::spawn(async move {
+            let (call, id, kind, span) = server.traced_call(run);
+            // The context, and with it the notifier, is gone once the
+            // handler is: the response is the last message.
+            let result = call.await;
+            let message = match result.and_then(Answer::into_value) {
+                Ok(result) => server.response(&id, result, kind == Kind::Resource),
+                Err(e) => error_message(Some(&id), &e),
+            };
+            if let Some(span) = span {
+                span.end(error_code(&message));
+            }
+            let _ = last.send(message).await;
+        });
+        Outcome::Stream {
+            messages,
+            guard: AbortOnDrop::new(task.abort_handle()).holding(permit),
+        }
+    }
+
+    /// Opens the span of a request, checks the request and routes it inside
+    /// the span, and hands the span on to the handler, if any.
     fn request(
         &self,
         id: v::RequestId,
@@ -617,9 +730,20 @@ impl Server {
         headers: Option<&RequestHeaders>,
         grant: Option<&Arc<Grant>>,
     ) -> Step {
-        match self.check(&id, &method, &params, headers) {
-            Ok(meta) => self.route(id, method, params, meta, headers, grant),
-            Err(outcome) => Step::Done(outcome),
+        let name = validate::name_key(&method).and_then(|key| params.string(key));
+        let span = RequestSpan::open(Era::Modern, &method, &id, name, grant);
+        let step = span
+            .span()
+            .in_scope(|| match self.check(&id, &method, &params, headers) {
+                Ok(meta) => self.route(id, method, params, meta, headers, grant),
+                Err(outcome) => Step::Done(outcome),
+            });
+        match step {
+            Step::Done(outcome) => Step::Done(span.done(outcome)),
+            Step::Run(run) => Step::Run(Run {
+                span: Some(span),
+                ..run
+            }),
         }
     }
 
@@ -780,34 +904,22 @@ impl Server {
         #[cfg(feature = "tasks")]
         let cx = if as_task { cx.allow_task() } else { cx };
         if !streaming {
-            return Step::Run(Run {
-                id,
-                kind,
-                params,
-                cx,
-            });
+            return Step::Run(Run::new(id, kind, params, cx));
         }
         let permit = match self.stream_permit() {
             Ok(permit) => permit,
             Err(e) => return Step::Done(error_reply(Some(&id), 503, e)),
         };
         let (notifier, messages) = Notifier::channel(self.inner.limits.notification_buffer);
-        let final_tx = notifier.sender();
+        let last = notifier.sender();
         let cx = cx.with_notifier(notifier, meta.progress_token, meta.log_level);
-        let server = self.clone();
-        let task = tokio::spawn(async move {
-            // The context, and with it the notifier, is gone once the
-            // handler is: the response is the last message.
-            let result = server.call(kind, params, cx).await;
-            let message = match result.and_then(Answer::into_value) {
-                Ok(result) => server.response(&id, result, kind == Kind::Resource),
-                Err(e) => error_message(Some(&id), &e),
-            };
-            let _ = final_tx.send(message).await;
-        });
-        Step::Done(Outcome::Stream {
-            messages,
-            guard: AbortOnDrop::new(task.abort_handle()).holding(permit),
+        Step::Run(Run {
+            stream: Some(Streamed {
+                permit,
+                messages,
+                last,
+            }),
+            ..Run::new(id, kind, params, cx)
         })
     }
 

@@ -21,9 +21,10 @@ use super::{Grant, Server};
 #[cfg(feature = "legacy")]
 use {
     super::capabilities,
-    super::dispatch::{principal_of, with_grant, AbortOnDrop, Kind, Params},
+    super::dispatch::{error_code, principal_of, with_grant, AbortOnDrop, Kind, Params},
     crate::context::Context,
     crate::notify::Notifier,
+    crate::observe::{Era, RequestSpan},
     mcp_types::v2026_07_28::{ClientCapabilities, LoggingLevel, ProgressToken, RequestId},
     serde_json::{json, Map},
     std::future::Future,
@@ -31,6 +32,7 @@ use {
     std::sync::atomic::Ordering,
     std::time::Duration,
     tokio::sync::mpsc,
+    tracing::Instrument as _,
 };
 
 /// The handshake-era versions a server accepts, newest first.
@@ -401,17 +403,32 @@ impl Server {
             }
             Message::Notification { .. } => return (Outcome::Accepted, None),
         };
+        let name = super::validate::name_key(&method)
+            .and_then(|key| params.get(key))
+            .and_then(Value::as_str);
+        let span = RequestSpan::open(Era::Legacy, &method, &id, name, grant);
+        let traced = span.span().clone();
+        traced.in_scope(|| self.legacy_request(id, method, params, session, grant, span))
+    }
+
+    /// Answers a request of the handshake era, inside its span, and ends
+    /// the span with the answer (a call that has to wait ends it later).
+    fn legacy_request(
+        &self,
+        id: RequestId,
+        method: String,
+        params: Map<String, Value>,
+        session: Option<Arc<Session>>,
+        grant: Option<&Arc<Grant>>,
+        span: RequestSpan,
+    ) -> (Outcome, Option<Arc<Session>>) {
         if method == "initialize" {
-            return self.initialize(&id, &params, principal_of(grant));
+            let (outcome, session) = self.initialize(&id, &params, principal_of(grant));
+            return (span.done(outcome), session);
         }
         let Some(session) = session else {
-            return (
-                fail(
-                    Some(&id),
-                    ErrorObject::invalid_request("send `initialize` first"),
-                ),
-                None,
-            );
+            let error = ErrorObject::invalid_request("send `initialize` first");
+            return (span.done(fail(Some(&id), error)), None);
         };
         let outcome = match method.as_str() {
             "ping" => ok(&id, json!({})),
@@ -456,12 +473,15 @@ impl Server {
                     Kind::of(&method).and_then(|kind| self.check_scopes(&id, kind, name, grant));
                 match refused {
                     Some(refused) => refused,
-                    None => self.legacy_call(id, method, params, session, grant),
+                    None => {
+                        let outcome = self.legacy_call(id, method, params, session, grant, span);
+                        return (outcome, None);
+                    }
                 }
             }
             _ => fail(Some(&id), ErrorObject::method_not_found(&method)),
         };
-        (outcome, None)
+        (span.done(outcome), None)
     }
 
     fn initialize(
@@ -498,7 +518,7 @@ impl Server {
 
     /// Runs a handler for a legacy client on a task feeding the response
     /// stream, turning each round of `input_required` into requests to the
-    /// client.
+    /// client; ends `span` with the answer.
     fn legacy_call(
         &self,
         id: RequestId,
@@ -506,14 +526,15 @@ impl Server {
         params: Map<String, Value>,
         session: Arc<Session>,
         grant: Option<&Arc<Grant>>,
+        span: RequestSpan,
     ) -> Outcome {
         let permit = match self.stream_permit() {
             Ok(permit) => permit,
             Err(e) => {
-                return Outcome::Reply {
+                return span.done(Outcome::Reply {
                     status: 503,
                     message: Reply::from_value(&error_message(Some(&id), &e)),
-                }
+                })
             }
         };
         let (notifier, messages) = Notifier::channel(self.inner.limits.notification_buffer);
@@ -547,20 +568,27 @@ impl Server {
         let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
         let task = match work.as_mut().poll(&mut cx) {
             std::task::Poll::Ready(message) if messages.is_empty() => {
-                return Outcome::Reply {
+                return span.done(Outcome::Reply {
                     status: 200,
                     message: Reply::from_value(&message),
-                };
+                });
             }
             // Notifications went out first: the answer follows them on the
             // stream, sent by a task since the buffer may be full.
-            std::task::Poll::Ready(message) => tokio::spawn(async move {
-                let _ = final_stream.send(message).await;
-            }),
-            std::task::Poll::Pending => tokio::spawn(async move {
-                let message = work.await;
-                let _ = final_stream.send(message).await;
-            }),
+            std::task::Poll::Ready(message) => {
+                span.end(error_code(&message));
+                tokio::spawn(async move {
+                    let _ = final_stream.send(message).await;
+                })
+            }
+            std::task::Poll::Pending => {
+                let traced = span.span().clone();
+                tokio::spawn(async move {
+                    let message = work.instrument(traced).await;
+                    span.end(error_code(&message));
+                    let _ = final_stream.send(message).await;
+                })
+            }
         };
         Outcome::Stream {
             messages,

@@ -58,7 +58,6 @@ impl<V: Clone> Table<V> {
         }
     }
 
-    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.by_id.len()
     }
@@ -147,7 +146,8 @@ impl<V: Clone> Table<V> {
     }
 }
 
-/// The legacy sessions of one HTTP endpoint, on the clock.
+/// The legacy sessions of one HTTP endpoint, on the clock, counted in the
+/// `mcp_legacy_sessions` gauge (see [`observe`](crate::observe)).
 #[derive(Debug)]
 pub(crate) struct Sessions {
     table: Mutex<Table<Arc<Session>>>,
@@ -160,29 +160,44 @@ impl Sessions {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Table<Arc<Session>>> {
+    /// Runs `f` on the table, and tells the gauge how many sessions it
+    /// added or dropped: the gauge sums the tables of every endpoint.
+    fn using<T>(&self, f: impl FnOnce(&mut Table<Arc<Session>>) -> T) -> T {
         // Every operation leaves the table consistent before it can panic.
-        self.table.lock().unwrap_or_else(PoisonError::into_inner)
+        let mut table = self.table.lock().unwrap_or_else(PoisonError::into_inner);
+        let before = table.len();
+        let done = f(&mut table);
+        if table.len() != before {
+            crate::observe::legacy_sessions(table.len() as isize - before as isize);
+        }
+        done
     }
 
     /// Keeps `session`, making room as [`Table::insert`] does.
     pub(crate) fn insert(&self, session: Arc<Session>) -> Made {
         let id = session.id().to_owned();
-        self.lock().insert(id, session, Instant::now())
+        self.using(|table| table.insert(id, session, Instant::now()))
     }
 
     /// The live session `id`, now marked as used.
     pub(crate) fn get(&self, id: &str) -> Option<Arc<Session>> {
-        self.lock().get(id, Instant::now())
+        self.using(|table| table.get(id, Instant::now()))
     }
 
     /// The session `id` if it exists, without marking it used.
     pub(crate) fn peek(&self, id: &str) -> Option<Arc<Session>> {
-        self.lock().peek(id).cloned()
+        self.using(|table| table.peek(id).cloned())
     }
 
     pub(crate) fn remove(&self, id: &str) -> bool {
-        self.lock().remove(id)
+        self.using(|table| table.remove(id))
+    }
+}
+
+impl Drop for Sessions {
+    /// The endpoint is gone, and its sessions with it.
+    fn drop(&mut self) {
+        self.using(|table| *table = Table::new(table.max, table.idle));
     }
 }
 

@@ -142,6 +142,19 @@ fn header_form(value: &Value) -> Option<String> {
     }
 }
 
+/// The member of the params of `method` that the `Mcp-Name` header
+/// mirrors, and that names what the request is about: the tool or prompt,
+/// the resource's URI, or the task.
+pub(crate) fn name_key(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        // The tasks extension routes its methods by task.
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
+        _ => None,
+    }
+}
+
 /// Checks `Mcp-Method`, `Mcp-Name` and the protocol-version header against
 /// the body; any difference is -32020.
 ///
@@ -179,14 +192,7 @@ pub(crate) fn headers<'a>(
             ))
         }
     }
-    let name_key = match method {
-        "tools/call" | "prompts/get" => Some("name"),
-        "resources/read" => Some("uri"),
-        // The tasks extension routes its methods by task.
-        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
-        _ => None,
-    };
-    if let Some(key) = name_key {
+    if let Some(key) = name_key(method) {
         let body = body(key);
         let header = headers.name.as_deref().map(header_value);
         match (header, body) {

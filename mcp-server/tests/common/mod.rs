@@ -1,9 +1,12 @@
 //! The fixtures the tests share: a server with a tool that answers at
 //! once, one that waits and one that panics, the requests they send, a
-//! stdio client, an HTTP client, and tools that run as tasks.
+//! stdio client, an HTTP client, a protected server, and tools that run
+//! as tasks.
 
 #![allow(dead_code)] // each test file uses its own part
 
+#[cfg(feature = "auth")]
+pub mod auth;
 #[cfg(feature = "http")]
 pub mod http;
 #[cfg(feature = "tasks")]

@@ -1,0 +1,182 @@
+//! The span of one request and the request metrics beside it.
+//!
+//! A [`RequestSpan`] is opened where the router first knows a request's
+//! method and id, and ends where its answer is made: in one piece for
+//! stdio and HTTP, modern and legacy. With no subscriber interested in the
+//! target, opening one costs a load and a compare: the span is disabled,
+//! and nothing about the request is read, hashed or timed (unless the
+//! `metrics` feature wants the time).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use mcp_types::v2026_07_28::RequestId;
+use tracing::field::Empty;
+
+use crate::server::{Grant, Outcome};
+
+/// The handshake era of a request: `initialize` and sessions (legacy), or
+/// none (modern, 2026-07-28).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Era {
+    Modern,
+    #[cfg_attr(not(feature = "legacy"), allow(dead_code))]
+    Legacy,
+}
+
+impl Era {
+    fn as_str(self) -> &'static str {
+        match self {
+            Era::Modern => "modern",
+            Era::Legacy => "legacy",
+        }
+    }
+}
+
+/// The most bytes of a client's string (method, name, id) put in a field:
+/// a client chooses them, and a log line need not carry megabytes.
+const MAX_FIELD: usize = 256;
+
+/// One request's span (target `mcp_server::request`, level DEBUG) and its
+/// place among the requests in flight. Ended by [`RequestSpan::end`], or
+/// as `cancelled` when dropped first (the client left, the request was
+/// cancelled).
+///
+/// The fields: `era`, `method`, `name` (the tool or prompt, the resource's
+/// URI or the task, when the method has one), `id`, `principal` (the first
+/// 8 bytes of the SHA-256 of the grant's principal, in hex, on a protected
+/// server), then `outcome` (`ok`, `error`, `cancelled`), `code` (the
+/// JSON-RPC error code of an error) and `duration_ms`. Never arguments,
+/// results or tokens.
+pub(crate) struct RequestSpan {
+    span: tracing::Span,
+    /// The method as a metric label (empty without the `metrics` feature).
+    method: &'static str,
+    /// When the request arrived; `None` when nothing wants the time.
+    started: Option<Instant>,
+    /// How it ended, once it did: the outcome and the error code.
+    ended: Option<(&'static str, Option<i64>)>,
+}
+
+impl RequestSpan {
+    /// Opens the span of request `id` of `method` about `name`, which came
+    /// with `grant`.
+    pub(crate) fn open(
+        era: Era,
+        method: &str,
+        id: &RequestId,
+        name: Option<&str>,
+        grant: Option<&Arc<Grant>>,
+    ) -> RequestSpan {
+        let span = tracing::debug_span!(
+            target: "mcp_server::request",
+            "request",
+            era = era.as_str(),
+            method = clip(method),
+            name = Empty,
+            id = Empty,
+            principal = Empty,
+            outcome = Empty,
+            code = Empty,
+            duration_ms = Empty,
+        );
+        if !span.is_disabled() {
+            if let Some(name) = name {
+                span.record("name", clip(name));
+            }
+            span.record("id", clip(&id.to_string()));
+            if let Some(principal) = principal(grant) {
+                span.record("principal", principal);
+            }
+        }
+        let timed = cfg!(feature = "metrics") || !span.is_disabled();
+        crate::observe::request_started();
+        RequestSpan {
+            method: crate::observe::method_label(method),
+            started: timed.then(Instant::now),
+            span,
+            ended: None,
+        }
+    }
+
+    /// The span, to enter while the request is worked on.
+    pub(crate) fn span(&self) -> &tracing::Span {
+        &self.span
+    }
+
+    /// Ends the request: answered, with the JSON-RPC error `code` if it
+    /// failed.
+    pub(crate) fn end(mut self, code: Option<i64>) {
+        let outcome = match code {
+            None => "ok",
+            Some(_) => "error",
+        };
+        self.ended = Some((outcome, code));
+    }
+
+    /// Ends the request with `outcome`, which it passes on. A stream ends
+    /// the request as `ok` once it is open: a `subscriptions/listen` may
+    /// stay open for hours, and is no request in flight meanwhile.
+    pub(crate) fn done(self, outcome: Outcome) -> Outcome {
+        self.end(outcome.error_code());
+        outcome
+    }
+}
+
+impl Drop for RequestSpan {
+    fn drop(&mut self) {
+        let (outcome, code) = self.ended.unwrap_or(("cancelled", None));
+        let seconds = self.started.map(|started| started.elapsed().as_secs_f64());
+        if !self.span.is_disabled() {
+            self.span.record("outcome", outcome);
+            if let Some(code) = code {
+                self.span.record("code", code);
+            }
+            if let Some(seconds) = seconds {
+                self.span.record("duration_ms", seconds * 1e3);
+            }
+        }
+        crate::observe::request_ended(self.method, outcome, seconds.unwrap_or_default());
+    }
+}
+
+/// `text`, cut to at most [`MAX_FIELD`] bytes at a character boundary.
+fn clip(text: &str) -> &str {
+    if text.len() <= MAX_FIELD {
+        return text;
+    }
+    let mut end = MAX_FIELD;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// The first 8 bytes of the SHA-256 of `grant`'s principal, in hex: enough
+/// to tell the requests of one principal from another's, nothing to read
+/// the principal or the token from.
+#[cfg(feature = "auth")]
+fn principal(grant: Option<&Arc<Grant>>) -> Option<String> {
+    use sha2::{Digest as _, Sha256};
+    let digest = Sha256::digest(grant?.principal().as_bytes());
+    Some(digest[..8].iter().map(|b| format!("{b:02x}")).collect())
+}
+
+#[cfg(not(feature = "auth"))]
+fn principal(grant: Option<&Arc<Grant>>) -> Option<String> {
+    grant.map(|grant| match **grant {})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_fields_are_clipped_at_a_character() {
+        assert_eq!(clip("tools/call"), "tools/call");
+        let long = "é".repeat(MAX_FIELD);
+        let clipped = clip(&long);
+        assert!(clipped.len() <= MAX_FIELD && clipped.len() >= MAX_FIELD - 1);
+        assert!(clipped.chars().all(|c| c == 'é'));
+    }
+}
