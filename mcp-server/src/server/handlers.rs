@@ -95,7 +95,10 @@ impl<S: Send + Sync, R: ResourceSet<S> + ?Sized> DynResources for Resources<S, R
 /// every request sees the same order.
 #[derive(Default)]
 pub(crate) struct Handlers {
-    tools: Vec<(Arc<dyn DynTools>, Vec<Tool>)>,
+    tools: Vec<Arc<dyn DynTools>>,
+    /// The set (an index into `tools`) that has each tool, by name: a call
+    /// finds its tool in constant time, however many there are.
+    tool_sets: HashMap<String, usize>,
     tool_list: Vec<Tool>,
     /// The scopes of the tools that declare any, by name.
     tool_scopes: HashMap<String, &'static [&'static str]>,
@@ -112,20 +115,19 @@ impl Handlers {
     /// has, if any (the set is then not added).
     pub(crate) fn add_tools<T: ToolSet + 'static>(&mut self, tools: Arc<T>) -> Result<(), String> {
         let list = T::tools();
-        if let Some(dup) = list
-            .iter()
-            .find(|t| self.tool_list.iter().any(|u| u.name == t.name))
-        {
+        if let Some(dup) = list.iter().find(|t| self.tool_sets.contains_key(&t.name)) {
             return Err(dup.name.clone());
         }
+        let index = self.tools.len();
         for tool in &list {
             let scopes = T::scopes(&tool.name);
             if !scopes.is_empty() {
                 self.tool_scopes.insert(tool.name.clone(), scopes);
             }
+            self.tool_sets.entry(tool.name.clone()).or_insert(index);
         }
-        self.tool_list.extend(list.iter().cloned());
-        self.tools.push((tools, list));
+        self.tool_list.extend(list);
+        self.tools.push(tools);
         Ok(())
     }
 
@@ -190,10 +192,7 @@ impl Handlers {
         cx: &'a Context,
         arguments: Map<String, Value>,
     ) -> Reply<'a, ToolOutput> {
-        let (set, _) = self
-            .tools
-            .iter()
-            .find(|(_, list)| list.iter().any(|t| t.name == name))?;
+        let set = self.tools.get(*self.tool_sets.get(name)?)?;
         set.call(name, cx, arguments)
     }
 

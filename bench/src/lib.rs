@@ -1,0 +1,3 @@
+//! What the benchmarks share beyond their own binaries.
+
+pub mod chart;
