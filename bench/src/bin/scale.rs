@@ -1,20 +1,30 @@
-//! How a server's costs grow with its number of tools: `tools/list` (the
+//! How a server's costs grow: with its number of tools, `tools/list` (the
 //! first page, and every page), `tools/call` of the last tool, and the
-//! memory of the built server, at 10, 100, 1,000 and 10,000 tools.
+//! memory of the built server, at 10, 100, 1,000 and 10,000 tools; with
+//! its number of legacy sessions, the memory they hold and what one more
+//! `initialize` costs, at 100, 1,000 and 10,000; and the memory of 100,
+//! 1,000 and 10,000 live tasks.
 //!
-//! `cargo run --release -p mcp-bench --bin scale [SVG]`: requests go
-//! through `Server::handle_bytes` on a current-thread runtime (no I/O);
-//! each figure is the median of 7 runs. The table goes to stdout, and the
-//! chart (log-log) to `SVG`, by default `bench/figures/server-tools.svg`.
+//! `cargo run --release -p mcp-bench --bin scale [DIR]`: tool requests go
+//! through `Server::handle_bytes` on a current-thread runtime, legacy
+//! sessions through the HTTP router called in process (no sockets); each
+//! time is the median of 7 runs. Each memory figure is taken in a fresh
+//! process of its own (the bench runs itself with `--memory KIND COUNT`),
+//! where no freed memory of an earlier measurement can hide what is held. The tables go to stdout, and the charts
+//! (log-log) to `DIR`, by default `bench/figures`: `server-tools.svg`
+//! and `server-state.svg`.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use mcp_bench::chart::{Chart, Series};
+use mcp_server::tasks::{MemoryTaskStore, TaskSettings};
 use mcp_server::tool::{ToolOutput, ToolSet};
-use mcp_server::{BoxFuture, Context, ErrorObject, Outcome, Server};
+use mcp_server::transport::http::{self, HttpConfig};
+use mcp_server::{tool, tools, BoxFuture, Context, ErrorObject, Outcome, Server};
 use mcp_types::v2026_07_28::Tool;
 use serde_json::{json, Map, Value};
+use tower_service::Service as _;
 
 /// `N` tools named `t0` to `t{N-1}`, each taking an integer `a`. The set
 /// finds a tool from its name in constant time, so that what grows is the
@@ -118,14 +128,52 @@ struct Row {
     memory: u64,
 }
 
-fn measure<const N: usize>(runtime: &tokio::runtime::Runtime) -> Row {
-    let before = resident();
-    let server = Server::builder(Many::<N>)
+fn many<const N: usize>() -> Server {
+    Server::builder(Many::<N>)
         .info("scale", "0")
         .tools()
         .build()
-        .expect("a server");
-    let memory = resident().saturating_sub(before);
+        .expect("a server")
+}
+
+/// The resident memory that `count` of `kind` hold, measured by this
+/// bench run again in a fresh process.
+fn memory_of(kind: &str, count: usize) -> u64 {
+    let output = std::process::Command::new(std::env::current_exe().expect("the bench"))
+        .args(["--memory", kind, &count.to_string()])
+        .output()
+        .expect("the bench runs itself");
+    assert!(output.status.success(), "{kind} {count}: {output:?}");
+    String::from_utf8_lossy(&output.stdout)
+        .trim()
+        .parse()
+        .expect("a number of bytes")
+}
+
+/// In a fresh process: the resident memory `count` of `kind` hold.
+fn held(kind: &str, count: usize) -> u64 {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let before = resident();
+    let kept: Box<dyn std::any::Any> = match (kind, count) {
+        ("tools", 10) => Box::new(many::<10>()),
+        ("tools", 100) => Box::new(many::<100>()),
+        ("tools", 1_000) => Box::new(many::<1_000>()),
+        ("tools", 10_000) => Box::new(many::<10_000>()),
+        ("sessions", n) => Box::new(sessions(&runtime, &[n], false)),
+        ("tasks", n) => Box::new(live_tasks(&runtime, n)),
+        other => panic!("nothing to measure for {other:?}"),
+    };
+    let after = resident();
+    black_box(&kept);
+    after.saturating_sub(before)
+}
+
+fn measure<const N: usize>(runtime: &tokio::runtime::Runtime) -> Row {
+    let server = many::<N>();
+    let memory = memory_of("tools", N);
     let times = (100_000 / N).clamp(20, 2_000);
     let first_page = median(times, || {
         black_box(serve(runtime, &server, &list(None)));
@@ -157,13 +205,127 @@ fn micros(d: Duration) -> f64 {
     d.as_secs_f64() * 1e6
 }
 
+/// A tool that holds its task until it is cancelled.
+struct Holder;
+
+#[tools]
+impl Holder {
+    /// Runs until cancelled.
+    #[tool(task = "optional")]
+    async fn hold(&self, cx: &Context) -> String {
+        cx.cancelled().await;
+        String::new()
+    }
+}
+
+/// A legacy `initialize` POSTed to `router` in process; its session id.
+async fn initialize(router: &mut axum::Router) -> String {
+    let body = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"scale","version":"0"}}}"#;
+    let request = axum::http::Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(axum::body::Body::from(body))
+        .expect("a request");
+    let response = router.call(request).await.expect("infallible");
+    assert!(response.status().is_success(), "{}", response.status());
+    response
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .expect("a session id")
+        .to_owned()
+}
+
+/// The cost of one more `initialize` with `counts` legacy sessions open,
+/// in increasing order, on one server (when `timed`); the router, which
+/// holds them.
+fn sessions(
+    runtime: &tokio::runtime::Runtime,
+    counts: &[usize],
+    timed: bool,
+) -> (Vec<(usize, Duration)>, axum::Router) {
+    let server = Server::builder(Holder)
+        .info("scale", "0")
+        .tools()
+        .build()
+        .expect("a server");
+    let config = HttpConfig {
+        max_sessions: counts.iter().max().copied().unwrap_or(0) + 10_000,
+        ..HttpConfig::default()
+    };
+    let mut router = http::router(server, "/mcp", config);
+    let mut ids = Vec::new();
+    let mut rows = Vec::new();
+    for &count in counts {
+        while ids.len() < count {
+            ids.push(runtime.block_on(initialize(&mut router)));
+        }
+        if timed {
+            // One more session each time, a few hundred in all: next to
+            // the count, they do not move it.
+            let one = median(50, || {
+                ids.push(runtime.block_on(initialize(&mut router)));
+            });
+            rows.push((count, one));
+        }
+    }
+    black_box(ids);
+    (rows, router)
+}
+
+/// A server holding `count` live tasks.
+fn live_tasks(runtime: &tokio::runtime::Runtime, count: usize) -> Server {
+    let most = count;
+    let server = Server::builder(Holder)
+        .info("scale", "0")
+        .tools()
+        .tasks(
+            TaskSettings::default()
+                .store(MemoryTaskStore::new(most + 1))
+                .inline_grace(Duration::ZERO),
+        )
+        .build()
+        .expect("a server");
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}"#;
+    for made in 1..=count {
+        let call = format!(
+            r#"{{"jsonrpc":"2.0","id":{made},"method":"tools/call","params":{{"name":"hold","arguments":{{}},{meta}}}}}"#
+        );
+        let reply = serve(runtime, &server, call.as_bytes());
+        assert!(reply.contains(r#""resultType":"task""#), "{reply}");
+    }
+    runtime.block_on(tokio::task::yield_now());
+    server
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let svg = std::env::args()
-        .nth(1)
-        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/figures/server-tools.svg").into());
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, kind, count] = args.as_slice() {
+        if flag == "--memory" {
+            println!("{}", held(kind, count.parse()?));
+            return Ok(());
+        }
+    }
+    let dir = args
+        .first()
+        .cloned()
+        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/figures").into());
+    let dir = std::path::Path::new(&dir);
+    std::fs::create_dir_all(dir)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
+    let counts = [100, 1_000, 10_000];
+    let (legacy, _router) = sessions(&runtime, &counts, true);
+    let legacy: Vec<(usize, Duration, u64)> = legacy
+        .into_iter()
+        .map(|(count, one)| (count, one, memory_of("sessions", count)))
+        .collect();
+    let tasks: Vec<(usize, u64)> = counts
+        .iter()
+        .map(|&count| (count, memory_of("tasks", count)))
+        .collect();
     let rows = [
         measure::<10>(&runtime),
         measure::<100>(&runtime),
@@ -202,10 +364,42 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             },
         ],
     };
-    if let Some(dir) = std::path::Path::new(&svg).parent() {
-        std::fs::create_dir_all(dir)?;
+    std::fs::write(dir.join("server-tools.svg"), chart.svg())?;
+
+    println!();
+    println!("| count | legacy sessions: memory | one more `initialize` | live tasks: memory |");
+    println!("| --- | --- | --- | --- |");
+    for ((count, one, memory), (_, held)) in legacy.iter().zip(&tasks) {
+        println!(
+            "| {count} | {:.1} KiB ({} B each) | {:.1} µs | {:.1} KiB ({} B each) |",
+            *memory as f64 / 1024.0,
+            memory / *count as u64,
+            micros(*one),
+            *held as f64 / 1024.0,
+            held / *count as u64,
+        );
     }
-    std::fs::write(&svg, chart.svg())?;
-    eprintln!("wrote {svg}");
+    let per = |rows: &[(usize, u64)]| -> Vec<(f64, f64)> {
+        rows.iter()
+            .map(|&(count, bytes)| (count as f64, (bytes as f64 / 1024.0).max(1.0)))
+            .collect()
+    };
+    let state = Chart {
+        title: "Memory a server holds for its sessions and tasks",
+        x_label: "sessions or live tasks",
+        y_label: "KiB",
+        series: vec![
+            Series {
+                name: "legacy sessions",
+                points: per(&legacy.iter().map(|&(c, _, m)| (c, m)).collect::<Vec<_>>()),
+            },
+            Series {
+                name: "live tasks",
+                points: per(&tasks),
+            },
+        ],
+    };
+    std::fs::write(dir.join("server-state.svg"), state.svg())?;
+    eprintln!("wrote the charts to {}", dir.display());
     Ok(())
 }

@@ -981,7 +981,7 @@ impl Server {
         let Some(name) = name else {
             return Ok(());
         };
-        let Some(tool) = self.inner.handlers.tools().iter().find(|t| t.name == name) else {
+        let Some(tool) = self.inner.handlers.tool(name) else {
             return Ok(());
         };
         // `properties` is not a named field of the schema type: it is kept

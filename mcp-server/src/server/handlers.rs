@@ -96,9 +96,10 @@ impl<S: Send + Sync, R: ResourceSet<S> + ?Sized> DynResources for Resources<S, R
 #[derive(Default)]
 pub(crate) struct Handlers {
     tools: Vec<Arc<dyn DynTools>>,
-    /// The set (an index into `tools`) that has each tool, by name: a call
-    /// finds its tool in constant time, however many there are.
-    tool_sets: HashMap<String, usize>,
+    /// Where each tool is, by name: its set (an index into `tools`) and
+    /// its place in `tool_list`. A call finds its tool in constant time,
+    /// however many there are.
+    tool_sets: HashMap<String, (usize, usize)>,
     tool_list: Vec<Tool>,
     /// The scopes of the tools that declare any, by name.
     tool_scopes: HashMap<String, &'static [&'static str]>,
@@ -119,12 +120,15 @@ impl Handlers {
             return Err(dup.name.clone());
         }
         let index = self.tools.len();
-        for tool in &list {
+        for (n, tool) in list.iter().enumerate() {
             let scopes = T::scopes(&tool.name);
             if !scopes.is_empty() {
                 self.tool_scopes.insert(tool.name.clone(), scopes);
             }
-            self.tool_sets.entry(tool.name.clone()).or_insert(index);
+            let place = self.tool_list.len() + n;
+            self.tool_sets
+                .entry(tool.name.clone())
+                .or_insert((index, place));
         }
         self.tool_list.extend(list);
         self.tools.push(tools);
@@ -168,6 +172,12 @@ impl Handlers {
         &self.tool_list
     }
 
+    /// The tool called `name`.
+    pub(crate) fn tool(&self, name: &str) -> Option<&Tool> {
+        let &(_, place) = self.tool_sets.get(name)?;
+        self.tool_list.get(place)
+    }
+
     /// The scopes a call of the tool `name` needs.
     #[cfg_attr(not(feature = "auth"), allow(dead_code))]
     pub(crate) fn tool_scopes(&self, name: &str) -> &'static [&'static str] {
@@ -192,7 +202,7 @@ impl Handlers {
         cx: &'a Context,
         arguments: Map<String, Value>,
     ) -> Reply<'a, ToolOutput> {
-        let set = self.tools.get(*self.tool_sets.get(name)?)?;
+        let set = self.tools.get(self.tool_sets.get(name)?.0)?;
         set.call(name, cx, arguments)
     }
 
