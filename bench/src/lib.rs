@@ -1,3 +1,4 @@
 //! What the benchmarks share beyond their own binaries.
 
 pub mod chart;
+pub mod measure;

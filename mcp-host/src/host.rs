@@ -115,6 +115,9 @@ pub struct ServerStatus {
 struct Catalogue {
     tool_names: QualifiedNames,
     tools: Vec<HostTool>,
+    /// Where each tool is in `tools`, by server and the server's own name
+    /// for it: a call finds it in constant time.
+    tool_index: HashMap<(ServerId, String), usize>,
     prompt_names: QualifiedNames,
     prompts: Vec<HostPrompt>,
     resources: Vec<HostResource>,
@@ -601,14 +604,26 @@ impl Host {
                 names.push((server.clone(), name));
             }
         }
-        let checks = |server: &ServerId| Checks {
-            others: names
-                .iter()
-                .filter(|(s, _)| s != server)
-                .map(|(_, n)| n.clone())
-                .collect(),
-            ..Checks::default()
-        };
+        // Each server's checks once, not once a definition: the names of
+        // every other server's tools are as many as the tools.
+        let per_server: HashMap<&ServerId, Checks> = self
+            .slots
+            .keys()
+            .map(|server| {
+                let others = names
+                    .iter()
+                    .filter(|(s, _)| s != server)
+                    .map(|(_, n)| n.clone())
+                    .collect();
+                let checks = Checks {
+                    others,
+                    ..Checks::default()
+                };
+                (server, checks)
+            })
+            .collect();
+        let unknown = Checks::default();
+        let checks = |server: &ServerId| per_server.get(server).unwrap_or(&unknown);
         let mut book = self.pins.lock();
         let mut judging = Judging {
             identities: self
@@ -632,10 +647,14 @@ impl Host {
                 continue;
             };
             let value = serde_json::to_value(tool.accept_ref()).unwrap_or_default();
-            let findings = trust::poison::check(&value, &checks(&server));
+            let findings = trust::poison::check(&value, checks(&server));
             let quarantine = judging
                 .judge(&server, Definition::new(Kind::Tool, name, value))
                 .or_else(|| flagged(&findings));
+            catalogue.tool_index.insert(
+                (server.clone(), tool.accept_ref().name.clone()),
+                catalogue.tools.len(),
+            );
             catalogue.tools.push(HostTool {
                 qualified: qualified.to_owned(),
                 server,
@@ -650,7 +669,7 @@ impl Host {
                 continue;
             };
             let value = serde_json::to_value(prompt.accept_ref()).unwrap_or_default();
-            let findings = trust::poison::check(&value, &checks(&server));
+            let findings = trust::poison::check(&value, checks(&server));
             let quarantine = judging
                 .judge(&server, Definition::new(Kind::Prompt, name, value))
                 .or_else(|| flagged(&findings));
@@ -966,9 +985,9 @@ impl Host {
             return (Vec::new(), None);
         };
         catalogue
-            .tools
-            .iter()
-            .find(|t| &t.server == server && t.tool.accept_ref().name == tool)
+            .tool_index
+            .get(&(server.clone(), tool.to_owned()))
+            .and_then(|&at| catalogue.tools.get(at))
             .map(|t| (t.findings.clone(), t.quarantine.clone()))
             .unwrap_or_default()
     }

@@ -10,7 +10,9 @@
 //! sessions through the HTTP router called in process (no sockets); each
 //! time is the median of 7 runs. Each memory figure is taken in a fresh
 //! process of its own (the bench runs itself with `--memory KIND COUNT`),
-//! where no freed memory of an earlier measurement can hide what is held. The tables go to stdout, and the charts
+//! where no freed memory of an earlier measurement can hide what is held.
+//! `--serve-stdio N` serves the server of `N` tools over stdio, for
+//! `--bin host_scale`. The tables go to stdout, and the charts
 //! (log-log) to `DIR`, by default `bench/figures`: `server-tools.svg`
 //! and `server-state.svg`.
 
@@ -18,6 +20,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use mcp_bench::chart::{Chart, Series};
+use mcp_bench::measure::{figures, in_fresh_process, resident};
 use mcp_server::tasks::{MemoryTaskStore, TaskSettings};
 use mcp_server::tool::{ToolOutput, ToolSet};
 use mcp_server::transport::http::{self, HttpConfig};
@@ -112,14 +115,6 @@ fn median(times: usize, mut work: impl FnMut()) -> Duration {
     runs[RUNS / 2]
 }
 
-/// Resident memory of this process in bytes, from `/proc/self/statm`.
-fn resident() -> u64 {
-    std::fs::read_to_string("/proc/self/statm")
-        .ok()
-        .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
-        .map_or(0, |pages| pages * 4096)
-}
-
 struct Row {
     tools: usize,
     first_page: Duration,
@@ -136,18 +131,9 @@ fn many<const N: usize>() -> Server {
         .expect("a server")
 }
 
-/// The resident memory that `count` of `kind` hold, measured by this
-/// bench run again in a fresh process.
+/// The resident memory that `count` of `kind` hold, in a fresh process.
 fn memory_of(kind: &str, count: usize) -> u64 {
-    let output = std::process::Command::new(std::env::current_exe().expect("the bench"))
-        .args(["--memory", kind, &count.to_string()])
-        .output()
-        .expect("the bench runs itself");
-    assert!(output.status.success(), "{kind} {count}: {output:?}");
-    String::from_utf8_lossy(&output.stdout)
-        .trim()
-        .parse()
-        .expect("a number of bytes")
+    in_fresh_process(&["--memory", kind, &count.to_string()])
 }
 
 /// In a fresh process: the resident memory `count` of `kind` hold.
@@ -307,12 +293,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             return Ok(());
         }
     }
-    let dir = args
-        .first()
-        .cloned()
-        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/figures").into());
-    let dir = std::path::Path::new(&dir);
-    std::fs::create_dir_all(dir)?;
+    // The server of `--bin host_scale`: `N` tools over stdio.
+    if let [flag, count] = args.as_slice() {
+        if flag == "--serve-stdio" {
+            let server = match count.as_str() {
+                "10" => many::<10>(),
+                "100" => many::<100>(),
+                "1000" => many::<1_000>(),
+                "10000" => many::<10_000>(),
+                other => return Err(format!("no server of {other} tools").into()),
+            };
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
+            runtime.block_on(mcp_server::transport::stdio::serve(server))?;
+            return Ok(());
+        }
+    }
+    let dir = figures(&args)?;
+    let dir = dir.as_path();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;

@@ -226,7 +226,15 @@ fn check_text(
         }
     }
     for name in &checks.others {
-        if mentions(&folded, &name.to_lowercase()) {
+        // Most names are lowercase already, and then cost no copy: this
+        // runs for every string of every definition against every other
+        // server's tools.
+        let lower = if name.chars().any(char::is_uppercase) {
+            std::borrow::Cow::Owned(name.to_lowercase())
+        } else {
+            std::borrow::Cow::Borrowed(name.as_str())
+        };
+        if mentions(&folded, &lower) {
             findings.push(Finding {
                 field: field.to_owned(),
                 kind: FindingKind::Shadowing { name: name.clone() },
