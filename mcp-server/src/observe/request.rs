@@ -3,9 +3,9 @@
 //! A [`RequestSpan`] is opened where the router first knows a request's
 //! method and id, and ends where its answer is made: in one piece for
 //! stdio and HTTP, modern and legacy. With no subscriber interested in the
-//! target, opening one costs a load and a compare: the span is disabled,
-//! and nothing about the request is read, hashed or timed (unless the
-//! `metrics` feature wants the time).
+//! target and without the `metrics` feature, opening one costs a load and
+//! a compare, and nothing about the request is read, hashed, timed or
+//! kept.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -48,24 +48,30 @@ const MAX_FIELD: usize = 256;
 /// server), then `outcome` (`ok`, `error`, `cancelled`), `code` (the
 /// JSON-RPC error code of an error) and `duration_ms`. Never arguments,
 /// results or tokens.
-pub(crate) struct RequestSpan {
+///
+/// A pointer wide, and empty when nothing listens: it is part of every
+/// request's future, which is moved whole, and a disabled span, a start
+/// time and an outcome would add a hundred bytes to each move.
+pub(crate) struct RequestSpan(Option<Box<Live>>);
+
+/// What a request span holds while something listens.
+struct Live {
     span: tracing::Span,
     /// The method as a metric label (empty without the `metrics` feature).
     method: &'static str,
-    /// When the request arrived; `None` when nothing wants the time.
-    started: Option<Instant>,
+    started: Instant,
     /// How it ended, once it did: the outcome and the error code.
     ended: Option<(&'static str, Option<i64>)>,
 }
 
 impl RequestSpan {
-    /// Opens the span of request `id` of `method` about `name`, which came
-    /// with `grant`.
-    pub(crate) fn open(
+    /// Opens the span of request `id` of `method` about `name` (asked only
+    /// if the span is recorded), which came with `grant`.
+    pub(crate) fn open<'a>(
         era: Era,
         method: &str,
         id: &RequestId,
-        name: Option<&str>,
+        name: impl FnOnce() -> Option<&'a str>,
         grant: Option<&Arc<Grant>>,
     ) -> RequestSpan {
         let span = tracing::debug_span!(
@@ -80,8 +86,11 @@ impl RequestSpan {
             code = Empty,
             duration_ms = Empty,
         );
+        if span.is_disabled() && !cfg!(feature = "metrics") {
+            return RequestSpan(None);
+        }
         if !span.is_disabled() {
-            if let Some(name) = name {
+            if let Some(name) = name() {
                 span.record("name", clip(name));
             }
             span.record("id", clip(&id.to_string()));
@@ -89,54 +98,69 @@ impl RequestSpan {
                 span.record("principal", principal);
             }
         }
-        let timed = cfg!(feature = "metrics") || !span.is_disabled();
         crate::observe::request_started();
-        RequestSpan {
-            method: crate::observe::method_label(method),
-            started: timed.then(Instant::now),
+        RequestSpan(Some(Box::new(Live {
             span,
+            method: crate::observe::method_label(method),
+            started: Instant::now(),
             ended: None,
-        }
+        })))
     }
 
-    /// The span, to enter while the request is worked on.
-    pub(crate) fn span(&self) -> &tracing::Span {
-        &self.span
+    /// No span: for a call that is no request of its own.
+    pub(crate) fn none() -> RequestSpan {
+        RequestSpan(None)
+    }
+
+    /// Enters the span, if it is recorded, until the guard drops.
+    pub(crate) fn enter(&self) -> Option<tracing::span::Entered<'_>> {
+        self.0
+            .as_ref()
+            .filter(|live| !live.span.is_disabled())
+            .map(|live| live.span.enter())
+    }
+
+    /// The span, to instrument a future with.
+    pub(crate) fn span(&self) -> tracing::Span {
+        self.0
+            .as_ref()
+            .map_or_else(tracing::Span::none, |live| live.span.clone())
     }
 
     /// Ends the request: answered, with the JSON-RPC error `code` if it
-    /// failed.
-    pub(crate) fn end(mut self, code: Option<i64>) {
-        let outcome = match code {
-            None => "ok",
-            Some(_) => "error",
-        };
-        self.ended = Some((outcome, code));
+    /// failed. What it records is recorded when the span drops.
+    pub(crate) fn end(&mut self, code: Option<i64>) {
+        if let Some(live) = &mut self.0 {
+            let outcome = match code {
+                None => "ok",
+                Some(_) => "error",
+            };
+            live.ended = Some((outcome, code));
+        }
     }
 
     /// Ends the request with `outcome`, which it passes on. A stream ends
     /// the request as `ok` once it is open: a `subscriptions/listen` may
     /// stay open for hours, and is no request in flight meanwhile.
-    pub(crate) fn done(self, outcome: Outcome) -> Outcome {
+    #[cfg_attr(not(feature = "legacy"), allow(dead_code))]
+    pub(crate) fn done(mut self, outcome: Outcome) -> Outcome {
         self.end(outcome.error_code());
         outcome
     }
 }
 
-impl Drop for RequestSpan {
+impl Drop for Live {
     fn drop(&mut self) {
         let (outcome, code) = self.ended.unwrap_or(("cancelled", None));
-        let seconds = self.started.map(|started| started.elapsed().as_secs_f64());
+        let seconds = self.started.elapsed().as_secs_f64();
         if !self.span.is_disabled() {
             self.span.record("outcome", outcome);
             if let Some(code) = code {
                 self.span.record("code", code);
             }
-            if let Some(seconds) = seconds {
-                self.span.record("duration_ms", seconds * 1e3);
-            }
+            self.span.record("duration_ms", seconds * 1e3);
         }
-        crate::observe::request_ended(self.method, outcome, seconds.unwrap_or_default());
+        crate::observe::request_ended(self.method, outcome, seconds);
     }
 }
 

@@ -4,7 +4,9 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 
 use mcp_types::jsonrpc::{ErrorObject, Message};
 use mcp_types::meta::SERVER_INFO;
@@ -13,6 +15,8 @@ use serde::de::DeserializeOwned;
 use std::future::Future;
 
 use futures_util::future::Either;
+// The tasks dispatcher maps its futures.
+#[cfg(feature = "tasks")]
 use futures_util::FutureExt as _;
 use serde_json::{json, Map, Value};
 use tokio::sync::{mpsc, OwnedSemaphorePermit};
@@ -482,10 +486,11 @@ pub(crate) struct Run {
     kind: Kind,
     params: Params,
     cx: Context,
-    /// Where the handler's notifications go, when its answer follows them.
-    stream: Option<Streamed>,
+    /// Where the handler's notifications go, when its answer follows them
+    /// (boxed: most calls stream nothing).
+    stream: Option<Box<Streamed>>,
     /// The request's span, once [`Server::request`] gave it.
-    span: Option<RequestSpan>,
+    span: RequestSpan,
 }
 
 impl Run {
@@ -496,7 +501,7 @@ impl Run {
             params,
             cx,
             stream: None,
-            span: None,
+            span: RequestSpan::none(),
         }
     }
 }
@@ -549,6 +554,91 @@ pub(crate) fn principal_of(grant: Option<&Arc<Grant>>) -> Option<Arc<str>> {
         #[cfg(not(feature = "auth"))]
         Some(grant) => match **grant {},
         None => None,
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The future of [`Server::call`]: the handler's answer, or -32603
+    /// when it runs past its time limit (and is dropped, which cancels it)
+    /// or panics.
+    ///
+    /// One future rather than a chain of combinators: each would move the
+    /// answer once more, and every request's answer passes through it.
+    pub(crate) struct Guarded<F> {
+        #[pin]
+        call: super::Within<F>,
+        kind: Kind,
+    }
+}
+
+impl<F: Future> Guarded<F> {
+    fn new(kind: Kind, limit: std::time::Duration, call: F) -> Self {
+        Guarded {
+            call: super::within(limit, call),
+            kind,
+        }
+    }
+}
+
+impl<F: Future<Output = Result<Answer, ErrorObject>>> Future for Guarded<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<F::Output> {
+        let this = self.project();
+        let mut call = this.call;
+        // As in the task runtime: after a panic the future is not polled
+        // again, and what it shares with the server sits behind atomics
+        // and locks that stay usable.
+        match std::panic::catch_unwind(AssertUnwindSafe(|| call.as_mut().poll(cx))) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(Some(answer))) => Poll::Ready(answer),
+            Ok(Poll::Ready(None)) => {
+                let limit = call.as_ref().get_ref().limit.as_millis();
+                Poll::Ready(Err(ErrorObject::internal_error(format!(
+                    "`{}` did not finish within {limit} ms and was cancelled",
+                    this.kind.method(),
+                ))
+                .with_data(json!({ "limit": "request_timeout", "max": limit }))))
+            }
+            Err(_) => Poll::Ready(Err(panicked(*this.kind))),
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The future of [`Server::finish`] for a handler's call: runs it
+    /// inside the request's span, encodes its answer and ends the span.
+    struct Answering<'a, F> {
+        #[pin]
+        call: F,
+        server: &'a Server,
+        id: v::RequestId,
+        kind: Kind,
+        span: RequestSpan,
+    }
+}
+
+impl<F: Future<Output = Result<Answer, ErrorObject>>> Future for Answering<'_, F> {
+    type Output = Outcome;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<Outcome> {
+        let this = self.project();
+        let entered = this.span.enter();
+        let Poll::Ready(answer) = this.call.poll(cx) else {
+            return Poll::Pending;
+        };
+        let (server, id, kind) = (*this.server, &*this.id, *this.kind);
+        let outcome =
+            match answer.and_then(|answer| server.encode(id, answer, kind == Kind::Resource)) {
+                Ok(message) => Outcome::Reply {
+                    status: 200,
+                    message,
+                },
+                Err(e) => error_reply(Some(id), status_for(e.code), e),
+            };
+        drop(entered);
+        this.span.end(outcome.error_code());
+        Poll::Ready(outcome)
     }
 }
 
@@ -652,48 +742,36 @@ impl Server {
             Step::Run(run) => run,
         };
         if let Some(streamed) = run.stream.take() {
-            return Either::Left(std::future::ready(self.stream(run, streamed)));
+            return Either::Left(std::future::ready(self.stream(run, *streamed)));
         }
-        let (call, id, kind, span) = self.traced_call(run);
-        Either::Right(call.map(move |answer| {
-            let outcome =
-                match answer.and_then(|answer| self.encode(&id, answer, kind == Kind::Resource)) {
-                    Ok(message) => Outcome::Reply {
-                        status: 200,
-                        message,
-                    },
-                    Err(e) => error_reply(Some(&id), status_for(e.code), e),
-                };
-            if let Some(span) = span {
-                span.end(outcome.error_code());
-            }
-            outcome
-        }))
-    }
-
-    /// The call of `run`'s handler, inside the request's span, and what its
-    /// answer needs: the request's id, the kind of handler, and the span
-    /// to end.
-    fn traced_call(
-        &self,
-        run: Run,
-    ) -> (
-        impl Future<Output = Result<Answer, ErrorObject>> + Send + '_,
-        v::RequestId,
-        Kind,
-        Option<RequestSpan>,
-    ) {
-        let traced = run
-            .span
-            .as_ref()
-            .map_or_else(tracing::Span::none, |span| span.span().clone());
-        let call = self.call(run.kind, run.params, run.cx).instrument(traced);
-        (call, run.id, run.kind, run.span)
+        let Run {
+            id,
+            kind,
+            params,
+            cx,
+            span,
+            ..
+        } = run;
+        Either::Right(Answering {
+            call: self.call(kind, params, cx),
+            server: self,
+            id,
+            kind,
+            span,
+        })
     }
 
     /// Runs the handler of `run` on a task of its own, whose notifications
     /// stream ahead of its answer.
     fn stream(&self, run: Run, streamed: Streamed) -> Outcome {
+        let Run {
+            id,
+            kind,
+            params,
+            cx,
+            mut span,
+            ..
+        } = run;
         let Streamed {
             permit,
             messages,
@@ -701,17 +779,14 @@ impl Server {
         } = streamed;
         let server = self.clone();
         let task = tokio::spawn(async move {
-            let (call, id, kind, span) = server.traced_call(run);
             // The context, and with it the notifier, is gone once the
             // handler is: the response is the last message.
-            let result = call.await;
+            let result = server.call(kind, params, cx).instrument(span.span()).await;
             let message = match result.and_then(Answer::into_value) {
                 Ok(result) => server.response(&id, result, kind == Kind::Resource),
                 Err(e) => error_message(Some(&id), &e),
             };
-            if let Some(span) = span {
-                span.end(error_code(&message));
-            }
+            span.end(error_code(&message));
             let _ = last.send(message).await;
         });
         Outcome::Stream {
@@ -730,21 +805,20 @@ impl Server {
         headers: Option<&RequestHeaders>,
         grant: Option<&Arc<Grant>>,
     ) -> Step {
-        let name = validate::name_key(&method).and_then(|key| params.string(key));
-        let span = RequestSpan::open(Era::Modern, &method, &id, name, grant);
-        let step = span
-            .span()
-            .in_scope(|| match self.check(&id, &method, &params, headers) {
-                Ok(meta) => self.route(id, method, params, meta, headers, grant),
-                Err(outcome) => Step::Done(outcome),
-            });
-        match step {
-            Step::Done(outcome) => Step::Done(span.done(outcome)),
-            Step::Run(run) => Step::Run(Run {
-                span: Some(span),
-                ..run
-            }),
+        let name = || validate::name_key(&method).and_then(|key| params.string(key));
+        let mut span = RequestSpan::open(Era::Modern, &method, &id, name, grant);
+        let entered = span.enter();
+        let mut step = match self.check(&id, &method, &params, headers) {
+            Ok(meta) => self.route(id, method, params, meta, headers, grant),
+            Err(outcome) => Step::Done(outcome),
+        };
+        drop(entered);
+        match &mut step {
+            Step::Run(run) => run.span = span,
+            // The span ends here, as it drops.
+            Step::Done(outcome) => span.end(outcome.error_code()),
         }
+        step
     }
 
     /// Checks `_meta`, the headers against the body, and the version.
@@ -914,11 +988,11 @@ impl Server {
         let last = notifier.sender();
         let cx = cx.with_notifier(notifier, meta.progress_token, meta.log_level);
         Step::Run(Run {
-            stream: Some(Streamed {
+            stream: Some(Box::new(Streamed {
                 permit,
                 messages,
                 last,
-            }),
+            })),
             ..Run::new(id, kind, params, cx)
         })
     }
@@ -1000,43 +1074,17 @@ impl Server {
         params: Params,
         cx: Context,
     ) -> impl Future<Output = Result<Answer, ErrorObject>> + Send + '_ {
-        // A call that may become a task is guarded here until it becomes
-        // one; the task runtime guards it from then on.
+        // A call that may become a task has no time limit, and is guarded
+        // here until it becomes one; the task runtime guards it from then
+        // on.
         #[cfg(feature = "tasks")]
-        let call = if kind == Kind::Task || cx.task_allowed() {
-            Either::Left(self.task_call(kind, params, cx))
-        } else {
-            Either::Right(self.timed_call(kind, params, cx))
-        };
-        #[cfg(not(feature = "tasks"))]
-        let call = self.timed_call(kind, params, cx);
-        // As in the task runtime: the future is dropped after a panic, and
-        // what it shares with the server sits behind atomics and locks
-        // that stay usable.
-        AssertUnwindSafe(call)
-            .catch_unwind()
-            .map(move |caught| caught.unwrap_or_else(|_| Err(panicked(kind))))
-    }
-
-    /// Calls the handler of `kind`, cancelled past the request timeout.
-    fn timed_call(
-        &self,
-        kind: Kind,
-        params: Params,
-        cx: Context,
-    ) -> impl Future<Output = Result<Answer, ErrorObject>> + Send + '_ {
-        let timeout = self.inner.limits.request_timeout;
-        let call = super::within(timeout, self.call_handler(kind, params, cx));
-        call.map(move |result| {
-            result.unwrap_or_else(|| {
-                Err(ErrorObject::internal_error(format!(
-                    "`{}` did not finish within {} ms and was cancelled",
-                    kind.method(),
-                    timeout.as_millis()
-                ))
-                .with_data(json!({ "limit": "request_timeout", "max": timeout.as_millis() })))
-            })
-        })
+        if kind == Kind::Task || cx.task_allowed() {
+            let call = self.task_call(kind, params, cx);
+            return Either::Left(Guarded::new(kind, std::time::Duration::MAX, call));
+        }
+        let limit = self.inner.limits.request_timeout;
+        let call = Guarded::new(kind, limit, self.call_handler(kind, params, cx));
+        Either::<Guarded<crate::BoxFuture<'_, Result<Answer, ErrorObject>>>, _>::Right(call)
     }
 
     pub(crate) fn call_handler(

@@ -403,11 +403,13 @@ impl Server {
             }
             Message::Notification { .. } => return (Outcome::Accepted, None),
         };
-        let name = super::validate::name_key(&method)
-            .and_then(|key| params.get(key))
-            .and_then(Value::as_str);
+        let name = || {
+            super::validate::name_key(&method)
+                .and_then(|key| params.get(key))
+                .and_then(Value::as_str)
+        };
         let span = RequestSpan::open(Era::Legacy, &method, &id, name, grant);
-        let traced = span.span().clone();
+        let traced = span.span();
         traced.in_scope(|| self.legacy_request(id, method, params, session, grant, span))
     }
 
@@ -526,7 +528,7 @@ impl Server {
         params: Map<String, Value>,
         session: Arc<Session>,
         grant: Option<&Arc<Grant>>,
-        span: RequestSpan,
+        mut span: RequestSpan,
     ) -> Outcome {
         let permit = match self.stream_permit() {
             Ok(permit) => permit,
@@ -582,7 +584,7 @@ impl Server {
                 })
             }
             std::task::Poll::Pending => {
-                let traced = span.span().clone();
+                let traced = span.span();
                 tokio::spawn(async move {
                     let message = work.instrument(traced).await;
                     span.end(error_code(&message));

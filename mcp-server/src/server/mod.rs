@@ -122,6 +122,7 @@ impl Default for Limits {
 /// The timer is armed only if the first poll leaves the future pending:
 /// most handlers and most bodies are ready at once, and a timer costs a
 /// registration and a removal in the runtime's timer wheel on every call.
+/// `Duration::MAX` arms none.
 pub(crate) fn within<F: Future>(limit: Duration, future: F) -> Within<F> {
     Within {
         future,
@@ -152,6 +153,9 @@ impl<F: Future> Future for Within<F> {
             return Poll::Ready(Some(output));
         }
         let limit = *this.limit;
+        if limit == Duration::MAX {
+            return Poll::Pending;
+        }
         let timer = this
             .timer
             .get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
