@@ -1036,13 +1036,21 @@ async fn stopped() {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // The server's events (refusals, limits, tasks) as JSON lines on
-    // stderr, at info and above; stdout stays the protocol's over stdio.
+    // The server's events (refusals, limits, tasks, panics) as JSON lines
+    // on stderr, at info and above, or at the level `MCP_LOG_LEVEL` names;
+    // at `debug`, a line for each request as it ends (the
+    // `mcp_server::request` span). Stdout stays the protocol's over stdio.
+    let level = std::env::var("MCP_LOG_LEVEL")
+        .ok()
+        .and_then(|level| level.parse().ok())
+        .unwrap_or(tracing::Level::INFO);
     tracing_subscriber::fmt()
         .json()
         .with_writer(std::io::stderr)
-        .with_max_level(tracing::Level::INFO)
-        .with_current_span(false)
+        .with_max_level(level)
+        .with_current_span(true)
+        .with_span_list(false)
+        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
         .init();
     // With the `metrics` feature: the server's counters, for Prometheus,
     // at http://MCP_METRICS_ADDR/metrics.

@@ -20,7 +20,7 @@
 //! | --- | --- |
 //! | `era` | `modern` (2026-07-28) or `legacy` (the handshake era) |
 //! | `method` | the method, as sent (cut at 256 bytes) |
-//! | `name` | the tool or prompt (`tools/call`, `prompts/get`), the URI (`resources/read`) or the task (`tasks/*`), when the method has one |
+//! | `about` | the tool or prompt (`tools/call`, `prompts/get`), the URI (`resources/read`) or the task (`tasks/*`), when the method has one |
 //! | `id` | the request's id |
 //! | `principal` | on a protected server, the first 8 bytes of the SHA-256 of the token's principal, in hex |
 //! | `outcome` | `ok`, `error`, or `cancelled` (the client left or cancelled it) |

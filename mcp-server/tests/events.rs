@@ -165,7 +165,7 @@ async fn a_call_is_one_span_with_its_fields_and_never_its_arguments() {
     assert_eq!(span.level, tracing::Level::DEBUG);
     assert_eq!(span.field("era"), Some("modern"));
     assert_eq!(span.field("method"), Some("tools/call"));
-    assert_eq!(span.field("name"), Some("note"));
+    assert_eq!(span.field("about"), Some("note"));
     assert_eq!(span.field("id"), Some("1"));
     assert_eq!(span.field("outcome"), Some("ok"));
     assert_eq!(span.field("code"), None);
@@ -213,7 +213,7 @@ async fn a_legacy_call_is_a_span_of_its_era() {
     for span in &requests {
         assert_eq!(span.field("era"), Some("legacy"), "{span:?}");
     }
-    assert_eq!(requests[1].field("name"), Some("note"));
+    assert_eq!(requests[1].field("about"), Some("note"));
     assert_eq!(requests[1].field("id"), Some("2"));
     assert_eq!(requests[1].field("outcome"), Some("ok"));
     assert_eq!(requests[2].field("outcome"), Some("error"));
@@ -241,7 +241,7 @@ async fn a_panicking_handler_is_an_error_and_the_connection_goes_on() {
     assert_eq!(panicked[0].level, tracing::Level::ERROR);
     assert_eq!(panicked[0].field("method"), Some("tools/call"));
     let requests = capture.requests();
-    assert_eq!(requests[0].field("name"), Some("boom"));
+    assert_eq!(requests[0].field("about"), Some("boom"));
     assert_eq!(requests[0].field("outcome"), Some("error"));
     assert_eq!(requests[0].field("code"), Some("-32603"));
     assert_eq!(requests[1].field("outcome"), Some("ok"));

@@ -42,7 +42,7 @@ const MAX_FIELD: usize = 256;
 /// as `cancelled` when dropped first (the client left, the request was
 /// cancelled).
 ///
-/// The fields: `era`, `method`, `name` (the tool or prompt, the resource's
+/// The fields: `era`, `method`, `about` (the tool or prompt, the resource's
 /// URI or the task, when the method has one), `id`, `principal` (the first
 /// 8 bytes of the SHA-256 of the grant's principal, in hex, on a protected
 /// server), then `outcome` (`ok`, `error`, `cancelled`), `code` (the
@@ -79,7 +79,7 @@ impl RequestSpan {
             "request",
             era = era.as_str(),
             method = clip(method),
-            name = Empty,
+            about = Empty,
             id = Empty,
             principal = Empty,
             outcome = Empty,
@@ -91,7 +91,7 @@ impl RequestSpan {
         }
         if !span.is_disabled() {
             if let Some(name) = name() {
-                span.record("name", clip(name));
+                span.record("about", clip(name));
             }
             span.record("id", clip(&id.to_string()));
             if let Some(principal) = principal(grant) {
