@@ -26,6 +26,7 @@
 //! | `outcome` | `ok`, `error`, or `cancelled` (the client left or cancelled it) |
 //! | `code` | the JSON-RPC error code, when the outcome is `error` |
 //! | `duration_ms` | from the request's arrival at the router to its answer |
+//! | `arguments`, `result` | only for the tools named in [`ServerBuilder::trace_tool_io`](crate::ServerBuilder::trace_tool_io): the call's arguments and its answer, JSON cut at 1 KiB each |
 //!
 //! A handler's own events are emitted inside it, so they carry its fields.
 //! Arguments, results and tokens are never recorded. DEBUG keeps the span

@@ -152,6 +152,36 @@ fn call(id: i64, name: &str) -> Value {
     common::call(id, name, json!({"text": SECRET}))
 }
 
+/// Only the tools the server names have their arguments and result
+/// recorded; the others' never are.
+#[tokio::test]
+async fn a_traced_tool_records_its_arguments_and_result_and_only_it() {
+    let (capture, _guard) = Capture::install();
+    let server = Server::builder(Tools)
+        .info("tools", "1.0.0")
+        .tools()
+        .trace_tool_io(["add"])
+        .build()
+        .expect("server builds");
+    let mut client = Client::serve(server, meta());
+    let sum = client.call("add", json!({"a": 40, "b": 2})).await;
+    assert!(sum["result"].to_string().contains("42"), "{sum}");
+    client.call("note", json!({"text": SECRET})).await;
+    let requests = capture.requests();
+    assert_eq!(requests.len(), 2, "{requests:#?}");
+    let arguments = requests[0].field("arguments").expect("add's arguments");
+    assert_eq!(
+        serde_json::from_str::<Value>(arguments).expect("JSON"),
+        json!({"a": 40, "b": 2})
+    );
+    let result = requests[0].field("result").expect("add's result");
+    assert!(result.contains("42"), "{result}");
+    assert_eq!(requests[1].field("about"), Some("note"));
+    assert_eq!(requests[1].field("arguments"), None);
+    assert_eq!(requests[1].field("result"), None);
+    capture.never_shows(SECRET);
+}
+
 #[tokio::test]
 async fn a_call_is_one_span_with_its_fields_and_never_its_arguments() {
     let (capture, _guard) = Capture::install();

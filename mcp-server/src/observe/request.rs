@@ -62,6 +62,8 @@ struct Live {
     started: Instant,
     /// How it ended, once it did: the outcome and the error code.
     ended: Option<(&'static str, Option<i64>)>,
+    /// Whether the call's arguments were recorded, and its result is to be.
+    io: bool,
 }
 
 impl RequestSpan {
@@ -85,6 +87,8 @@ impl RequestSpan {
             outcome = Empty,
             code = Empty,
             duration_ms = Empty,
+            arguments = Empty,
+            result = Empty,
         );
         if span.is_disabled() && !cfg!(feature = "metrics") {
             return RequestSpan(None);
@@ -104,7 +108,41 @@ impl RequestSpan {
             method: crate::observe::method_label(method),
             started: Instant::now(),
             ended: None,
+            io: false,
         })))
+    }
+
+    /// Records the call's `arguments` (JSON, cut at [`MAX_IO`] bytes), for
+    /// a tool the server traces; the result is then recorded as well.
+    pub(crate) fn record_arguments(
+        &mut self,
+        arguments: Option<&serde_json::Map<String, serde_json::Value>>,
+    ) {
+        let Some(live) = self.0.as_mut().filter(|live| !live.span.is_disabled()) else {
+            return;
+        };
+        let text = arguments.map_or_else(
+            || String::from("{}"),
+            |a| serde_json::Value::from(a.clone()).to_string(),
+        );
+        live.span.record("arguments", clip_to(&text, MAX_IO));
+        live.io = true;
+    }
+
+    /// Whether the call's arguments were recorded, so that its result is
+    /// to be.
+    #[cfg_attr(not(feature = "legacy"), allow(dead_code))]
+    pub(crate) fn wants_result(&self) -> bool {
+        self.0.as_ref().is_some_and(|live| live.io)
+    }
+
+    /// Records the answer `message` as the call's `result` (cut at
+    /// [`MAX_IO`] bytes), when its arguments were recorded.
+    pub(crate) fn record_result(&self, message: &[u8]) {
+        if let Some(live) = self.0.as_ref().filter(|live| live.io) {
+            let text = String::from_utf8_lossy(message);
+            live.span.record("result", clip_to(&text, MAX_IO));
+        }
     }
 
     /// No span: for a call that is no request of its own.
@@ -144,6 +182,9 @@ impl RequestSpan {
     /// stay open for hours, and is no request in flight meanwhile.
     #[cfg_attr(not(feature = "legacy"), allow(dead_code))]
     pub(crate) fn done(mut self, outcome: Outcome) -> Outcome {
+        if let Outcome::Reply { message, .. } = &outcome {
+            self.record_result(message.as_bytes());
+        }
         self.end(outcome.error_code());
         outcome
     }
@@ -164,12 +205,20 @@ impl Drop for Live {
     }
 }
 
+/// The most bytes of a traced tool's arguments or result a span records.
+pub(crate) const MAX_IO: usize = 1024;
+
 /// `text`, cut to at most [`MAX_FIELD`] bytes at a character boundary.
 fn clip(text: &str) -> &str {
-    if text.len() <= MAX_FIELD {
+    clip_to(text, MAX_FIELD)
+}
+
+/// `text`, cut to at most `max` bytes at a character boundary.
+fn clip_to(text: &str, max: usize) -> &str {
+    if text.len() <= max {
         return text;
     }
-    let mut end = MAX_FIELD;
+    let mut end = max;
     while !text.is_char_boundary(end) {
         end -= 1;
     }

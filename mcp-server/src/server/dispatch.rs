@@ -637,6 +637,9 @@ impl<F: Future<Output = Result<Answer, ErrorObject>>> Future for Answering<'_, F
                 Err(e) => error_reply(Some(id), status_for(e.code), e),
             };
         drop(entered);
+        if let Outcome::Reply { message, .. } = &outcome {
+            this.span.record_result(message.as_bytes());
+        }
         this.span.end(outcome.error_code());
         Poll::Ready(outcome)
     }
@@ -807,6 +810,13 @@ impl Server {
     ) -> Step {
         let name = || validate::name_key(&method).and_then(|key| params.string(key));
         let mut span = RequestSpan::open(Era::Modern, &method, &id, name, grant);
+        if method == "tools/call"
+            && params
+                .string("name")
+                .is_some_and(|tool| self.inner.handlers.traces_io(tool))
+        {
+            span.record_arguments(params.arguments());
+        }
         let entered = span.enter();
         let mut step = match self.check(&id, &method, &params, headers) {
             Ok(meta) => self.route(id, method, params, meta, headers, grant),

@@ -1,7 +1,7 @@
 //! The handlers a server serves, behind object-safe traits so that one
 //! router can hold any mix of tool, prompt and resource sets.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use mcp_types::jsonrpc::ErrorObject;
@@ -103,6 +103,9 @@ pub(crate) struct Handlers {
     tool_list: Vec<Tool>,
     /// The scopes of the tools that declare any, by name.
     tool_scopes: HashMap<String, &'static [&'static str]>,
+    /// The tools whose calls the request span records the arguments and
+    /// result of (see [`ServerBuilder::trace_tool_io`](super::ServerBuilder::trace_tool_io)).
+    traced: HashSet<String>,
     prompts: Option<Box<dyn DynPrompts>>,
     prompt_list: Vec<Prompt>,
     resources: Option<Box<dyn DynResources>>,
@@ -170,6 +173,18 @@ impl Handlers {
 
     pub(crate) fn tools(&self) -> &[Tool] {
         &self.tool_list
+    }
+
+    /// Lets the request span of a call of the tool `name` record its
+    /// arguments and result.
+    pub(crate) fn trace_io(&mut self, name: String) {
+        self.traced.insert(name);
+    }
+
+    /// Whether the request span of a call of the tool `name` records its
+    /// arguments and result.
+    pub(crate) fn traces_io(&self, name: &str) -> bool {
+        !self.traced.is_empty() && self.traced.contains(name)
     }
 
     /// The tool called `name`.

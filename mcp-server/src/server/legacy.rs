@@ -408,7 +408,15 @@ impl Server {
                 .and_then(|key| params.get(key))
                 .and_then(Value::as_str)
         };
-        let span = RequestSpan::open(Era::Legacy, &method, &id, name, grant);
+        let mut span = RequestSpan::open(Era::Legacy, &method, &id, name, grant);
+        if method == "tools/call"
+            && params
+                .get("name")
+                .and_then(Value::as_str)
+                .is_some_and(|tool| self.inner.handlers.traces_io(tool))
+        {
+            span.record_arguments(params.get("arguments").and_then(Value::as_object));
+        }
         let traced = span.span();
         traced.in_scope(|| self.legacy_request(id, method, params, session, grant, span))
     }
@@ -578,6 +586,9 @@ impl Server {
             // Notifications went out first: the answer follows them on the
             // stream, sent by a task since the buffer may be full.
             std::task::Poll::Ready(message) => {
+                if span.wants_result() {
+                    span.record_result(message.to_string().as_bytes());
+                }
                 span.end(error_code(&message));
                 tokio::spawn(async move {
                     let _ = final_stream.send(message).await;
@@ -587,6 +598,9 @@ impl Server {
                 let traced = span.span();
                 tokio::spawn(async move {
                     let message = work.instrument(traced).await;
+                    if span.wants_result() {
+                        span.record_result(message.to_string().as_bytes());
+                    }
                     span.end(error_code(&message));
                     let _ = final_stream.send(message).await;
                 })

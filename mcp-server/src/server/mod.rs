@@ -427,6 +427,41 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
         self
     }
 
+    /// Lets the request span of a call of each tool named in `tools`
+    /// (target `mcp_server::request`, at `debug`) record the call's
+    /// `arguments` and its `result`, as JSON cut at 1 KiB each. No other
+    /// tool's arguments or results reach a span or an event: name only the
+    /// tools whose inputs and outputs may be kept in your logs. A name no
+    /// tool has is ignored.
+    ///
+    /// ```
+    /// use mcp_server::{tool, tools, Server};
+    ///
+    /// struct Calc;
+    ///
+    /// #[tools]
+    /// impl Calc {
+    ///     /// Adds two numbers.
+    ///     #[tool]
+    ///     fn add(&self, a: i64, b: i64) -> String {
+    ///         (a + b).to_string()
+    ///     }
+    /// }
+    ///
+    /// let server = Server::builder(Calc).tools().trace_tool_io(["add"]).build();
+    /// assert!(server.is_ok());
+    /// ```
+    pub fn trace_tool_io<I, T>(mut self, tools: I) -> Self
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<String>,
+    {
+        for tool in tools {
+            self.handlers.trace_io(tool.into());
+        }
+        self
+    }
+
     /// Serves the tools of `state` (a `#[tools]` impl block or a
     /// `tool_set!`), and the prompts and resources of its `#[prompts]` and
     /// `#[resources]` blocks unless other sets of those are given.
