@@ -2,12 +2,20 @@
 //! request, refusals at a limit, each task's life and handlers that
 //! panicked, with ids, names and limits but never a tool's arguments or a
 //! token. A subscriber of the test's own reads the spans and events back.
+//!
+//! It is the binary's global subscriber, installed before any test emits,
+//! and each test reads what happened on its own thread (every test runs
+//! its server on its thread's runtime). A subscriber per thread
+//! (`set_default`) lost events when another test's thread registered a
+//! callsite at the same moment, as tracing caches each callsite's interest
+//! across threads.
 
 #![cfg(all(feature = "http", feature = "legacy", feature = "tasks"))]
 
 mod common;
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::ThreadId;
 use std::time::Duration;
 
 use common::http::{call_headers, initialize, listen, post};
@@ -26,6 +34,8 @@ use tracing::{Event, Metadata, Subscriber};
 /// (a span's as recorded over its life).
 #[derive(Clone, Debug)]
 struct Seen {
+    /// The thread it happened on: which test's.
+    thread: ThreadId,
     target: String,
     level: tracing::Level,
     fields: Vec<(String, String)>,
@@ -48,32 +58,62 @@ struct Capture {
     spans: Arc<Mutex<Vec<Seen>>>,
 }
 
+/// What one test's thread emitted.
+struct View {
+    capture: Capture,
+    thread: ThreadId,
+}
+
 impl Capture {
-    /// A capture, the default subscriber of this thread until the guard
-    /// drops.
-    fn install() -> (Capture, tracing::subscriber::DefaultGuard) {
-        let capture = Capture::default();
-        let guard = tracing::subscriber::set_default(capture.clone());
-        (capture, guard)
+    /// The binary's capture, installed as the global subscriber the first
+    /// time, and the view of the calling test's thread.
+    fn install() -> (View, ()) {
+        static GLOBAL: OnceLock<Capture> = OnceLock::new();
+        let capture = GLOBAL
+            .get_or_init(|| {
+                let capture = Capture::default();
+                tracing::subscriber::set_global_default(capture.clone())
+                    .expect("the only subscriber of this binary");
+                capture
+            })
+            .clone();
+        let view = View {
+            capture,
+            thread: std::thread::current().id(),
+        };
+        (view, ())
     }
+}
 
+impl View {
     fn seen(&self) -> Vec<Seen> {
-        self.events.lock().expect("lock").clone()
-    }
-
-    /// The spans of requests.
-    fn requests(&self) -> Vec<Seen> {
-        let spans = self.spans.lock().expect("lock");
-        spans
+        let events = self.capture.events.lock().expect("lock");
+        events
             .iter()
-            .filter(|s| s.target == "mcp_server::request")
+            .filter(|e| e.thread == self.thread)
             .cloned()
             .collect()
     }
 
+    fn spans(&self) -> Vec<Seen> {
+        let spans = self.capture.spans.lock().expect("lock");
+        spans
+            .iter()
+            .filter(|s| s.thread == self.thread)
+            .cloned()
+            .collect()
+    }
+
+    /// The spans of requests.
+    fn requests(&self) -> Vec<Seen> {
+        let mut spans = self.spans();
+        spans.retain(|s| s.target == "mcp_server::request");
+        spans
+    }
+
     /// Asserts that no field of any span or event shows `secret`.
     fn never_shows(&self, secret: &str) {
-        let spans = self.spans.lock().expect("lock").clone();
+        let spans = self.spans();
         for seen in spans.iter().chain(&self.seen()) {
             for (name, value) in &seen.fields {
                 assert!(!value.contains(secret), "{name} of {seen:?}");
@@ -96,6 +136,7 @@ impl Visit for Fields<'_> {
 
 fn seen(metadata: &Metadata<'_>) -> Seen {
     Seen {
+        thread: std::thread::current().id(),
         target: metadata.target().to_owned(),
         level: *metadata.level(),
         fields: Vec::new(),
