@@ -7,8 +7,11 @@
 # includes `sse-retry`, the resumption of a broken event stream. Then, when
 # the default revisions run, the scenarios the suite runs but does not score
 # that we support: the two 2025-03-26 OAuth back-compat scenarios (at
-# 2025-03-26), the client-credentials extension (which the suite runs
-# only without a revision, at its latest wire), and the preservation of a
+# 2025-03-26), the six authorization extension scenarios (client
+# credentials with a secret and with a key, DPoP with and without server
+# nonces, enterprise-managed authorization, and the JWT bearer grant of
+# workload identity; the suite runs them only without a revision, at its
+# latest wire), and the preservation of a
 # JSON Schema 2020-12 input schema, echoed back verbatim (at 2025-11-25,
 # and at the latest wire, where the SEP-2106 keywords are checked too).
 # Prints
@@ -29,6 +32,10 @@ if [ "${#revisions[@]}" -eq 0 ]; then
         2025-03-26:auth/2025-03-26-oauth-endpoint-fallback
         latest:auth/client-credentials-basic
         latest:auth/client-credentials-jwt
+        latest:auth/dpop
+        latest:auth/dpop-nonce
+        latest:auth/enterprise-managed-authorization
+        latest:auth/wif-jwt-bearer
         2025-11-25:json-schema-2020-12-preservation
         latest:json-schema-2020-12-preservation
     )

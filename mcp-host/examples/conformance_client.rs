@@ -11,7 +11,11 @@
 //! without following it. Credentials the scenario hands over in its
 //! context (`client_id`, `client_secret`, `private_key_pem`) are used as
 //! pre-registered ones; the `auth/client-credentials-*` scenarios use the
-//! client-credentials grant. A secret or key is bound to the issuer it
+//! client-credentials grant. A workload token (`valid_jwt`) selects the
+//! JWT bearer grant of workload identity, and an identity provider with
+//! the person's ID token (`idp_token_endpoint`, `idp_client_id`,
+//! `idp_id_token`) enterprise-managed authorization. DPoP needs nothing:
+//! the host binds its tokens when the server asks for it. A secret or key is bound to the issuer it
 //! belongs to, which a user's configuration states with `issuer`; the
 //! suite does not say it, so the harness reads it from the server's own
 //! Protected Resource Metadata before it starts (the suite's server is the
@@ -28,8 +32,8 @@ use std::sync::Arc;
 
 use mcp_host::approval::{ApproveAll, Gate, Policy};
 use mcp_host::auth::{
-    AssertionKey, AuthError, Grant, Login, LoginPrompt, MemoryStore, OAuthClient, OAuthSettings,
-    Redirect,
+    AssertionKey, AuthError, EnterpriseSettings, Grant, Login, LoginPrompt, MemoryStore,
+    OAuthClient, OAuthSettings, Redirect, Secret, TokenSource,
 };
 use mcp_host::client::{CallOptions, Client, ClientOptions, InputHandler, Target};
 use mcp_host::untrusted::Untrusted;
@@ -244,7 +248,27 @@ async fn oauth(url: &str, context: &Value) -> Result<OAuthClient, AuthError> {
         (None, _) => None,
     };
     let client_secret = text("client_secret");
-    let issuer = if client_secret.is_some() || assertion_key.is_some() {
+    // The workload identity scenario hands over a workload token, the
+    // enterprise one the person's ID token and the identity provider.
+    let assertion = text("valid_jwt").map(|jwt| TokenSource::Inline(Secret::new(jwt)));
+    let enterprise = match (
+        text("idp_token_endpoint"),
+        text("idp_client_id"),
+        text("idp_id_token"),
+    ) {
+        (Some(token_endpoint), Some(client_id), Some(id_token)) => Some(EnterpriseSettings {
+            token_endpoint,
+            client_id,
+            client_secret: None,
+            id_token: TokenSource::Inline(Secret::new(id_token)),
+        }),
+        _ => None,
+    };
+    let issuer = if client_secret.is_some()
+        || assertion_key.is_some()
+        || assertion.is_some()
+        || enterprise.is_some()
+    {
         scenario_issuer(url).await
     } else {
         None
@@ -257,9 +281,15 @@ async fn oauth(url: &str, context: &Value) -> Result<OAuthClient, AuthError> {
         client_metadata_url: Some(CLIENT_METADATA_URL.to_owned()),
         grant: if scenario.starts_with("auth/client-credentials") {
             Grant::ClientCredentials
+        } else if enterprise.is_some() {
+            Grant::Enterprise
+        } else if assertion.is_some() {
+            Grant::JwtBearer
         } else {
             Grant::AuthorizationCode
         },
+        assertion,
+        enterprise,
         client_name: String::from("mcp-host conformance client"),
         // The 2025-03-26 scenarios test that revision's endpoint
         // fallback, which a person turns on per server.

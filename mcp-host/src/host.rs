@@ -1211,7 +1211,10 @@ fn oauth_client(
     store: &Arc<dyn crate::auth::CredentialStore>,
     login: Option<Arc<dyn crate::auth::Login>>,
 ) -> Result<Option<Arc<crate::auth::OAuthClient>>, String> {
-    use crate::auth::{AssertionKey, ClientAuth, Grant, OAuthClient, OAuthSettings, Secret};
+    use crate::auth::{
+        AssertionKey, ClientAuth, DpopUse, EnterpriseSettings, Grant, OAuthClient, OAuthSettings,
+        Secret,
+    };
     let crate::client::Target::Http { url, .. } = &config.target else {
         return Ok(None);
     };
@@ -1256,8 +1259,32 @@ fn oauth_client(
         scopes: oauth.scopes.clone(),
         grant: if oauth.client_credentials {
             Grant::ClientCredentials
+        } else if oauth.assertion.is_some() {
+            Grant::JwtBearer
+        } else if oauth.enterprise.is_some() {
+            Grant::Enterprise
         } else {
             Grant::AuthorizationCode
+        },
+        assertion: oauth.assertion.as_ref().map(token_source),
+        enterprise: match &oauth.enterprise {
+            Some(e) => Some(EnterpriseSettings {
+                token_endpoint: e.token_endpoint.clone(),
+                client_id: e.client_id.clone(),
+                client_secret: match &e.client_secret {
+                    Some(source) => Some(Secret::new(
+                        source.resolve().map_err(|e| bad(e.to_string()))?,
+                    )),
+                    None => None,
+                },
+                id_token: token_source(&e.id_token),
+            }),
+            None => None,
+        },
+        dpop: match oauth.dpop {
+            None => DpopUse::Auto,
+            Some(true) => DpopUse::Always,
+            Some(false) => DpopUse::Never,
         },
         redirect_uri: oauth
             .redirect_port
@@ -1269,6 +1296,16 @@ fn oauth_client(
     OAuthClient::new(id.as_str(), url, settings, store.clone(), login)
         .map(|c| Some(Arc::new(c)))
         .map_err(|e| bad(e.to_string()))
+}
+
+/// Where the configuration says a token is.
+#[cfg(feature = "oauth")]
+fn token_source(from: &crate::config::TokenFrom) -> crate::auth::TokenSource {
+    use crate::auth::TokenSource;
+    match from {
+        crate::config::TokenFrom::File(path) => TokenSource::File(path.clone()),
+        crate::config::TokenFrom::Command(argv) => TokenSource::Command(argv.clone()),
+    }
 }
 
 #[cfg(test)]

@@ -319,6 +319,7 @@ async fn a_refresh_token_goes_back_only_to_the_server_that_issued_it() {
                 issued_at: Some(0),
                 requested: Vec::new(),
                 granted: Vec::new(),
+                dpop_key: None,
             }),
         )
         .expect("store");

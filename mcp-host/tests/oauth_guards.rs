@@ -331,6 +331,7 @@ async fn stored_tokens_are_sent_and_never_shown() {
                 issued_at: None,
                 requested: Vec::new(),
                 granted: Vec::new(),
+                dpop_key: None,
             }),
         )
         .expect("store");

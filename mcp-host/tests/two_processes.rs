@@ -53,6 +53,7 @@ fn writer() {
                     issued_at: None,
                     requested: Vec::new(),
                     granted: Vec::new(),
+                    dpop_key: None,
                 };
                 let resource = format!("https://{tag}{i}.example/mcp");
                 store.set_tokens(&resource, Some(&tokens)).expect("stored");

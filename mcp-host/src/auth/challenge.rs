@@ -1,5 +1,6 @@
 //! The `WWW-Authenticate` challenge of a protected MCP server (RFC 7235
-//! syntax, the `Bearer` parameters of RFC 6750 and RFC 9728). Sans-IO.
+//! syntax, the `Bearer` parameters of RFC 6750 and RFC 9728, and the
+//! `DPoP` challenge of RFC 9449). Sans-IO.
 //!
 //! ```
 //! use mcp_host::auth::challenge::BearerChallenge;
@@ -28,33 +29,53 @@ pub struct BearerChallenge {
     pub error: Option<String>,
     /// The server's words about the error; untrusted text.
     pub error_description: Option<String>,
+    /// Whether the server sent a `DPoP` challenge: it takes DPoP-bound
+    /// tokens (RFC 9449 §7.1).
+    pub dpop: bool,
+    /// The proof algorithms of the `DPoP` challenge, space-separated.
+    pub algs: Option<String>,
 }
 
 impl BearerChallenge {
-    /// The first `Bearer` challenge among the values of the
-    /// `WWW-Authenticate` headers of a reply, if there is one.
+    /// The `Bearer` and `DPoP` (RFC 9449 §7.1) challenges among the
+    /// values of the `WWW-Authenticate` headers of a reply, as one: each
+    /// parameter from the first challenge that has it, except that a
+    /// `DPoP` challenge asking for a nonce wins. `None` when there is
+    /// neither.
     pub fn from_headers<'a>(values: impl IntoIterator<Item = &'a str>) -> Option<Self> {
-        values
-            .into_iter()
-            .flat_map(parse)
-            .find(|c| c.scheme.eq_ignore_ascii_case("bearer"))
-            .map(|c| {
-                let mut challenge = Self::default();
-                for (name, value) in c.params {
-                    let slot = match name.to_ascii_lowercase().as_str() {
-                        "resource_metadata" => &mut challenge.resource_metadata,
-                        "scope" => &mut challenge.scope,
-                        "error" => &mut challenge.error,
-                        "error_description" => &mut challenge.error_description,
-                        _ => continue,
-                    };
-                    // The first of a repeated parameter counts.
-                    if slot.is_none() {
-                        *slot = Some(value);
+        let mut found = None::<Self>;
+        for c in values.into_iter().flat_map(parse) {
+            let dpop = c.scheme.eq_ignore_ascii_case("dpop");
+            if !dpop && !c.scheme.eq_ignore_ascii_case("bearer") {
+                continue;
+            }
+            let challenge = found.get_or_insert_with(Self::default);
+            challenge.dpop |= dpop;
+            for (name, value) in c.params {
+                let slot = match name.to_ascii_lowercase().as_str() {
+                    "resource_metadata" => &mut challenge.resource_metadata,
+                    "scope" => &mut challenge.scope,
+                    "error" if dpop && value == crate::auth::dpop::USE_NONCE => {
+                        challenge.error = Some(value);
+                        continue;
                     }
+                    "error" => &mut challenge.error,
+                    "error_description" => &mut challenge.error_description,
+                    "algs" if dpop => &mut challenge.algs,
+                    _ => continue,
+                };
+                // The first of a repeated parameter counts.
+                if slot.is_none() {
+                    *slot = Some(value);
                 }
-                challenge
-            })
+            }
+        }
+        found
+    }
+
+    /// Whether the server asks for a DPoP nonce (RFC 9449 §9).
+    pub fn wants_nonce(&self) -> bool {
+        self.error.as_deref() == Some(crate::auth::dpop::USE_NONCE)
     }
 
     /// The scopes of the challenge, in order, without repeats.
@@ -290,6 +311,28 @@ mod tests {
         assert_eq!(bearer("Bearer abc=="), BearerChallenge::default());
         let c = bearer("Negotiate abc==, Bearer scope=\"z\"");
         assert_eq!(c.scope.as_deref(), Some("z"));
+    }
+
+    #[test]
+    fn dpop_challenges_are_read_with_bearer_ones() {
+        let c = bearer(r#"DPoP resource_metadata="https://a.example/prm", algs="ES256 PS256""#);
+        assert!(c.dpop);
+        assert_eq!(c.algs.as_deref(), Some("ES256 PS256"));
+        assert_eq!(
+            c.resource_metadata.as_deref(),
+            Some("https://a.example/prm")
+        );
+        assert!(!c.wants_nonce());
+        let c = BearerChallenge::from_headers([
+            r#"Bearer scope="s", error="invalid_token""#,
+            r#"DPoP error="use_dpop_nonce", error_description="fresh nonce""#,
+        ])
+        .expect("both");
+        assert!(c.dpop && c.wants_nonce());
+        assert_eq!(c.scope.as_deref(), Some("s"));
+        assert!(!bearer("Bearer scope=s").dpop);
+        // A Bearer challenge cannot ask for a DPoP nonce.
+        assert!(!bearer(r#"Bearer error="use_dpop_nonce""#).dpop);
     }
 
     #[test]

@@ -17,6 +17,7 @@ use serde_json::json;
 use super::assertion::AssertionKey;
 use super::challenge::BearerChallenge;
 use super::discovery::{self, UrlPolicy};
+use super::dpop::{DpopKey, DpopUse};
 use super::error::{neutral, AuthError};
 use super::fetch::{Document, Fetcher, Lookup, SystemLookup};
 use super::flow::{self, ClientAuth, ClientIdentity, Expected, TokenRequest};
@@ -26,6 +27,7 @@ use super::metadata::{
 };
 use super::pkce::{random_text, Pkce};
 use super::secret::Secret;
+use super::source::TokenSource;
 use super::store::{CredentialStore, RegisteredClient, Tokens};
 
 /// How many authorizations one request may go through.
@@ -33,6 +35,10 @@ pub const MAX_AUTHORIZATIONS: usize = 3;
 
 /// How many times one request may step up its scopes.
 pub const MAX_STEP_UPS: usize = 2;
+
+/// How many times one request is sent again with a nonce the MCP server
+/// asked for (RFC 9449 §9).
+pub const MAX_NONCE_RETRIES: usize = 2;
 
 /// How long before its expiry an access token is refreshed, in seconds: a
 /// minute, or a quarter of its lifetime when that is shorter.
@@ -91,6 +97,32 @@ pub enum Grant {
     /// The client acts in its own name with its credentials
     /// (`client_credentials`), for hosts that run without a person.
     ClientCredentials,
+    /// The client presents a JWT its platform issued to it, such as a
+    /// Kubernetes service account token (the JWT bearer grant of RFC 7523
+    /// §2.1, for workload identity federation), from
+    /// [`OAuthSettings::assertion`].
+    JwtBearer,
+    /// Enterprise-managed authorization: the person's ID token from the
+    /// company's identity provider is exchanged there for an ID-JAG
+    /// (RFC 8693), which the authorization server takes as a JWT bearer
+    /// grant; see [`OAuthSettings::enterprise`].
+    Enterprise,
+}
+
+/// The identity provider of enterprise-managed authorization, and the
+/// host's credentials there.
+#[derive(Debug, Clone)]
+pub struct EnterpriseSettings {
+    /// The identity provider's token endpoint, where the ID token is
+    /// exchanged.
+    pub token_endpoint: String,
+    /// The host's client id at the identity provider.
+    pub client_id: String,
+    /// Its secret there, for a confidential client.
+    pub client_secret: Option<Secret>,
+    /// Where the person's ID token comes from (the host's single sign-on
+    /// with the identity provider leaves it there).
+    pub id_token: TokenSource,
 }
 
 /// How one server's OAuth client behaves. The defaults suit a host
@@ -145,6 +177,12 @@ pub struct OAuthSettings {
     /// current spec has clients refuse then. A person who knows the
     /// server turns it on for that server alone.
     pub legacy_endpoint_fallback: bool,
+    /// When tokens are bound to a key of the host's (DPoP, RFC 9449).
+    pub dpop: DpopUse,
+    /// The JWT of the [`Grant::JwtBearer`] grant.
+    pub assertion: Option<TokenSource>,
+    /// The identity provider of [`Grant::Enterprise`].
+    pub enterprise: Option<EnterpriseSettings>,
 }
 
 impl Default for OAuthSettings {
@@ -164,6 +202,9 @@ impl Default for OAuthSettings {
             allowed_hosts: Vec::new(),
             lookup: None,
             legacy_endpoint_fallback: false,
+            dpop: DpopUse::Auto,
+            assertion: None,
+            enterprise: None,
         }
     }
 }
@@ -175,8 +216,10 @@ pub struct Refusal {
     pub status: u16,
     /// The server's `Bearer` challenge, if it sent one.
     pub challenge: BearerChallenge,
-    /// Which token the request carried (see [`OAuthClient::bearer`]).
+    /// Which token the request carried (see [`OAuthClient::credentials`]).
     pub(crate) generation: u64,
+    /// The server's DPoP nonce, when it sent one.
+    pub(crate) nonce: Option<String>,
 }
 
 impl std::fmt::Display for Refusal {
@@ -202,6 +245,8 @@ pub(crate) struct Budget {
     refreshed: bool,
     /// A token obtained for this very request was refused with 401.
     fresh: bool,
+    /// Retries with a nonce the server asked for.
+    nonces: usize,
 }
 
 /// Where the current flow authorizes.
@@ -216,6 +261,8 @@ struct Target {
     /// Whether the metadata was taken by the 2025-03-26 fallback, with no
     /// issuer validated.
     fallback: bool,
+    /// Whether the MCP server asks for DPoP-bound tokens.
+    dpop: bool,
 }
 
 struct Current {
@@ -239,6 +286,18 @@ pub struct OAuthClient {
     flow: tokio::sync::Mutex<HashMap<String, ServerMetadata>>,
     /// Step-ups by the sorted scopes asked for, across requests.
     step_ups: std::sync::Mutex<HashMap<Vec<String>, StepUps>>,
+    dpop: std::sync::Mutex<DpopState>,
+}
+
+/// The DPoP keys in use and the nonces servers gave.
+#[derive(Default)]
+struct DpopState {
+    /// The key of each authorization server's tokens.
+    keys: HashMap<String, Arc<DpopKey>>,
+    /// The latest nonce of each authorization server's token endpoint.
+    issuer_nonces: HashMap<String, String>,
+    /// The latest nonce of the MCP server.
+    server_nonce: Option<String>,
 }
 
 impl std::fmt::Debug for OAuthClient {
@@ -307,6 +366,16 @@ impl OAuthClient {
             .lookup
             .clone()
             .unwrap_or_else(|| Arc::new(SystemLookup));
+        if settings.issuer.is_none() {
+            let credential = match settings.grant {
+                Grant::JwtBearer => Some("a workload token"),
+                Grant::Enterprise => Some("an identity assertion"),
+                _ => None,
+            };
+            if let Some(credential) = credential {
+                return Err(AuthError::UnboundCredentials { server, credential });
+            }
+        }
         let key = discovery::canonical_resource(&url);
         let tokens = store.tokens(&key)?;
         Ok(Self {
@@ -324,6 +393,7 @@ impl OAuthClient {
             }),
             flow: tokio::sync::Mutex::new(HashMap::new()),
             step_ups: std::sync::Mutex::new(HashMap::new()),
+            dpop: std::sync::Mutex::new(DpopState::default()),
         })
     }
 
@@ -440,9 +510,10 @@ impl OAuthClient {
         Ok(())
     }
 
-    /// The access token to send, refreshed first when it is about to
-    /// expire, and the generation it belongs to (for [`Refusal`]).
-    pub(crate) async fn bearer(&self) -> (Option<Secret>, u64) {
+    /// The tokens to present, refreshed first when the access token is
+    /// about to expire, and the generation they belong to (for
+    /// [`Refusal`]).
+    async fn present(&self) -> (Option<Tokens>, u64) {
         let (tokens, generation) = self.snapshot();
         let Some(tokens) = tokens.filter(|_| self.secure_transport()) else {
             return (None, generation);
@@ -460,10 +531,88 @@ impl OAuthClient {
                 }
             }
             drop(cache);
-            let (tokens, generation) = self.snapshot();
-            return (tokens.map(|t| t.access_token), generation);
+            return self.snapshot();
         }
-        (Some(tokens.access_token), generation)
+        (Some(tokens), generation)
+    }
+
+    /// What a request with `method` to `url` presents: the value of its
+    /// `Authorization` header (`Bearer`, or `DPoP` for a bound token) and,
+    /// for a bound token, a fresh proof for the `DPoP` header; and the
+    /// generation of the token (for [`Refusal`]).
+    pub(crate) async fn credentials(&self, method: &str, url: &str) -> (Option<Presented>, u64) {
+        let (tokens, generation) = self.present().await;
+        let Some(tokens) = tokens else {
+            return (None, generation);
+        };
+        let Some(stored) = &tokens.dpop_key else {
+            let authorization = Secret::new(format!("Bearer {}", tokens.access_token.expose()));
+            return (
+                Some(Presented {
+                    authorization,
+                    proof: None,
+                }),
+                generation,
+            );
+        };
+        // A bound token without a proof is refused anyway; one whose key
+        // is unusable is not sent at all.
+        let proof = self.key_for(&tokens.issuer, Some(stored)).and_then(|key| {
+            let nonce = self.dpop.lock().ok().and_then(|d| d.server_nonce.clone());
+            key.proof(method, url, Some(&tokens.access_token), nonce.as_deref())
+        });
+        match proof {
+            Ok(proof) => (
+                Some(Presented {
+                    authorization: Secret::new(format!("DPoP {}", tokens.access_token.expose())),
+                    proof: Some(proof),
+                }),
+                generation,
+            ),
+            Err(_) => (None, generation),
+        }
+    }
+
+    /// Records the MCP server's latest DPoP nonce (RFC 9449 §9), which
+    /// the next proofs carry.
+    pub(crate) fn note_server_nonce(&self, nonce: &str) {
+        if let (Some(nonce), Ok(mut state)) = (super::dpop::nonce(nonce), self.dpop.lock()) {
+            state.server_nonce = Some(nonce);
+        }
+    }
+
+    /// The DPoP key for `issuer`'s tokens: the one `stored` with a token,
+    /// else the one in use, else a new one.
+    fn key_for(&self, issuer: &str, stored: Option<&Secret>) -> Result<Arc<DpopKey>, AuthError> {
+        let mut state = self
+            .dpop
+            .lock()
+            .map_err(|_| AuthError::Key(String::from("DPoP state poisoned")))?;
+        if let Some(key) = state.keys.get(issuer) {
+            if stored.is_none_or(|s| s == key.pkcs8()) {
+                return Ok(key.clone());
+            }
+        }
+        let key = Arc::new(match stored {
+            Some(pkcs8) => DpopKey::from_pkcs8(pkcs8)?,
+            None => DpopKey::generate()?,
+        });
+        state.keys.insert(issuer.to_owned(), key.clone());
+        Ok(key)
+    }
+
+    /// The key new tokens from `target` are bound to, if they are to be.
+    fn binding(&self, target: &Target) -> Result<Option<Arc<DpopKey>>, AuthError> {
+        let algorithms = target
+            .metadata
+            .dpop_signing_alg_values_supported
+            .as_deref()
+            .unwrap_or_default();
+        if self.settings.dpop.binds(target.dpop, algorithms) {
+            self.key_for(&target.metadata.issuer, None).map(Some)
+        } else {
+            Ok(None)
+        }
     }
 
     /// Makes the server's refusal of a request good, so that the request
@@ -482,6 +631,19 @@ impl OAuthClient {
             return Err(AuthError::Cleartext {
                 server: self.server.clone(),
             });
+        }
+        if refusal.challenge.wants_nonce() && refusal.status == 401 {
+            // The proof lacked the server's fresh nonce: send it again
+            // with the nonce, a bounded number of times.
+            if let Some(nonce) = refusal
+                .nonce
+                .as_deref()
+                .filter(|_| budget.nonces < MAX_NONCE_RETRIES)
+            {
+                budget.nonces += 1;
+                self.note_server_nonce(nonce);
+                return Ok(());
+            }
         }
         let mut cache = self.flow.lock().await;
         let (tokens, generation) = self.snapshot();
@@ -569,7 +731,9 @@ impl OAuthClient {
             }
         }
         let Some(resource) = found else {
-            return self.fallback_target(cache).await;
+            let mut target = self.fallback_target(cache).await?;
+            target.dpop = challenge.dpop;
+            return Ok(target);
         };
         let issuer = match &self.settings.issuer {
             Some(configured) if resource.authorization_servers.contains(configured) => {
@@ -579,6 +743,7 @@ impl OAuthClient {
         };
         let metadata = self.server_metadata(cache, &issuer).await?;
         Ok(Target {
+            dpop: challenge.dpop || resource.asks_for_dpop(),
             resource: resource.resource,
             resource_scopes: resource.scopes_supported,
             metadata,
@@ -608,6 +773,7 @@ impl OAuthClient {
             resource_scopes: None,
             metadata,
             fallback,
+            dpop: false,
         })
     }
 
@@ -674,8 +840,19 @@ impl OAuthClient {
             return Err(AuthError::NoRegistration(metadata.issuer.clone()));
         };
         let request = flow::refresh_request(refresh, &resource, &client);
+        // A bound token's refresh is bound to the same key (RFC 9449 §5).
+        let key = match &tokens.dpop_key {
+            Some(stored) => Some(self.key_for(&tokens.issuer, Some(stored))?),
+            None => None,
+        };
         match self
-            .redeem(&metadata, request, &tokens.requested, Some(refresh.clone()))
+            .redeem(
+                &metadata,
+                request,
+                &tokens.requested,
+                Some(refresh.clone()),
+                key.as_deref(),
+            )
             .await
         {
             Ok(fresh) => self.publish(Some(fresh)),
@@ -691,33 +868,58 @@ impl OAuthClient {
         }
     }
 
-    /// Sends a token request and reads its answer.
+    /// Sends a token request and reads its answer; with a DPoP key, the
+    /// request carries a proof, sent again once with the server's nonce
+    /// when it asks for one (RFC 9449 §8).
     async fn redeem(
         &self,
         metadata: &ServerMetadata,
         request: TokenRequest,
         requested: &[String],
         previous: Option<Secret>,
+        dpop: Option<&DpopKey>,
     ) -> Result<Tokens, AuthError> {
         let endpoint = Self::endpoint(metadata, "token endpoint")?;
-        let (status, body) = self.fetch.token(endpoint, &request).await?;
-        if !(200..300).contains(&status) {
-            let error: Option<ErrorResponse> = serde_json::from_slice(&body).ok();
-            return Err(AuthError::Token {
-                status,
-                error: error
-                    .as_ref()
-                    .map_or_else(|| String::from("(no error code)"), |e| neutral(&e.error)),
-                description: error.and_then(|e| e.error_description).map(|d| neutral(&d)),
-            });
-        }
-        let response: TokenResponse =
-            serde_json::from_slice(&body).map_err(|e| AuthError::Token {
-                status,
-                error: String::from("invalid_response"),
-                description: Some(neutral(&e.to_string())),
-            })?;
-        flow::accept_tokens(response, &metadata.issuer, requested, previous, now())
+        let issuer = &metadata.issuer;
+        let mut retried = false;
+        let (status, body) = loop {
+            let proof = match dpop {
+                Some(key) => {
+                    let nonce = self
+                        .dpop
+                        .lock()
+                        .ok()
+                        .and_then(|d| d.issuer_nonces.get(issuer).cloned());
+                    Some(key.proof("POST", endpoint, None, nonce.as_deref())?)
+                }
+                None => None,
+            };
+            let (status, body, nonce) = self
+                .fetch
+                .token("token endpoint", endpoint, &request, proof.as_ref())
+                .await?;
+            let fresh_nonce = nonce.is_some() && dpop.is_some();
+            if let (Some(nonce), Some(_), Ok(mut state)) = (nonce, dpop, self.dpop.lock()) {
+                state.issuer_nonces.insert(issuer.clone(), nonce);
+            }
+            if status == 400 && fresh_nonce && !retried {
+                let error: Option<ErrorResponse> = serde_json::from_slice(&body).ok();
+                if error.is_some_and(|e| e.error == super::dpop::USE_NONCE) {
+                    retried = true;
+                    continue;
+                }
+            }
+            break (status, body);
+        };
+        let response = token_response(status, &body)?;
+        flow::accept_tokens(
+            response,
+            &metadata.issuer,
+            requested,
+            previous,
+            now(),
+            dpop.map(DpopKey::pkcs8),
+        )
     }
 
     /// The client identity with `metadata`'s server that needs no
@@ -802,7 +1004,87 @@ impl OAuthClient {
         match self.settings.grant {
             Grant::ClientCredentials => self.client_credentials(target, scopes).await,
             Grant::AuthorizationCode => self.authorization_code(target, scopes).await,
+            Grant::JwtBearer | Grant::Enterprise => self.jwt_bearer(target, scopes).await,
         }
+    }
+
+    /// The JWT bearer grant: with the workload's own token, or, for
+    /// enterprise-managed authorization, with the ID-JAG the identity
+    /// provider gives for the person's ID token. A refusal is final: the
+    /// same token would be refused again, and no other grant is tried.
+    async fn jwt_bearer(&self, target: &Target, scopes: &[String]) -> Result<Tokens, AuthError> {
+        let metadata = &target.metadata;
+        let Some(client) = self.preregistered(metadata)? else {
+            return Err(AuthError::NoRegistration(metadata.issuer.clone()));
+        };
+        let assertion = match (&self.settings.grant, &self.settings.enterprise) {
+            (Grant::Enterprise, Some(enterprise)) => {
+                self.id_jag(enterprise, target, scopes).await?
+            }
+            (Grant::Enterprise, None) => {
+                return Err(AuthError::TokenSource(String::from(
+                    "enterprise-managed authorization needs its identity provider (`enterprise`)",
+                )))
+            }
+            _ => match &self.settings.assertion {
+                Some(source) => source.read().await?,
+                None => return Err(AuthError::TokenSource(String::from(
+                    "the JWT bearer grant needs a token (`assertionFile` or `assertionCommand`)",
+                ))),
+            },
+        };
+        let request = flow::jwt_bearer_request(assertion, scopes, &target.resource, &client);
+        let key = self.binding(target)?;
+        self.redeem(metadata, request, scopes, None, key.as_deref())
+            .await
+    }
+
+    /// Exchanges the person's ID token at the identity provider for an
+    /// ID-JAG naming the authorization server and the MCP server.
+    async fn id_jag(
+        &self,
+        enterprise: &EnterpriseSettings,
+        target: &Target,
+        scopes: &[String],
+    ) -> Result<Secret, AuthError> {
+        let client = ClientIdentity {
+            client_id: enterprise.client_id.clone(),
+            secret: enterprise.client_secret.clone(),
+            auth: if enterprise.client_secret.is_some() {
+                ClientAuth::SecretBasic
+            } else {
+                ClientAuth::None
+            },
+            assertion: None,
+        };
+        let id_token = enterprise.id_token.read().await?;
+        let request = flow::id_jag_request(
+            id_token,
+            &target.metadata.issuer,
+            &target.resource,
+            scopes,
+            &client,
+        );
+        let what = "identity provider's token endpoint";
+        let (status, body, _) = self
+            .fetch
+            .token(what, &enterprise.token_endpoint, &request, None)
+            .await?;
+        let exchanged: ExchangeResponse = token_body(status, &body)?;
+        if exchanged
+            .issued_token_type
+            .as_deref()
+            .is_some_and(|t| t != flow::ID_JAG_TYPE)
+        {
+            return Err(AuthError::Token {
+                status,
+                error: String::from("invalid_response"),
+                description: Some(String::from(
+                    "the identity provider issued something other than an ID-JAG",
+                )),
+            });
+        }
+        Ok(exchanged.access_token)
     }
 
     async fn client_credentials(
@@ -815,7 +1097,9 @@ impl OAuthClient {
             return Err(AuthError::NoRegistration(metadata.issuer.clone()));
         };
         let request = flow::client_credentials_request(scopes, &target.resource, &client);
-        self.redeem(metadata, request, scopes, None).await
+        let key = self.binding(target)?;
+        self.redeem(metadata, request, scopes, None, key.as_deref())
+            .await
     }
 
     async fn authorization_code(
@@ -912,7 +1196,9 @@ impl OAuthClient {
             &target.resource,
             &client,
         );
-        self.redeem(metadata, request, &scopes, None).await
+        let key = self.binding(target)?;
+        self.redeem(metadata, request, &scopes, None, key.as_deref())
+            .await
     }
 
     /// Registers a client dynamically (RFC 7591), as a native application
@@ -980,6 +1266,45 @@ impl OAuthClient {
     }
 }
 
+/// What a request presents (see [`OAuthClient::credentials`]).
+pub(crate) struct Presented {
+    /// The `Authorization` header's value.
+    pub(crate) authorization: Secret,
+    /// The `DPoP` header's value, for a bound token.
+    pub(crate) proof: Option<Secret>,
+}
+
+/// A token exchange's answer (RFC 8693 §2.2.1).
+#[derive(serde::Deserialize)]
+struct ExchangeResponse {
+    access_token: Secret,
+    issued_token_type: Option<String>,
+}
+
+/// The body of a token endpoint's answer, read as `T` when the status is
+/// a success and as the endpoint's refusal otherwise.
+fn token_body<T: serde::de::DeserializeOwned>(status: u16, body: &[u8]) -> Result<T, AuthError> {
+    if !(200..300).contains(&status) {
+        let error: Option<ErrorResponse> = serde_json::from_slice(body).ok();
+        return Err(AuthError::Token {
+            status,
+            error: error
+                .as_ref()
+                .map_or_else(|| String::from("(no error code)"), |e| neutral(&e.error)),
+            description: error.and_then(|e| e.error_description).map(|d| neutral(&d)),
+        });
+    }
+    serde_json::from_slice(body).map_err(|e| AuthError::Token {
+        status,
+        error: String::from("invalid_response"),
+        description: Some(neutral(&e.to_string())),
+    })
+}
+
+fn token_response(status: u16, body: &[u8]) -> Result<TokenResponse, AuthError> {
+    token_body(status, body)
+}
+
 fn identity_of(client: &RegisteredClient) -> Option<ClientIdentity> {
     Some(ClientIdentity {
         client_id: client.client_id.clone(),
@@ -1006,6 +1331,7 @@ mod tests {
             issued_at: issued,
             requested: Vec::new(),
             granted: Vec::new(),
+            dpop_key: None,
         }
     }
 
@@ -1125,13 +1451,14 @@ mod tests {
         for url in ["http://mcp.example.com/mcp", "http://10.0.0.1/mcp"] {
             let oauth = with_token(url);
             // A stored token is not attached...
-            assert!(oauth.bearer().await.0.is_none(), "{url}");
+            assert!(oauth.credentials("POST", url).await.0.is_none(), "{url}");
             // ...and a request for authorization is refused before any
             // metadata is fetched.
             let refusal = Refusal {
                 status: 401,
                 challenge: BearerChallenge::default(),
                 generation: 0,
+                nonce: None,
             };
             let error = oauth
                 .on_refusal(&refusal, &mut Budget::default())
@@ -1142,7 +1469,7 @@ mod tests {
         // Loopback and https carry it.
         for url in ["http://127.0.0.1:9/mcp", "https://mcp.example.com/mcp"] {
             let oauth = with_token(url);
-            assert!(oauth.bearer().await.0.is_some(), "{url}");
+            assert!(oauth.credentials("POST", url).await.0.is_some(), "{url}");
         }
     }
 }

@@ -495,6 +495,8 @@ mod tests {
             resource: resource.to_owned(),
             authorization_servers: vec!["https://as.example".into()],
             scopes_supported: None,
+            dpop_signing_alg_values_supported: None,
+            dpop_bound_access_tokens_required: false,
         }
     }
 

@@ -175,6 +175,10 @@ pub enum AuthError {
     /// The client assertion key cannot be used.
     #[error("client assertion key: {0}")]
     Key(String),
+    /// The token the host presents for a JWT bearer grant or a token
+    /// exchange could not be had (see [`TokenSource`](super::source::TokenSource)).
+    #[error("the token to present could not be read: {0}")]
+    TokenSource(String),
 }
 
 fn describe(description: &Option<String>) -> String {

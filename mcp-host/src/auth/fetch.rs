@@ -16,8 +16,10 @@ use reqwest::Url;
 use serde::de::DeserializeOwned;
 
 use super::discovery::UrlPolicy;
+use super::dpop;
 use super::error::{neutral, AuthError};
 use super::flow::TokenRequest;
+use super::secret::Secret;
 
 /// The largest document or response body read, in bytes.
 pub const MAX_BODY: usize = 256 * 1024;
@@ -168,7 +170,7 @@ impl Fetcher {
     ) -> Result<Document<T>, AuthError> {
         let url = self.policy.check(what, url.as_str())?;
         let request = self.client.get(url).header(ACCEPT, "application/json");
-        let (status, body) = self.exchange(what, request).await?;
+        let (status, body) = self.exchange(what, request, None).await?;
         if !(200..300).contains(&status) {
             return Ok(Document::Missing(status));
         }
@@ -180,13 +182,15 @@ impl Fetcher {
             })
     }
 
-    /// POSTs a token request to `url`.
+    /// POSTs a token request to `url`, with a DPoP `proof` when given;
+    /// the answer's status, body, and DPoP nonce (RFC 9449 §8).
     pub(crate) async fn token(
         &self,
+        what: &'static str,
         url: &str,
         request: &TokenRequest,
-    ) -> Result<(u16, Vec<u8>), AuthError> {
-        let what = "token endpoint";
+        proof: Option<&Secret>,
+    ) -> Result<(u16, Vec<u8>, Option<String>), AuthError> {
         let url = self.policy.check(what, url)?;
         let mut builder = self
             .client
@@ -197,7 +201,12 @@ impl Fetcher {
         if let Some(basic) = &request.basic {
             builder = builder.header(AUTHORIZATION, basic.expose());
         }
-        self.exchange(what, builder).await
+        if let Some(proof) = proof {
+            builder = builder.header(dpop::PROOF_HEADER, proof.expose());
+        }
+        let mut nonce = None;
+        let (status, body) = self.exchange(what, builder, Some(&mut nonce)).await?;
+        Ok((status, body, nonce))
     }
 
     /// POSTs a JSON body to `url`.
@@ -214,19 +223,29 @@ impl Fetcher {
             .header(ACCEPT, "application/json")
             .header(CONTENT_TYPE, "application/json")
             .body(body.to_string());
-        self.exchange(what, builder).await
+        self.exchange(what, builder, None).await
     }
 
+    /// Sends `request` and reads the answer, bounded; its DPoP nonce
+    /// goes to `nonce` when asked for.
     async fn exchange(
         &self,
         what: &'static str,
         request: reqwest::RequestBuilder,
+        nonce: Option<&mut Option<String>>,
     ) -> Result<(u16, Vec<u8>), AuthError> {
         let fail = |reason: String| AuthError::Fetch { what, reason };
         // The error of a failed send names the URL, which holds nothing
         // secret (tokens travel in bodies and headers only).
         let mut response = request.send().await.map_err(|e| fail(reason_of(e)))?;
         let status = response.status().as_u16();
+        if let Some(nonce) = nonce {
+            *nonce = response
+                .headers()
+                .get(dpop::NONCE_HEADER)
+                .and_then(|v| v.to_str().ok())
+                .and_then(dpop::nonce);
+        }
         if (300..400).contains(&status) {
             return Err(fail(format!(
                 "answered with a redirect ({status}), which is not followed"

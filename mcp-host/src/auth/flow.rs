@@ -369,31 +369,92 @@ pub fn client_credentials_request(
     request.authenticated(client)
 }
 
+/// The grant type of the JWT bearer grant (RFC 7523 §2.1).
+pub const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+/// The grant type of a token exchange (RFC 8693 §2.1).
+pub const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
+/// The token type of an OpenID Connect ID token (RFC 8693 §3).
+pub const ID_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:id_token";
+/// The token type of an Identity Assertion JWT Authorization Grant
+/// (ID-JAG), which enterprise-managed authorization exchanges an ID
+/// token for.
+pub const ID_JAG_TYPE: &str = "urn:ietf:params:oauth:token-type:id-jag";
+
+/// Presents a JWT as the grant (RFC 7523 §2.1): a workload's
+/// platform-issued token, or the ID-JAG of enterprise-managed
+/// authorization.
+pub fn jwt_bearer_request(
+    assertion: Secret,
+    scopes: &[String],
+    resource: &str,
+    client: &ClientIdentity,
+) -> TokenRequest {
+    let mut request = TokenRequest::new(JWT_BEARER)
+        .field("assertion", assertion)
+        .field("resource", resource);
+    if !scopes.is_empty() {
+        request = request.field("scope", scopes.join(" "));
+    }
+    request.authenticated(client)
+}
+
+/// Exchanges a person's ID token at the identity provider for an ID-JAG
+/// for the authorization server `audience` and the MCP server `resource`
+/// (RFC 8693, as enterprise-managed authorization profiles it).
+pub fn id_jag_request(
+    id_token: Secret,
+    audience: &str,
+    resource: &str,
+    scopes: &[String],
+    client: &ClientIdentity,
+) -> TokenRequest {
+    let mut request = TokenRequest::new(TOKEN_EXCHANGE)
+        .field("requested_token_type", ID_JAG_TYPE)
+        .field("audience", audience)
+        .field("resource", resource)
+        .field("subject_token", id_token)
+        .field("subject_token_type", ID_TOKEN_TYPE);
+    if !scopes.is_empty() {
+        request = request.field("scope", scopes.join(" "));
+    }
+    request.authenticated(client)
+}
+
 /// The tokens of a successful token response received at `now` (seconds
 /// since the epoch). A response without a refresh token keeps `previous`
 /// (RFC 6749 §6: the old one stays valid unless replaced). The scopes are
 /// those granted, or those asked for when the response names none.
+/// `dpop_key` is the key of the proof the request carried, if it carried
+/// one: a `DPoP` token is bound to it, and a `Bearer` token may still
+/// come back (RFC 9449 §5).
 ///
 /// # Errors
 ///
-/// [`AuthError::Token`] when the token is not a Bearer token or is empty.
+/// [`AuthError::Token`] when the token is neither a Bearer token nor a
+/// DPoP token the request asked for, or is empty.
 pub fn accept_tokens(
     response: TokenResponse,
     issuer: &str,
     requested: &[String],
     previous: Option<Secret>,
     now: u64,
+    dpop_key: Option<&Secret>,
 ) -> Result<Tokens, AuthError> {
-    if !response.token_type.eq_ignore_ascii_case("bearer") {
+    let dpop_key = if response.token_type.eq_ignore_ascii_case("dpop") && dpop_key.is_some() {
+        dpop_key.cloned()
+    } else if response.token_type.eq_ignore_ascii_case("bearer") {
+        None
+    } else {
         return Err(AuthError::Token {
             status: 200,
             error: String::from("unsupported_token_type"),
             description: Some(format!(
-                "token type `{}` is not Bearer",
-                neutral(&response.token_type)
+                "token type `{}` is not Bearer{}",
+                neutral(&response.token_type),
+                if dpop_key.is_some() { " or DPoP" } else { "" }
             )),
         });
-    }
+    };
     if response.access_token.is_empty() {
         return Err(AuthError::Token {
             status: 200,
@@ -412,6 +473,7 @@ pub fn accept_tokens(
             .scope
             .map(|s| super::challenge::split_scopes(&s))
             .unwrap_or_else(|| requested.to_vec()),
+        dpop_key,
     })
 }
 
@@ -737,6 +799,7 @@ mod tests {
             &s(&["a"]),
             Some(Secret::new("old")),
             100,
+            None,
         )
         .expect("ok");
         assert_eq!(kept.refresh_token.as_ref().map(Secret::expose), Some("old"));
@@ -748,6 +811,7 @@ mod tests {
             &s(&["a"]),
             Some(Secret::new("old")),
             0,
+            None,
         )
         .expect("ok");
         assert_eq!(
@@ -755,9 +819,58 @@ mod tests {
             Some("new")
         );
         assert_eq!(replaced.granted, s(&["a", "b"]));
+        // A DPoP token is taken only when the request carried a proof.
         assert!(matches!(
-            accept_tokens(response("DPoP", None, None), "i", &[], None, 0),
+            accept_tokens(response("DPoP", None, None), "i", &[], None, 0, None),
             Err(AuthError::Token { .. })
         ));
+        let key = Secret::new("pkcs8");
+        let bound = accept_tokens(response("DPoP", None, None), "i", &[], None, 0, Some(&key))
+            .expect("bound");
+        assert_eq!(bound.dpop_key.as_ref().map(Secret::expose), Some("pkcs8"));
+        // An authorization server may answer a proof with a Bearer token.
+        let plain = accept_tokens(
+            response("Bearer", None, None),
+            "i",
+            &[],
+            None,
+            0,
+            Some(&key),
+        )
+        .expect("bearer");
+        assert!(plain.dpop_key.is_none());
+        assert!(accept_tokens(response("MAC", None, None), "i", &[], None, 0, Some(&key)).is_err());
+    }
+
+    #[test]
+    fn jwt_bearer_and_token_exchange_requests() {
+        let client = ClientIdentity {
+            client_id: String::from("c"),
+            secret: None,
+            auth: ClientAuth::None,
+            assertion: None,
+        };
+        let grant = jwt_bearer_request(Secret::new("w.j.t"), &s(&["x"]), "https://r/mcp", &client);
+        let f = fields(&grant);
+        assert!(f.contains(&("grant_type", JWT_BEARER.into())));
+        assert!(f.contains(&("assertion", "w.j.t".into())));
+        assert!(f.contains(&("resource", "https://r/mcp".into())));
+        assert!(f.contains(&("scope", "x".into())));
+        assert!(f.contains(&("client_id", "c".into())));
+        assert!(!format!("{grant:?}").contains("w.j.t"));
+        let exchange = id_jag_request(
+            Secret::new("i.d.t"),
+            "https://as",
+            "https://r/mcp",
+            &[],
+            &client,
+        );
+        let f = fields(&exchange);
+        assert!(f.contains(&("grant_type", TOKEN_EXCHANGE.into())));
+        assert!(f.contains(&("requested_token_type", ID_JAG_TYPE.into())));
+        assert!(f.contains(&("subject_token_type", ID_TOKEN_TYPE.into())));
+        assert!(f.contains(&("subject_token", "i.d.t".into())));
+        assert!(f.contains(&("audience", "https://as".into())));
+        assert!(!f.iter().any(|(k, _)| *k == "scope"));
     }
 }

@@ -18,6 +18,19 @@ pub struct ResourceMetadata {
     /// The scopes the server knows, for a first authorization.
     #[serde(default)]
     pub scopes_supported: Option<Vec<String>>,
+    /// The DPoP proof algorithms the server accepts (RFC 9449 §5.2).
+    #[serde(default)]
+    pub dpop_signing_alg_values_supported: Option<Vec<String>>,
+    /// Whether the server takes DPoP-bound tokens only (RFC 9449 §5.2).
+    #[serde(default)]
+    pub dpop_bound_access_tokens_required: bool,
+}
+
+impl ResourceMetadata {
+    /// Whether the server asks for DPoP-bound tokens.
+    pub fn asks_for_dpop(&self) -> bool {
+        self.dpop_bound_access_tokens_required || self.dpop_signing_alg_values_supported.is_some()
+    }
 }
 
 /// Authorization server metadata, from either discovery document.
@@ -46,6 +59,10 @@ pub struct ServerMetadata {
     /// client ids.
     #[serde(default)]
     pub client_id_metadata_document_supported: bool,
+    /// The DPoP proof algorithms the server accepts (RFC 9449 §5.1);
+    /// without them it issues no DPoP-bound tokens.
+    #[serde(default)]
+    pub dpop_signing_alg_values_supported: Option<Vec<String>>,
 }
 
 impl ServerMetadata {

@@ -49,12 +49,17 @@
 //!   by default.
 //! - [`login`]: the seam to the person, and a loopback implementation.
 //! - [`assertion`]: `private_key_jwt` client authentication.
+//! - [`dpop`]: sender-constrained tokens (RFC 9449): the key, the proofs,
+//!   and when to bind.
+//! - [`source`]: where the JWTs of the JWT bearer grant (workload
+//!   identity) and of enterprise-managed authorization come from.
 //! - [`OAuthClient`]: the driver the HTTP transport calls.
 
 pub mod assertion;
 pub mod challenge;
 mod client;
 pub mod discovery;
+pub mod dpop;
 mod error;
 mod fetch;
 pub mod flow;
@@ -62,15 +67,21 @@ pub mod login;
 pub mod metadata;
 pub mod pkce;
 pub mod secret;
+pub mod source;
 pub mod store;
 
 pub use assertion::AssertionKey;
 pub use challenge::BearerChallenge;
 pub(crate) use client::Budget;
-pub use client::{Grant, OAuthClient, OAuthSettings, Refusal, MAX_AUTHORIZATIONS, MAX_STEP_UPS};
+pub use client::{
+    EnterpriseSettings, Grant, OAuthClient, OAuthSettings, Refusal, MAX_AUTHORIZATIONS,
+    MAX_NONCE_RETRIES, MAX_STEP_UPS,
+};
+pub use dpop::{DpopKey, DpopUse};
 pub use error::AuthError;
 pub use fetch::{Lookup, SystemLookup};
 pub use flow::ClientAuth;
 pub use login::{Login, LoginPrompt, LoopbackLogin, Redirect};
 pub use secret::Secret;
+pub use source::TokenSource;
 pub use store::{CredentialStore, FileStore, MemoryStore, RegisteredClient, Tokens};

@@ -55,6 +55,11 @@ pub struct Tokens {
     /// The scopes granted.
     #[serde(default)]
     pub granted: Vec<String>,
+    /// For a DPoP-bound access token (RFC 9449), the key it is bound to
+    /// (base64 PKCS#8, see [`DpopKey`](super::dpop::DpopKey)); the token
+    /// is presented with a proof made with it, and is useless without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_key: Option<Secret>,
 }
 
 /// Keeps registrations and tokens. Implementations must keep secrets
@@ -288,6 +293,7 @@ mod tests {
             issued_at: Some(5),
             requested: vec!["a".into()],
             granted: vec!["a".into()],
+            dpop_key: None,
         }
     }
 

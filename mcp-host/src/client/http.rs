@@ -205,7 +205,9 @@ impl EventStream {
                 .header(ACCEPT, "text/event-stream")
                 .header(LAST_EVENT_ID, last);
             #[cfg(feature = "oauth")]
-            let request = with_bearer(request, resume.oauth.as_deref()).await.0;
+            let request = with_bearer(request, resume.oauth.as_deref(), "GET", &resume.url)
+                .await
+                .0;
             let sent = request.send().await;
             match sent {
                 Ok(response) if is_event_stream(&response) => {
@@ -293,11 +295,22 @@ impl Http {
             request = request.header(SESSION_HEADER, session);
         }
         #[cfg(feature = "oauth")]
-        let (request, generation) = with_bearer(request, self.oauth.as_deref()).await;
+        let (request, generation) =
+            with_bearer(request, self.oauth.as_deref(), "POST", &self.url).await;
         let mut response = request
             .send()
             .await
             .map_err(|e| ClientError::Http(e.to_string()))?;
+        #[cfg(feature = "oauth")]
+        if let (Some(oauth), Some(nonce)) = (
+            self.oauth.as_deref(),
+            response
+                .headers()
+                .get(crate::auth::dpop::NONCE_HEADER)
+                .and_then(|v| v.to_str().ok()),
+        ) {
+            oauth.note_server_nonce(nonce);
+        }
         #[cfg(feature = "oauth")]
         if let Some(refusal) = refusal(&response, generation) {
             if self.oauth.is_some() || refusal.status == 401 {
@@ -384,7 +397,9 @@ impl Http {
             request = request.header(SESSION_HEADER, session);
         }
         #[cfg(feature = "oauth")]
-        let request = with_bearer(request, self.oauth.as_deref()).await.0;
+        let request = with_bearer(request, self.oauth.as_deref(), "GET", &self.url)
+            .await
+            .0;
         let response = request.send().await.ok()?;
         if !is_event_stream(&response) {
             return None;
@@ -405,7 +420,9 @@ impl Http {
             .headers(self.headers.clone())
             .header(SESSION_HEADER, session);
         #[cfg(feature = "oauth")]
-        let request = with_bearer(request, self.oauth.as_deref()).await.0;
+        let request = with_bearer(request, self.oauth.as_deref(), "DELETE", &self.url)
+            .await
+            .0;
         let _ = request.send().await;
     }
 }
@@ -423,25 +440,35 @@ pub(super) fn header_map(headers: &[(String, String)]) -> Result<HeaderMap, Clie
     Ok(map)
 }
 
-/// `request` with the current access token of `oauth`, if there is one,
-/// and the generation of that token.
+/// `request` (a `method` to `url`) with the current access token of
+/// `oauth`, if there is one, and its DPoP proof for a bound token; and
+/// the generation of that token.
 #[cfg(feature = "oauth")]
 async fn with_bearer(
     request: reqwest::RequestBuilder,
     oauth: Option<&crate::auth::OAuthClient>,
+    method: &str,
+    url: &reqwest::Url,
 ) -> (reqwest::RequestBuilder, u64) {
     let Some(oauth) = oauth else {
         return (request, 0);
     };
-    let (token, generation) = oauth.bearer().await;
-    let request = match token.and_then(|t| {
-        let mut value = HeaderValue::from_str(&format!("Bearer {}", t.expose())).ok()?;
+    let (presented, generation) = oauth.credentials(method, url.as_str()).await;
+    let Some(presented) = presented else {
+        return (request, generation);
+    };
+    let sensitive = |value: &crate::auth::Secret| {
+        let mut value = HeaderValue::from_str(value.expose()).ok()?;
         value.set_sensitive(true);
         Some(value)
-    }) {
-        Some(value) => request.header(reqwest::header::AUTHORIZATION, value),
-        None => request,
     };
+    let mut request = request;
+    if let Some(value) = sensitive(&presented.authorization) {
+        request = request.header(reqwest::header::AUTHORIZATION, value);
+    }
+    if let Some(value) = presented.proof.as_ref().and_then(sensitive) {
+        request = request.header(crate::auth::dpop::PROOF_HEADER, value);
+    }
     (request, generation)
 }
 
@@ -462,10 +489,16 @@ fn refusal(response: &reqwest::Response, generation: u64) -> Option<crate::auth:
     if status == 403 && !challenge.is_insufficient_scope() {
         return None;
     }
+    let nonce = response
+        .headers()
+        .get(crate::auth::dpop::NONCE_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(crate::auth::dpop::nonce);
     Some(crate::auth::Refusal {
         status,
         challenge,
         generation,
+        nonce,
     })
 }
 

@@ -146,8 +146,17 @@ impl SecretSource {
 /// The JSON keys are `clientId`, `clientSecret` or `clientSecretEnv`,
 /// `issuer` (the authorization server the client id belongs to),
 /// `scopes` (an array or a space-separated string), `clientMetadataUrl`,
-/// `grant` (`authorization_code`, the default, or `client_credentials`
-/// for a host without a person), `privateKeyFile` and `signingAlgorithm`
+/// `grant` (`authorization_code`, the default; `client_credentials` for a
+/// host without a person; `jwt_bearer` for a workload that presents the
+/// JWT its platform issued it, read from `assertionFile` or printed by
+/// `assertionCommand` (an array: program and arguments) for every token
+/// request; `enterprise` for enterprise-managed authorization, with an
+/// `enterprise` object naming the identity provider's `tokenEndpoint`,
+/// the host's `clientId` there and its `clientSecret` or
+/// `clientSecretEnv`, and where the person's ID token is, `idTokenFile`
+/// or `idTokenCommand`), `dpop` (`true` to bind tokens with DPoP whenever
+/// the authorization server can, `false` never to; by default only when
+/// the MCP server asks for it), `privateKeyFile` and `signingAlgorithm`
 /// (for `private_key_jwt`), `tokenEndpointAuthMethod`, and
 /// `redirectPort` (the loopback port of the redirect, for a client id
 /// registered with a fixed redirect URI), and `allowHosts` (host names the
@@ -157,9 +166,10 @@ impl SecretSource {
 /// 2025-03-26 server that publishes no metadata at all: use the default
 /// endpoints at its origin, although nothing says they support PKCE).
 ///
-/// A client secret or a private key needs `issuer`: it is only ever
-/// presented to that authorization server, and a configuration that
-/// gives one without the other is refused when it is read.
+/// A client secret, a private key, a workload token or an identity
+/// assertion needs `issuer`: it is only ever presented to that
+/// authorization server, and a configuration that gives one without the
+/// other is refused when it is read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct OAuthConfig {
     /// Authorization is off: a refusal is an error.
@@ -176,6 +186,14 @@ pub struct OAuthConfig {
     pub client_metadata_url: Option<String>,
     /// Whether to use the client-credentials grant.
     pub client_credentials: bool,
+    /// For the JWT bearer grant (`"grant": "jwt_bearer"`): where the
+    /// workload's token is.
+    pub assertion: Option<TokenFrom>,
+    /// For enterprise-managed authorization (`"grant": "enterprise"`).
+    pub enterprise: Option<EnterpriseConfig>,
+    /// Whether tokens are bound with DPoP: always (`true`), never
+    /// (`false`), or when the server asks for it (unset).
+    pub dpop: Option<bool>,
     /// A PKCS#8 PEM file with the `private_key_jwt` key.
     pub private_key_file: Option<PathBuf>,
     /// The algorithm of that key (`ES256` by default).
@@ -189,6 +207,69 @@ pub struct OAuthConfig {
     /// Whether the 2025-03-26 default endpoints may be used for a server
     /// that publishes no metadata.
     pub legacy_endpoint_fallback: bool,
+}
+
+/// Where a token the host presents is read from, for every token
+/// request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TokenFrom {
+    /// A file (`…File`), such as a projected service account token.
+    File(PathBuf),
+    /// A program and its arguments (`…Command`), run without a shell;
+    /// its standard output is the token.
+    Command(Vec<String>),
+}
+
+impl TokenFrom {
+    fn pick(
+        file: Option<PathBuf>,
+        command: Option<Vec<String>>,
+        keys: (&str, &str),
+    ) -> Result<Option<Self>, String> {
+        match (file, command) {
+            (Some(_), Some(_)) => Err(format!("give `{}` or `{}`, not both", keys.0, keys.1)),
+            (Some(path), None) => Ok(Some(Self::File(path))),
+            (None, Some(argv)) if argv.is_empty() => Err(format!("`{}` is empty", keys.1)),
+            (None, Some(argv)) => Ok(Some(Self::Command(argv))),
+            (None, None) => Ok(None),
+        }
+    }
+}
+
+/// The identity provider of enterprise-managed authorization.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnterpriseConfig {
+    /// Its token endpoint, where the ID token is exchanged for an ID-JAG.
+    pub token_endpoint: String,
+    /// The host's client id there.
+    pub client_id: String,
+    /// Its secret there.
+    pub client_secret: Option<SecretSource>,
+    /// Where the person's ID token is.
+    pub id_token: TokenFrom,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct EnterpriseEntry {
+    token_endpoint: String,
+    client_id: String,
+    client_secret: Option<String>,
+    client_secret_env: Option<String>,
+    id_token_file: Option<PathBuf>,
+    id_token_command: Option<Vec<String>>,
+}
+
+fn secret_source(
+    inline: Option<String>,
+    env: Option<String>,
+) -> Result<Option<SecretSource>, String> {
+    match (inline, env) {
+        (Some(_), Some(_)) => Err("give `clientSecret` or `clientSecretEnv`, not both".into()),
+        (Some(text), None) => Ok(Some(SecretSource::Inline(text))),
+        (None, Some(name)) => Ok(Some(SecretSource::Env(name))),
+        (None, None) => Ok(None),
+    }
 }
 
 #[derive(Deserialize)]
@@ -216,6 +297,10 @@ struct OAuthEntry {
     allow_hosts: Vec<String>,
     #[serde(default)]
     legacy_endpoint_fallback: bool,
+    assertion_file: Option<PathBuf>,
+    assertion_command: Option<Vec<String>>,
+    enterprise: Option<EnterpriseEntry>,
+    dpop: Option<bool>,
 }
 
 impl OAuthConfig {
@@ -231,13 +316,32 @@ impl OAuthConfig {
         }
         let entry: OAuthEntry =
             serde_json::from_value(value).map_err(|e| format!("`oauth`: {e}"))?;
-        let client_secret = match (entry.client_secret, entry.client_secret_env) {
-            (Some(_), Some(_)) => {
-                return Err("`oauth`: give `clientSecret` or `clientSecretEnv`, not both".into())
+        let client_secret = secret_source(entry.client_secret, entry.client_secret_env)
+            .map_err(|e| format!("`oauth`: {e}"))?;
+        let assertion = TokenFrom::pick(
+            entry.assertion_file,
+            entry.assertion_command,
+            ("assertionFile", "assertionCommand"),
+        )
+        .map_err(|e| format!("`oauth`: {e}"))?;
+        let enterprise = match entry.enterprise {
+            Some(e) => {
+                let fail = |what: String| format!("`oauth.enterprise`: {what}");
+                Some(EnterpriseConfig {
+                    token_endpoint: e.token_endpoint,
+                    client_id: e.client_id,
+                    client_secret: secret_source(e.client_secret, e.client_secret_env)
+                        .map_err(fail)?,
+                    id_token: TokenFrom::pick(
+                        e.id_token_file,
+                        e.id_token_command,
+                        ("idTokenFile", "idTokenCommand"),
+                    )
+                    .map_err(fail)?
+                    .ok_or_else(|| fail("give `idTokenFile` or `idTokenCommand`".into()))?,
+                })
             }
-            (Some(text), None) => Some(SecretSource::Inline(text)),
-            (None, Some(name)) => Some(SecretSource::Env(name)),
-            (None, None) => None,
+            None => None,
         };
         // A secret or key is issued by one authorization server; without
         // the issuer, a server could name any authorization server and
@@ -253,6 +357,15 @@ impl OAuthConfig {
                     matches!(client_secret, Some(SecretSource::Env(_))),
                 ),
                 ("privateKeyFile", entry.private_key_file.is_some()),
+                (
+                    "assertionFile",
+                    matches!(assertion, Some(TokenFrom::File(_))),
+                ),
+                (
+                    "assertionCommand",
+                    matches!(assertion, Some(TokenFrom::Command(_))),
+                ),
+                ("enterprise", enterprise.is_some()),
             ];
             if let Some((key, _)) = given.iter().find(|(_, set)| *set) {
                 return Err(format!(
@@ -260,17 +373,33 @@ impl OAuthConfig {
                 ));
             }
         }
-        let client_credentials = match entry.grant.as_deref() {
-            None | Some("authorization_code") => false,
-            Some("client_credentials") => true,
-            Some(other) => {
+        let grant = entry.grant.as_deref().unwrap_or("authorization_code");
+        let client_credentials = match grant {
+            "authorization_code" | "jwt_bearer" | "enterprise" => false,
+            "client_credentials" => true,
+            other => {
                 return Err(format!(
-                    "`oauth.grant`: `{other}` is not `authorization_code` or `client_credentials`"
+                    "`oauth.grant`: `{other}` is not `authorization_code`, `client_credentials`, `jwt_bearer` or `enterprise`"
                 ))
             }
         };
-        if client_credentials && entry.client_id.is_none() {
-            return Err("`oauth`: the client_credentials grant needs a `clientId`".into());
+        if grant != "authorization_code" && entry.client_id.is_none() {
+            return Err(format!("`oauth`: the {grant} grant needs a `clientId`"));
+        }
+        if assertion.is_some() != (grant == "jwt_bearer") {
+            return Err(if assertion.is_some() {
+                "`oauth`: `assertionFile` and `assertionCommand` go with the jwt_bearer grant only"
+                    .into()
+            } else {
+                "`oauth`: the jwt_bearer grant needs `assertionFile` or `assertionCommand`".into()
+            });
+        }
+        if enterprise.is_some() != (grant == "enterprise") {
+            return Err(if enterprise.is_some() {
+                "`oauth`: `enterprise` goes with the enterprise grant only".into()
+            } else {
+                "`oauth`: the enterprise grant needs an `enterprise` object".into()
+            });
         }
         let scopes = match entry.scopes {
             None => Vec::new(),
@@ -285,6 +414,9 @@ impl OAuthConfig {
             scopes,
             client_metadata_url: entry.client_metadata_url,
             client_credentials,
+            assertion,
+            enterprise,
+            dpop: entry.dpop,
             private_key_file: entry.private_key_file,
             signing_algorithm: entry.signing_algorithm,
             token_endpoint_auth_method: entry.token_endpoint_auth_method,
@@ -585,6 +717,12 @@ mod tests {
                 "c": {"url": "https://c.example/mcp", "oauth": {"grant": "client_credentials", "clientId": "svc",
                       "clientSecret": "inline-secret", "scopes": ["s"], "issuer": "https://as.example",
                       "allowHosts": ["sso.corp.example"]}},
+                "w": {"url": "https://w.example/mcp", "oauth": {"grant": "jwt_bearer", "clientId": "wl",
+                      "issuer": "https://as.example", "assertionFile": "/var/run/token", "dpop": true}},
+                "e": {"url": "https://e.example/mcp", "oauth": {"grant": "enterprise", "clientId": "mcp",
+                      "clientSecretEnv": "E_SECRET", "issuer": "https://as.example",
+                      "enterprise": {"tokenEndpoint": "https://idp.example/token", "clientId": "host",
+                                     "idTokenCommand": ["idp-login", "--print"]}}},
                 "d": {"url": "https://d.example/mcp"}
             }}"#,
         )
@@ -606,6 +744,16 @@ mod tests {
         assert_eq!(c.allow_hosts, ["sso.corp.example"]);
         assert!(!format!("{c:?}").contains("inline-secret"));
         assert_eq!(get("d"), OAuthConfig::default());
+        let w = get("w");
+        assert_eq!(w.assertion, Some(TokenFrom::File("/var/run/token".into())));
+        assert_eq!(w.dpop, Some(true));
+        let e = get("e").enterprise.expect("enterprise");
+        assert_eq!(e.token_endpoint, "https://idp.example/token");
+        assert_eq!(e.client_id, "host");
+        assert_eq!(
+            e.id_token,
+            TokenFrom::Command(vec!["idp-login".into(), "--print".into()])
+        );
         assert!(SecretSource::Env("MCP_HOST_TEST_UNSET_VARIABLE".into())
             .resolve()
             .expect_err("unset")
@@ -648,6 +796,30 @@ mod tests {
             (
                 r#"{"mcpServers": {"h": {"url": "https://h/mcp", "oauth": {"clientID": "typo"}}}}"#,
                 "unknown field `clientID`",
+            ),
+            (
+                r#"{"mcpServers": {"h": {"url": "https://h/mcp", "oauth": {"grant": "jwt_bearer", "clientId": "c", "issuer": "https://as"}}}}"#,
+                "needs `assertionFile` or `assertionCommand`",
+            ),
+            (
+                r#"{"mcpServers": {"h": {"url": "https://h/mcp", "oauth": {"grant": "jwt_bearer", "clientId": "c", "assertionFile": "t"}}}}"#,
+                "`oauth.assertionFile` needs `oauth.issuer`",
+            ),
+            (
+                r#"{"mcpServers": {"h": {"url": "https://h/mcp", "oauth": {"clientId": "c", "issuer": "https://as", "assertionCommand": ["x"]}}}}"#,
+                "go with the jwt_bearer grant only",
+            ),
+            (
+                r#"{"mcpServers": {"h": {"url": "https://h/mcp", "oauth": {"grant": "jwt_bearer", "clientId": "c", "issuer": "https://as", "assertionFile": "t", "assertionCommand": ["x"]}}}}"#,
+                "not both",
+            ),
+            (
+                r#"{"mcpServers": {"h": {"url": "https://h/mcp", "oauth": {"grant": "enterprise", "clientId": "c", "issuer": "https://as"}}}}"#,
+                "needs an `enterprise` object",
+            ),
+            (
+                r#"{"mcpServers": {"h": {"url": "https://h/mcp", "oauth": {"grant": "enterprise", "clientId": "c", "issuer": "https://as", "enterprise": {"tokenEndpoint": "https://idp/token", "clientId": "h"}}}}}"#,
+                "give `idTokenFile` or `idTokenCommand`",
             ),
         ] {
             let error = HostConfig::from_json(text).expect_err(text).to_string();
