@@ -1472,4 +1472,132 @@ mod tests {
             assert!(oauth.credentials("POST", url).await.0.is_some(), "{url}");
         }
     }
+
+    fn claims(proof: &Secret) -> serde_json::Value {
+        use base64::Engine;
+        let part = proof.expose().split('.').nth(1).unwrap_or_default();
+        let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(part)
+            .unwrap_or_default();
+        serde_json::from_slice(&bytes).unwrap_or_default()
+    }
+
+    #[tokio::test]
+    async fn a_stored_bound_token_is_presented_with_a_proof_of_its_own_key() {
+        let store = Arc::new(crate::auth::MemoryStore::new());
+        let key = DpopKey::generate().expect("key");
+        let url = "https://mcp.example.com/mcp";
+        let resource = discovery::canonical_resource(&Url::parse(url).expect("url"));
+        let bound = Tokens {
+            expires_at: None,
+            dpop_key: Some(key.pkcs8().clone()),
+            ..tokens(Some(0), None)
+        };
+        store.set_tokens(&resource, Some(&bound)).expect("store");
+        // A new process: the key comes back from the store with the token.
+        let oauth = OAuthClient::new("s", url, OAuthSettings::default(), store.clone(), None)
+            .expect("client");
+        let (presented, _) = oauth
+            .credentials("DELETE", "https://mcp.example.com/mcp?x=1")
+            .await;
+        let presented = presented.expect("presented");
+        assert_eq!(presented.authorization.expose(), "DPoP a");
+        let proof = presented.proof.expect("a proof");
+        let header: serde_json::Value = {
+            use base64::Engine;
+            let part = proof.expose().split('.').next().unwrap_or_default();
+            serde_json::from_slice(
+                &base64::engine::general_purpose::URL_SAFE_NO_PAD
+                    .decode(part)
+                    .unwrap_or_default(),
+            )
+            .unwrap_or_default()
+        };
+        assert_eq!(header["jwk"], key.jwk());
+        let first = claims(&proof);
+        assert_eq!(first["htm"], "DELETE");
+        assert_eq!(first["htu"], url);
+        assert_eq!(
+            first["ath"],
+            crate::auth::dpop::access_token_hash(&Secret::new("a"))
+        );
+        assert!(first.get("nonce").is_none());
+        // The server's nonce goes into the next proofs; each is fresh.
+        oauth.note_server_nonce("n-7");
+        oauth.note_server_nonce("bad\nonce");
+        let (again, _) = oauth.credentials("POST", url).await;
+        let second = claims(&again.and_then(|p| p.proof).expect("proof"));
+        assert_eq!(second["nonce"], "n-7");
+        assert_ne!(first["jti"], second["jti"]);
+        // An unbound token stays a Bearer token without a proof.
+        store
+            .set_tokens(&resource, Some(&tokens(Some(0), None)))
+            .expect("store");
+        let plain =
+            OAuthClient::new("s", url, OAuthSettings::default(), store, None).expect("client");
+        let presented = plain.credentials("POST", url).await.0.expect("presented");
+        assert_eq!(presented.authorization.expose(), "Bearer a");
+        assert!(presented.proof.is_none());
+    }
+
+    #[tokio::test]
+    async fn a_nonce_refusal_is_answered_a_bounded_number_of_times() {
+        let url = "https://mcp.example.com/mcp";
+        let oauth = OAuthClient::new(
+            "s",
+            url,
+            OAuthSettings::default(),
+            Arc::new(crate::auth::MemoryStore::new()),
+            None,
+        )
+        .expect("client");
+        let refusal = Refusal {
+            status: 401,
+            challenge: BearerChallenge::from_headers([r#"DPoP error="use_dpop_nonce""#])
+                .expect("challenge"),
+            generation: 0,
+            nonce: Some(String::from("n")),
+        };
+        let mut budget = Budget::default();
+        for _ in 0..MAX_NONCE_RETRIES {
+            oauth
+                .on_refusal(&refusal, &mut budget)
+                .await
+                .expect("retry");
+        }
+        assert_eq!(
+            oauth
+                .dpop
+                .lock()
+                .ok()
+                .and_then(|d| d.server_nonce.clone())
+                .as_deref(),
+            Some("n")
+        );
+        // Then the refusal is treated as any other: here, with no metadata
+        // to be had, an error rather than another free retry.
+        assert!(oauth.on_refusal(&refusal, &mut budget).await.is_err());
+    }
+
+    #[test]
+    fn workload_and_enterprise_grants_need_their_issuer() {
+        for grant in [Grant::JwtBearer, Grant::Enterprise] {
+            let settings = OAuthSettings {
+                client_id: Some(String::from("c")),
+                grant,
+                assertion: Some(TokenSource::Inline(Secret::new("w.j.t"))),
+                ..OAuthSettings::default()
+            };
+            let refused = client("https://mcp.example.com/mcp", settings.clone());
+            assert!(
+                matches!(refused, Err(AuthError::UnboundCredentials { .. })),
+                "{grant:?}"
+            );
+            let settings = OAuthSettings {
+                issuer: Some(String::from("https://as.example")),
+                ..settings
+            };
+            assert!(client("https://mcp.example.com/mcp", settings).is_ok());
+        }
+    }
 }
