@@ -717,6 +717,9 @@ async fn servers(host: &Host, source: &std::path::Path) -> Result<ExitCode, Stri
             failed = true;
             entry["error"] = json!(error);
         }
+        if status.asleep {
+            entry["asleep"] = json!(true);
+        }
         list.push(entry);
     }
     print(&Value::Array(list));

@@ -3,7 +3,9 @@
 //! host-controlled names.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::time::{Duration, Instant};
 
 use futures_util::future::join_all;
 use mcp_types::v2026_07_28::{
@@ -109,6 +111,9 @@ pub struct ServerStatus {
     pub session: Option<Session>,
     /// Why it is not connected, when it is not.
     pub error: Option<String>,
+    /// A lazy server that is not running now: it starts when a request
+    /// needs it, and its catalogue comes from its pins meanwhile.
+    pub asleep: bool,
 }
 
 #[derive(Debug, Default)]
@@ -132,9 +137,84 @@ struct Slot {
     config: ServerConfig,
     client: tokio::sync::RwLock<Option<Arc<Client>>>,
     error: Mutex<Option<String>>,
+    /// Requests using the client now.
+    busy: AtomicUsize,
+    /// When the last one ended.
+    used: Mutex<Instant>,
+    /// A subscription was opened: a lazy server then stays up.
+    listening: AtomicBool,
+    /// Held while a lazy server is started.
+    starting: tokio::sync::Mutex<()>,
+    /// The resources the server listed when it last ran, served while a
+    /// lazy server sleeps (resources are not pinned).
+    resources: Mutex<Vec<HostResource>>,
     /// The server's OAuth client, or why it could not be made.
     #[cfg(feature = "oauth")]
     oauth: Result<Option<Arc<crate::auth::OAuthClient>>, String>,
+}
+
+/// Counts a request on a slot's client while it lives.
+struct InUse<'a>(&'a Slot);
+
+impl<'a> InUse<'a> {
+    fn new(slot: &'a Slot) -> Self {
+        slot.busy.fetch_add(1, Ordering::SeqCst);
+        Self(slot)
+    }
+}
+
+impl Drop for InUse<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut used) = self.0.used.lock() {
+            *used = Instant::now();
+        }
+        self.0.busy.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Stops each lazy server that has sat unused for its idle time, until
+/// the host is gone.
+async fn stop_idle(slots: Weak<BTreeMap<ServerId, Slot>>) {
+    let Some(tick) = slots.upgrade().and_then(|slots| {
+        slots
+            .values()
+            .filter_map(|s| s.config.idle)
+            .min()
+            .map(|idle| (idle / 4).clamp(Duration::from_millis(50), Duration::from_secs(5)))
+    }) else {
+        return;
+    };
+    loop {
+        tokio::time::sleep(tick).await;
+        let Some(slots) = slots.upgrade() else {
+            return;
+        };
+        for slot in slots.values() {
+            let Some(idle) = slot.config.idle else {
+                continue;
+            };
+            let quiet = |slot: &Slot| {
+                slot.busy.load(Ordering::SeqCst) == 0
+                    && !slot.listening.load(Ordering::SeqCst)
+                    && slot.used.lock().is_ok_and(|used| used.elapsed() >= idle)
+            };
+            if !quiet(slot) || slot.client.read().await.is_none() {
+                continue;
+            }
+            let client = {
+                let mut held = slot.client.write().await;
+                // A request may have started meanwhile: it holds the
+                // client, which then stays.
+                if !quiet(slot) {
+                    continue;
+                }
+                held.take()
+            };
+            if let Some(client) = client {
+                let _ = client.shutdown().await;
+            }
+        }
+    }
 }
 
 fn set_error(slot: &Slot, error: Option<String>) {
@@ -264,12 +344,17 @@ impl HostBuilder {
                     config,
                     client: tokio::sync::RwLock::new(None),
                     error: Mutex::new(None),
+                    busy: AtomicUsize::new(0),
+                    used: Mutex::new(Instant::now()),
+                    listening: AtomicBool::new(false),
+                    starting: tokio::sync::Mutex::new(()),
+                    resources: Mutex::new(Vec::new()),
                     #[cfg(feature = "oauth")]
                     oauth,
                 };
                 (id, slot)
             })
-            .collect();
+            .collect::<BTreeMap<_, _>>();
         // One book for the host and every client it connects: the host
         // pins what it lists, and each client refuses a changed tool on
         // the path every call takes, whoever holds the client.
@@ -280,7 +365,7 @@ impl HostBuilder {
         let mut options = self.options;
         options.pins = Pinning::Shared(pins.clone());
         let host = Host {
-            slots,
+            slots: Arc::new(slots),
             gate,
             input: self.input,
             options,
@@ -290,8 +375,19 @@ impl HostBuilder {
             quarantine_flagged: self.quarantine_flagged,
             audit: self.audit,
         };
-        join_all(host.slots.keys().map(|id| host.connect(id))).await;
+        // A lazy server whose definitions are pinned sleeps until needed;
+        // one seen for the first time runs, to be listed and pinned.
+        let starting: Vec<&ServerId> = host
+            .slots
+            .iter()
+            .filter(|(id, slot)| slot.config.idle.is_none() || !host.pinned(id, slot))
+            .map(|(id, _)| id)
+            .collect();
+        join_all(starting.into_iter().map(|id| host.connect(id))).await;
         host.refresh().await;
+        if host.slots.values().any(|s| s.config.idle.is_some()) {
+            tokio::spawn(stop_idle(Arc::downgrade(&host.slots)));
+        }
         host
     }
 }
@@ -350,7 +446,7 @@ impl Judging<'_> {
 /// One client per configured server, the gate every tool call passes, and
 /// the catalogue of what the servers offer.
 pub struct Host {
-    slots: BTreeMap<ServerId, Slot>,
+    slots: Arc<BTreeMap<ServerId, Slot>>,
     gate: Gate,
     input: Arc<dyn InputHandler>,
     options: ClientOptions,
@@ -461,6 +557,64 @@ impl Host {
         }
     }
 
+    /// Whether the pin book holds definitions of `id` as configured.
+    fn pinned(&self, id: &ServerId, slot: &Slot) -> bool {
+        let identity = trust::identity(&slot.config.target);
+        !self.pins.lock().pins.of(id, &identity).is_empty()
+    }
+
+    /// Whether `slot` is a lazy server that is not running and has not
+    /// failed.
+    async fn asleep(&self, slot: &Slot) -> bool {
+        slot.config.idle.is_some()
+            && slot.client.read().await.is_none()
+            && slot.error.lock().is_ok_and(|e| e.is_none())
+    }
+
+    /// What the sleeping server `id` offers, as pinned (and its resources
+    /// as last listed).
+    fn listed_from_pins(&self, id: &ServerId, slot: &Slot, listed: &mut Listed) {
+        let identity = trust::identity(&slot.config.target);
+        let book = self.pins.lock();
+        for pin in book.pins.of(id, &identity) {
+            let value = pin.definition.clone();
+            match pin.kind {
+                Kind::Tool => {
+                    if let Ok(tool) = serde_json::from_value::<Tool>(value) {
+                        listed
+                            .tools
+                            .push((id.clone(), Untrusted::new(id.clone(), tool)));
+                    }
+                }
+                Kind::Prompt => {
+                    if let Ok(prompt) = serde_json::from_value::<Prompt>(value) {
+                        listed
+                            .prompts
+                            .push((id.clone(), Untrusted::new(id.clone(), prompt)));
+                    }
+                }
+                Kind::ResourceTemplate => {
+                    if let Ok(template) = serde_json::from_value::<ResourceTemplate>(value) {
+                        listed
+                            .templates
+                            .push((id.clone(), Untrusted::new(id.clone(), template)));
+                    }
+                }
+                Kind::Instructions => {
+                    if let Value::String(text) = value {
+                        listed
+                            .instructions
+                            .push((id.clone(), Untrusted::new(id.clone(), text)));
+                    }
+                }
+            }
+        }
+        drop(book);
+        if let Ok(resources) = slot.resources.lock() {
+            listed.resources.extend(resources.iter().cloned());
+        }
+    }
+
     /// The client of `id`, if it is connected.
     pub async fn client(&self, id: &ServerId) -> Option<Arc<Client>> {
         self.slots.get(id)?.client.read().await.clone()
@@ -469,10 +623,11 @@ impl Host {
     /// Every configured server and how it is doing.
     pub async fn servers(&self) -> Vec<ServerStatus> {
         let mut list = Vec::new();
-        for (id, slot) in &self.slots {
+        for (id, slot) in self.slots.iter() {
             let client = slot.client.read().await.clone();
             list.push(ServerStatus {
                 id: id.clone(),
+                asleep: self.asleep(slot).await,
                 session: client.and_then(|c| c.session()),
                 error: slot.error.lock().ok().and_then(|e| e.clone()),
             });
@@ -483,22 +638,66 @@ impl Host {
     /// Runs `op` on the client of `id`. If a stdio server has crashed, or
     /// an HTTP+SSE server's stream could not be opened again, it is
     /// restarted (connected anew) and `op` runs once more: what was in
-    /// flight is retried.
+    /// flight is retried. A sleeping lazy server is started first, and
+    /// what it offers listed and judged against its pins again, so that
+    /// a definition that changed while it slept is quarantined before
+    /// `op` runs.
     async fn with_client<'a, T>(
         &self,
         id: &ServerId,
         op: impl Fn(Arc<Client>) -> BoxFuture<'a, Result<T, ClientError>>,
     ) -> Result<T, ClientError> {
+        let slot = self.slot(id)?;
+        let _in_use = InUse::new(slot);
         let client = match self.client(id).await {
             Some(client) => client,
+            None if slot.config.idle.is_some() => {
+                let client = self.wake(id, slot).await?;
+                self.refresh().await;
+                client
+            }
             None => self.connect(id).await?,
         };
+        self.retrying(id, client, op).await
+    }
+
+    /// Runs `op` on the running client of `id`, as [`Host::with_client`]
+    /// does, but never starts a server that is not running.
+    async fn listing<'a, T>(
+        &self,
+        id: &ServerId,
+        op: impl Fn(Arc<Client>) -> BoxFuture<'a, Result<T, ClientError>>,
+    ) -> Result<T, ClientError> {
+        let slot = self.slot(id)?;
+        let _in_use = InUse::new(slot);
+        let client = self.client(id).await.ok_or(ClientError::Closed)?;
+        self.retrying(id, client, op).await
+    }
+
+    /// Runs `op` on `client`, and once more on a new client if it died.
+    async fn retrying<'a, T>(
+        &self,
+        id: &ServerId,
+        client: Arc<Client>,
+        op: impl Fn(Arc<Client>) -> BoxFuture<'a, Result<T, ClientError>>,
+    ) -> Result<T, ClientError> {
         match op(client.clone()).await {
             Err(ClientError::Closed) if client.is_closed() => {
                 let fresh = self.restart(id, &client).await?;
                 op(fresh).await
             }
             other => other,
+        }
+    }
+
+    /// Starts the sleeping lazy server `id`, unless another request
+    /// already did.
+    async fn wake(&self, id: &ServerId, slot: &Slot) -> Result<Arc<Client>, ClientError> {
+        // One start at a time: the others wait, then find it running.
+        let _starting = slot.starting.lock().await;
+        match self.client(id).await {
+            Some(client) => Ok(client),
+            None => self.connect(id).await,
         }
     }
 
@@ -520,7 +719,11 @@ impl Host {
     /// contributes nothing until the next refresh.
     pub async fn refresh(&self) {
         let mut listed = Listed::default();
-        for (id, slot) in &self.slots {
+        for (id, slot) in self.slots.iter() {
+            if self.asleep(slot).await {
+                self.listed_from_pins(id, slot, &mut listed);
+                continue;
+            }
             if slot.client.read().await.is_none() {
                 continue;
             }
@@ -533,7 +736,7 @@ impl Host {
             let capabilities = session.capabilities;
             if capabilities.tools.is_some() {
                 if let Ok(list) = self
-                    .with_client(id, |c| Box::pin(async move { c.list_tools().await }))
+                    .listing(id, |c| Box::pin(async move { c.list_tools().await }))
                     .await
                 {
                     listed
@@ -544,7 +747,7 @@ impl Host {
             }
             if capabilities.prompts.is_some() {
                 if let Ok(list) = self
-                    .with_client(id, |c| Box::pin(async move { c.list_prompts().await }))
+                    .listing(id, |c| Box::pin(async move { c.list_prompts().await }))
                     .await
                 {
                     listed
@@ -554,18 +757,25 @@ impl Host {
             }
             if capabilities.resources.is_some() {
                 if let Ok(list) = self
-                    .with_client(id, |c| Box::pin(async move { c.list_resources().await }))
+                    .listing(id, |c| Box::pin(async move { c.list_resources().await }))
                     .await
                 {
-                    listed
-                        .resources
-                        .extend(list.into_iter().map(|resource| HostResource {
+                    let resources: Vec<HostResource> = list
+                        .into_iter()
+                        .map(|resource| HostResource {
                             server: id.clone(),
                             resource,
-                        }));
+                        })
+                        .collect();
+                    if slot.config.idle.is_some() {
+                        if let Ok(mut kept) = slot.resources.lock() {
+                            kept.clone_from(&resources);
+                        }
+                    }
+                    listed.resources.extend(resources);
                 }
                 if let Ok(list) = self
-                    .with_client(id, |c| {
+                    .listing(id, |c| {
                         Box::pin(async move { c.list_resource_templates().await })
                     })
                     .await
@@ -1073,7 +1283,18 @@ impl Host {
         let call = &call;
         let result = self
             .with_client(&server, |c| {
-                Box::pin(async move { c.run_tool(call, options).await })
+                Box::pin(async move {
+                    // A lazy server started for this call was judged anew.
+                    if let (_, Some(reason)) = self.tool_state(call.server(), call.tool()) {
+                        return Err(ClientError::Quarantined {
+                            kind: NameKind::Tool,
+                            server: call.server().clone(),
+                            name: call.qualified().to_owned(),
+                            reason: Box::new(reason),
+                        });
+                    }
+                    c.run_tool(call, options).await
+                })
             })
             .await;
         if let Some(log) = &self.audit {
@@ -1177,6 +1398,8 @@ impl Host {
         id: &ServerId,
         filter: SubscriptionFilter,
     ) -> Result<Subscription, ClientError> {
+        // A lazy server with a subscription stays up.
+        self.slot(id)?.listening.store(true, Ordering::SeqCst);
         self.with_client(id, |c| {
             let filter = filter.clone();
             Box::pin(async move { c.listen(filter).await })
@@ -1188,7 +1411,7 @@ impl Host {
     /// then SIGTERM, then SIGKILL.
     pub async fn shutdown(&self) -> Vec<(ServerId, Option<Shutdown>)> {
         let mut clients = Vec::new();
-        for (id, slot) in &self.slots {
+        for (id, slot) in self.slots.iter() {
             if let Some(client) = slot.client.write().await.take() {
                 clients.push((id.clone(), client));
             }

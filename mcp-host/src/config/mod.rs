@@ -82,7 +82,17 @@ pub struct ServerConfig {
     pub oauth: OAuthConfig,
     /// Which of its tools the host offers.
     pub tools: ToolFilter,
+    /// For a lazy stdio server (`"lazy": true`), how long it may sit
+    /// unused before the host stops it (`idleTimeout`, in seconds; 300 by
+    /// default). A lazy server whose definitions are pinned is not started
+    /// with the host: its catalogue is served from the pins until a
+    /// request needs it. `None` for a server that runs as long as the
+    /// host.
+    pub idle: Option<std::time::Duration>,
 }
+
+/// How long a lazy server may sit unused by default.
+pub const DEFAULT_IDLE: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// Which of a server's tools the host offers: `allowedTools` and
 /// `disabledTools`, by the tool's own name.
@@ -471,6 +481,9 @@ struct Entry {
     #[serde(default)]
     disabled: bool,
     oauth: Option<Value>,
+    #[serde(default)]
+    lazy: bool,
+    idle_timeout: Option<f64>,
 }
 
 impl HostConfig {
@@ -624,6 +637,28 @@ impl HostConfig {
                 (Some(_), Some(_)) => return Err(bad("give `command` or `url`, not both".into())),
                 (None, None) => return Err(bad("give `command` (stdio) or `url` (HTTP)".into())),
             };
+            let idle =
+                match (entry.lazy, entry.idle_timeout) {
+                    (false, None) => None,
+                    (false, Some(_)) => {
+                        return Err(bad("`idleTimeout` goes with `\"lazy\": true`".into()))
+                    }
+                    (true, _) if !matches!(target, Target::Stdio(_)) => return Err(bad(
+                        "`lazy` is for stdio servers; an HTTP server costs nothing while unused"
+                            .into(),
+                    )),
+                    (true, None) => Some(DEFAULT_IDLE),
+                    (true, Some(seconds)) => Some(
+                        std::time::Duration::try_from_secs_f64(seconds)
+                            .ok()
+                            .filter(|d| !d.is_zero())
+                            .ok_or_else(|| {
+                                bad(format!(
+                                    "`idleTimeout`: {seconds} is not a positive number of seconds"
+                                ))
+                            })?,
+                    ),
+                };
             let id = ServerId::new(key.clone()).map_err(|e| bad(e.to_string()))?;
             let trust = if entry.trusted {
                 Trust::Trusted
@@ -641,6 +676,7 @@ impl HostConfig {
                         allowed: entry.allowed_tools,
                         disabled: entry.disabled_tools,
                     },
+                    idle,
                 },
             );
         }
@@ -840,10 +876,42 @@ mod tests {
             (r#"{"other": {}}"#, "mcpServers"),
             (r#"{"mcpServers": {}, "servers": {}}"#, "not both"),
             ("not json", "expected"),
+            (
+                r#"{"mcpServers": {"h": {"url": "https://h/mcp", "lazy": true}}}"#,
+                "`lazy` is for stdio servers",
+            ),
+            (
+                r#"{"mcpServers": {"s": {"command": "x", "idleTimeout": 5}}}"#,
+                "goes with `\"lazy\": true`",
+            ),
+            (
+                r#"{"mcpServers": {"s": {"command": "x", "lazy": true, "idleTimeout": 0}}}"#,
+                "not a positive number of seconds",
+            ),
+            (
+                r#"{"mcpServers": {"s": {"command": "x", "lazy": true, "idleTimeout": -1}}}"#,
+                "not a positive number of seconds",
+            ),
         ] {
             let error = HostConfig::from_json(text).expect_err(text).to_string();
             assert!(error.contains(needle), "{error}");
         }
+    }
+
+    #[test]
+    fn reads_lazy_servers() {
+        let config = HostConfig::from_json(
+            r#"{"mcpServers": {
+                "a": {"command": "x", "lazy": true},
+                "b": {"command": "x", "lazy": true, "idleTimeout": 1.5},
+                "c": {"command": "x"}
+            }}"#,
+        )
+        .expect("valid");
+        let idle = |id: &str| config.servers[&ServerId::new(id).expect("id")].idle;
+        assert_eq!(idle("a"), Some(DEFAULT_IDLE));
+        assert_eq!(idle("b"), Some(std::time::Duration::from_millis(1500)));
+        assert_eq!(idle("c"), None);
     }
 
     struct Fixed;

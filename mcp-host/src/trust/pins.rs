@@ -219,6 +219,13 @@ impl Pins {
             .find(|s| s.server == server.as_str() && s.identity == identity)
     }
 
+    /// Every pin of `server` at `identity`, sorted by kind and name.
+    pub fn of(&self, server: &ServerId, identity: &str) -> &[Pin] {
+        self.server(server, identity)
+            .map(|s| s.pins.as_slice())
+            .unwrap_or_default()
+    }
+
     /// The pin of the definition of `kind` named `name`, if there is one.
     pub fn get(&self, server: &ServerId, identity: &str, kind: Kind, name: &str) -> Option<&Pin> {
         self.server(server, identity)?

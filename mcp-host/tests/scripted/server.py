@@ -42,7 +42,9 @@ which misbehaves in one way:
 
 When $CALL_LOG names a file, every `tools/call` in the modern modes
 appends its name and arguments to it as one JSON line before it runs, so
-a test can tell whether, and with what, a tool really ran.
+a test can tell whether, and with what, a tool really ran. When
+$START_LOG names a file, every process appends its pid to it as it
+starts, so a test can tell when, and how often, the server was started.
 """
 
 import json
@@ -292,6 +294,10 @@ def modern(message):
 
 
 def main():
+    start_log = os.environ.get("START_LOG")
+    if start_log:
+        with open(start_log, "a") as f:
+            f.write("%d\n" % os.getpid())
     if MODE == "exits":
         for n in range(1, 31):
             sys.stderr.write("starting step %d\n" % n)
