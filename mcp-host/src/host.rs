@@ -153,6 +153,16 @@ struct Slot {
     oauth: Result<Option<Arc<crate::auth::OAuthClient>>, String>,
 }
 
+/// A pinned definition of `server`, as the type it was listed as; `None`
+/// when it no longer reads as one.
+fn decoded<T: serde::de::DeserializeOwned>(
+    server: &ServerId,
+    value: Value,
+) -> Option<(ServerId, Untrusted<T>)> {
+    let item = serde_json::from_value(value).ok()?;
+    Some((server.clone(), Untrusted::new(server.clone(), item)))
+}
+
 /// Counts a request on a slot's client while it lives.
 struct InUse<'a>(&'a Slot);
 
@@ -579,34 +589,10 @@ impl Host {
         for pin in book.pins.of(id, &identity) {
             let value = pin.definition.clone();
             match pin.kind {
-                Kind::Tool => {
-                    if let Ok(tool) = serde_json::from_value::<Tool>(value) {
-                        listed
-                            .tools
-                            .push((id.clone(), Untrusted::new(id.clone(), tool)));
-                    }
-                }
-                Kind::Prompt => {
-                    if let Ok(prompt) = serde_json::from_value::<Prompt>(value) {
-                        listed
-                            .prompts
-                            .push((id.clone(), Untrusted::new(id.clone(), prompt)));
-                    }
-                }
-                Kind::ResourceTemplate => {
-                    if let Ok(template) = serde_json::from_value::<ResourceTemplate>(value) {
-                        listed
-                            .templates
-                            .push((id.clone(), Untrusted::new(id.clone(), template)));
-                    }
-                }
-                Kind::Instructions => {
-                    if let Value::String(text) = value {
-                        listed
-                            .instructions
-                            .push((id.clone(), Untrusted::new(id.clone(), text)));
-                    }
-                }
+                Kind::Tool => listed.tools.extend(decoded(id, value)),
+                Kind::Prompt => listed.prompts.extend(decoded(id, value)),
+                Kind::ResourceTemplate => listed.templates.extend(decoded(id, value)),
+                Kind::Instructions => listed.instructions.extend(decoded(id, value)),
             }
         }
         drop(book);

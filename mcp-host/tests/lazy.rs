@@ -6,69 +6,37 @@
 
 mod common;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{config_file, scripted_entry, CallLog};
+use common::{config_file, scripted_entry, CallLog, TestDir};
 use mcp_host::approval::ApproveAll;
 use mcp_host::client::CallOptions;
 use mcp_host::trust::{PinFile, Quarantine};
 use mcp_host::{ClientError, Host, HostConfig, ServerId};
 use serde_json::{json, Map, Value};
 
-/// A directory of its own for one test: the stage file, the start log, pins.
-struct Dir(PathBuf);
-
-impl Dir {
-    fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("mcp-host-lazy-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("a directory");
-        Self(dir)
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-
-    fn stage(&self, stage: u8) {
-        std::fs::write(self.path("stage"), stage.to_string()).expect("stage written");
-    }
-
-    /// The pids of the server processes started so far.
-    fn starts(&self) -> Vec<i32> {
-        std::fs::read_to_string(self.path("starts"))
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| l.trim().parse().ok())
-            .collect()
-    }
-
-    /// The scripted `rugpull` server as `weather`, lazy, plus an eager
-    /// server `echo` of the same script.
-    fn config(&self, log: &CallLog, idle: f64) -> HostConfig {
-        let mut entry = log.entry();
-        entry["args"] = scripted_entry("rugpull", json!({}))["args"].clone();
-        entry["env"]["TOOL_STAGE_FILE"] = json!(self.path("stage").display().to_string());
-        entry["env"]["START_LOG"] = json!(self.path("starts").display().to_string());
-        entry["lazy"] = json!(true);
-        entry["idleTimeout"] = json!(idle);
-        let file = config_file(
-            &format!(
-                "lazy-{}",
-                self.0.file_name().unwrap_or_default().to_string_lossy()
-            ),
-            json!({ "weather": entry }),
-        );
-        HostConfig::load(&file).expect("config")
-    }
+/// The pids of the server processes started so far, as `dir`'s start
+/// log has them.
+fn started(dir: &TestDir) -> Vec<i32> {
+    std::fs::read_to_string(dir.path("starts"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect()
 }
 
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// The scripted `rugpull` server as `weather`, lazy with `idle` seconds,
+/// its stage file and start log in `dir`.
+fn config(dir: &TestDir, log: &CallLog, idle: f64) -> HostConfig {
+    let mut entry = log.entry();
+    entry["args"] = scripted_entry("rugpull", json!({}))["args"].clone();
+    entry["env"]["TOOL_STAGE_FILE"] = json!(dir.path("stage").display().to_string());
+    entry["env"]["START_LOG"] = json!(dir.path("starts").display().to_string());
+    entry["lazy"] = json!(true);
+    entry["idleTimeout"] = json!(idle);
+    let file = config_file(&format!("lazy-{}", dir.name()), json!({ "weather": entry }));
+    HostConfig::load(&file).expect("config")
 }
 
 fn alive(pid: i32) -> bool {
@@ -108,12 +76,12 @@ async fn asleep(host: &Host, id: &ServerId) -> bool {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_lazy_server_sleeps_until_needed_and_after_its_idle_time() {
-    let dir = Dir::new("cycle");
+    let dir = TestDir::new("lazy", "cycle");
     let log = CallLog::new("lazy-cycle");
     let id = ServerId::new("weather").expect("id");
     dir.stage(1);
     let start = |idle: f64| {
-        Host::builder(dir.config(&log, idle))
+        Host::builder(config(&dir, &log, idle))
             .options(common::options(false))
             .approver(Arc::new(ApproveAll))
             .pin_file(PinFile::new(dir.path("pins.json")))
@@ -123,7 +91,7 @@ async fn a_lazy_server_sleeps_until_needed_and_after_its_idle_time() {
     // Never seen: started with the host, listed and pinned, then stopped
     // once unused for its idle time; its tool stays in the catalogue.
     let host = start(0.5).await;
-    let first = dir.starts();
+    let first = started(&dir);
     assert_eq!(first.len(), 1, "started once to be listed");
     assert_eq!(host.tools().len(), 1);
     assert!(
@@ -138,20 +106,20 @@ async fn a_lazy_server_sleeps_until_needed_and_after_its_idle_time() {
     // Pinned: a new host does not start it, and serves its catalogue from
     // the pins, refresh after refresh.
     let host = start(0.5).await;
-    assert_eq!(dir.starts().len(), 1, "not started with the host");
+    assert_eq!(started(&dir).len(), 1, "not started with the host");
     assert!(asleep(&host, &id).await);
     host.refresh().await;
     let tools = host.tools();
     assert_eq!(tools.len(), 1);
     assert_eq!(tools[0].qualified, "weather__forecast");
     assert!(tools[0].quarantine.is_none());
-    assert_eq!(dir.starts().len(), 1, "a refresh does not start it");
+    assert_eq!(started(&dir).len(), 1, "a refresh does not start it");
 
     // A call starts it; it runs the call, and stops again when idle.
     host.call("weather__forecast", args(), &CallOptions::default())
         .await
         .expect("the call starts the server");
-    let starts = dir.starts();
+    let starts = started(&dir);
     assert_eq!(starts.len(), 2);
     assert_eq!(log.calls().len(), 1);
     assert!(!asleep(&host, &id).await);
@@ -162,7 +130,7 @@ async fn a_lazy_server_sleeps_until_needed_and_after_its_idle_time() {
             .await
             .expect("still up");
     }
-    assert_eq!(dir.starts().len(), 2, "kept up while used");
+    assert_eq!(started(&dir).len(), 2, "kept up while used");
     assert!(alive(starts[1]));
     assert!(
         gone(starts[1], Duration::from_secs(10)).await,
@@ -181,21 +149,21 @@ async fn a_lazy_server_sleeps_until_needed_and_after_its_idle_time() {
             if matches!(**reason, Quarantine::Changed(_))),
         "{refused:?}"
     );
-    assert_eq!(dir.starts().len(), 3);
+    assert_eq!(started(&dir).len(), 3);
     assert_eq!(log.calls().len(), 4, "the changed tool never ran");
     assert!(host.tools().is_empty());
     assert_eq!(host.quarantined_tools().len(), 1);
     host.shutdown().await;
-    assert!(dir.starts().iter().all(|&pid| !alive(pid)));
+    assert!(started(&dir).iter().all(|&pid| !alive(pid)));
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn requests_at_once_start_a_sleeping_server_once() {
-    let dir = Dir::new("once");
+    let dir = TestDir::new("lazy", "once");
     let log = CallLog::new("lazy-once");
     dir.stage(1);
     let start = || {
-        Host::builder(dir.config(&log, 60.0))
+        Host::builder(config(&dir, &log, 60.0))
             .options(common::options(false))
             .approver(Arc::new(ApproveAll))
             .pin_file(PinFile::new(dir.path("pins.json")))
@@ -204,13 +172,13 @@ async fn requests_at_once_start_a_sleeping_server_once() {
     // Pin it, then start a host that lets it sleep.
     start().await.shutdown().await;
     let host = start().await;
-    assert_eq!(dir.starts().len(), 1);
+    assert_eq!(started(&dir).len(), 1);
     let options = CallOptions::default();
     let calls = (0..4).map(|_| host.call("weather__forecast", args(), &options));
     for outcome in futures_util::future::join_all(calls).await {
         outcome.expect("each call runs");
     }
-    assert_eq!(dir.starts().len(), 2, "one start for four calls");
+    assert_eq!(started(&dir).len(), 2, "one start for four calls");
     assert_eq!(log.calls().len(), 4);
     host.shutdown().await;
 }

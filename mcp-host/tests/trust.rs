@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use common::pty::{printed_result, Pty};
-use common::{config_file, host_command, printed, scripted_entry, CallLog};
+use common::{config_file, host_command, printed, scripted_entry, CallLog, TestDir};
 use mcp_host::approval::ApproveAll;
 use mcp_host::client::CallOptions;
 use mcp_host::trust::{PinFile, Quarantine};
@@ -19,24 +19,19 @@ use mcp_host::{ClientError, Host, PinEvent, ServerId};
 use serde_json::{json, Map, Value};
 
 /// A directory of its own for one test: the stage file, pins, audit log.
-struct Dir(PathBuf);
+struct Dir(TestDir);
+
+impl std::ops::Deref for Dir {
+    type Target = TestDir;
+
+    fn deref(&self) -> &TestDir {
+        &self.0
+    }
+}
 
 impl Dir {
     fn new(name: &str) -> Self {
-        let dir =
-            std::env::temp_dir().join(format!("mcp-host-trust-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("a directory");
-        Self(dir)
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-
-    /// Sets the definition the peer lists from now on.
-    fn stage(&self, stage: u8) {
-        std::fs::write(self.path("stage"), stage.to_string()).expect("stage written");
+        Self(TestDir::new("trust", name))
     }
 
     /// The configuration of the peer as `weather`, logging its calls to `log`.
@@ -45,10 +40,7 @@ impl Dir {
         let command = scripted_entry("rugpull", json!({}));
         entry["args"] = command["args"].clone();
         entry["env"]["TOOL_STAGE_FILE"] = json!(self.path("stage").display().to_string());
-        let name = format!(
-            "trust-{}",
-            self.0.file_name().unwrap_or_default().to_string_lossy()
-        );
+        let name = format!("trust-{}", self.name());
         config_file(&name, json!({ "weather": entry }))
     }
 
@@ -68,12 +60,6 @@ impl Dir {
             .lines()
             .map(|line| serde_json::from_str(line).expect("each line is JSON"))
             .collect()
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 

@@ -233,6 +233,47 @@ pub fn first_text(result: &mcp_types::v2026_07_28::CallToolResult) -> String {
         .to_owned()
 }
 
+/// A directory of its own for one test, in the temporary directory,
+/// named after `kind`, this test process and `name`; removed on drop.
+pub struct TestDir(pub PathBuf);
+
+impl TestDir {
+    /// A fresh, empty directory.
+    pub fn new(kind: &str, name: &str) -> Self {
+        let dir =
+            std::env::temp_dir().join(format!("mcp-host-{kind}-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a directory");
+        Self(dir)
+    }
+
+    /// The file `name` in it.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+
+    /// Sets the definition the scripted `rugpull` server lists from now on
+    /// (its `TOOL_STAGE_FILE` is `stage` here).
+    pub fn stage(&self, stage: u8) {
+        std::fs::write(self.path("stage"), stage.to_string()).expect("stage written");
+    }
+
+    /// The last part of its name.
+    pub fn name(&self) -> String {
+        self.0
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned()
+    }
+}
+
+impl Drop for TestDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// A file in the temporary directory, removed on drop.
 pub struct Scratch(pub PathBuf);
 
