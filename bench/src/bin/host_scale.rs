@@ -15,12 +15,18 @@
 //! call is `Host::prepare`, `Host::authorize` and `Host::call_tool` of the
 //! last tool, the median of 7 runs of 200 calls. The charts go to `DIR`
 //! (default `bench/figures`): `host-servers.svg` and `host-tools.svg`.
+//!
+//! Then 10 configured servers of which 2 are used: the processes running
+//! and the memory of the host and its servers together, with every server
+//! started with the host and with lazy ones (`"lazy": true`, pinned by an
+//! earlier start), each in a fresh process (`--used-of-ten eager|lazy`).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mcp_bench::chart::{Chart, Series};
-use mcp_bench::measure::{figures, in_fresh_process, resident};
+use mcp_bench::measure::{children, figures, in_fresh_process, resident, resident_of};
+use mcp_host::trust::PinFile;
 use mcp_host::approval::ApproveAll;
 use mcp_host::client::CallOptions;
 use mcp_host::{Host, HostConfig};
@@ -39,18 +45,28 @@ fn scale() -> String {
 
 /// A host of `servers` stdio servers of `tools` tools each.
 async fn start(servers: usize, tools: usize) -> Host {
+    start_with(servers, tools, None).await
+}
+
+/// As [`start`], the servers lazy when `pins` is given, and pinned there.
+async fn start_with(servers: usize, tools: usize, pins: Option<&std::path::Path>) -> Host {
     let entries: Map<String, Value> = (0..servers)
         .map(|n| {
-            let entry = json!({"command": scale(), "args": ["--serve-stdio", tools.to_string()]});
+            let mut entry =
+                json!({"command": scale(), "args": ["--serve-stdio", tools.to_string()]});
+            if pins.is_some() {
+                entry["lazy"] = json!(true);
+            }
             (format!("s{n}"), entry)
         })
         .collect();
     let config = HostConfig::from_json(&json!({ "mcpServers": entries }).to_string())
         .expect("a configuration");
-    let host = Host::builder(config)
-        .approver(Arc::new(ApproveAll))
-        .start()
-        .await;
+    let mut builder = Host::builder(config).approver(Arc::new(ApproveAll));
+    if let Some(pins) = pins {
+        builder = builder.pin_file(PinFile::new(pins));
+    }
+    let host = builder.start().await;
     let down: Vec<_> = host
         .servers()
         .await
@@ -83,6 +99,29 @@ async fn call(host: &Host, tool: &str) {
         .expect("called");
 }
 
+/// 10 servers configured, 2 of them used: the servers running, and the
+/// memory of this process and theirs together.
+async fn used_of_ten(lazy: bool) -> (usize, u64) {
+    let pins = std::env::temp_dir().join(format!("host-scale-pins-{}.json", std::process::id()));
+    let _ = std::fs::remove_file(&pins);
+    let pins = lazy.then_some(pins.as_path());
+    if pins.is_some() {
+        // The first start pins every server; the lazy ones then sleep.
+        start_with(10, 10, pins).await.shutdown().await;
+    }
+    let host = start_with(10, 10, pins).await;
+    for server in ["s3", "s7"] {
+        call(&host, &format!("{server}__t0")).await;
+    }
+    let running = children();
+    let bytes = resident() + running.iter().map(|&pid| resident_of(pid)).sum::<u64>();
+    host.shutdown().await;
+    if let Some(pins) = pins {
+        let _ = std::fs::remove_file(pins);
+    }
+    (running.len(), bytes)
+}
+
 fn micros(d: Duration) -> f64 {
     d.as_secs_f64() * 1e6
 }
@@ -92,6 +131,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .enable_all()
         .build()?;
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, mode] = args.as_slice() {
+        if flag == "--used-of-ten" {
+            let (running, bytes) = runtime.block_on(used_of_ten(mode == "lazy"));
+            println!("{}", bytes);
+            eprintln!("{running} processes");
+            return Ok(());
+        }
+    }
     if let [flag, servers] = args.as_slice() {
         if flag == "--memory" {
             let servers: usize = servers.parse()?;
@@ -104,6 +151,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let dir = figures(&args)?;
     let dir = dir.as_path();
+
+    println!("| 10 servers configured, 2 used | servers running | host and servers memory |");
+    println!("| --- | --- | --- |");
+    for mode in ["eager", "lazy"] {
+        let output = std::process::Command::new(std::env::current_exe()?)
+            .args(["--used-of-ten", mode])
+            .output()?;
+        assert!(output.status.success(), "{mode}: {output:?}");
+        let bytes: f64 = String::from_utf8_lossy(&output.stdout).trim().parse()?;
+        let running = String::from_utf8_lossy(&output.stderr);
+        println!(
+            "| {mode} | {} | {:.1} MiB |",
+            running.split_whitespace().next().unwrap_or("?"),
+            bytes / (1024.0 * 1024.0)
+        );
+    }
+    println!();
 
     let mut starts = Vec::new();
     for servers in [1, 10, 50] {
