@@ -262,13 +262,12 @@ fn sessions(
 
 /// A server holding `count` live tasks.
 fn live_tasks(runtime: &tokio::runtime::Runtime, count: usize) -> Server {
-    let most = count;
     let server = Server::builder(Holder)
         .info("scale", "0")
         .tools()
         .tasks(
             TaskSettings::default()
-                .store(MemoryTaskStore::new(most + 1))
+                .store(MemoryTaskStore::new(count + 1))
                 .inline_grace(Duration::ZERO),
         )
         .build()

@@ -105,10 +105,9 @@ fn per_call(mut work: impl FnMut(usize) -> usize) -> Duration {
 }
 
 /// Resident memory of this process in bytes, from `/proc/self/statm`.
+/// This process's resident memory, when it can be read.
 fn resident() -> Option<u64> {
-    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
-    Some(pages * 4096)
+    Some(mcp_bench::measure::resident()).filter(|&bytes| bytes > 0)
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
