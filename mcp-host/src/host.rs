@@ -811,10 +811,7 @@ impl Host {
                     .filter(|(s, _)| s != server)
                     .map(|(_, n)| n.clone())
                     .collect();
-                let checks = Checks {
-                    others,
-                    ..Checks::default()
-                };
+                let checks = Checks::new(Checks::default().max_description, others);
                 (server, checks)
             })
             .collect();

@@ -19,6 +19,8 @@
 
 use std::fmt;
 
+use aho_corasick::AhoCorasick;
+
 use serde_json::Value;
 
 use crate::untrusted::{is_hidden, neutralise};
@@ -137,14 +139,63 @@ pub struct Checks {
     pub max_description: usize,
     /// The names of other servers' tools: qualified names, and their own.
     pub others: Vec<String>,
+    /// `others`, lowercase, as one automaton that finds them all in one
+    /// pass over a text: built at the first check, so that a catalogue
+    /// of `T` tools costs time linear in its text, not `T` searches of
+    /// every string.
+    matcher: std::sync::OnceLock<Option<AhoCorasick>>,
 }
 
 impl Default for Checks {
     fn default() -> Self {
+        Self::new(2048, Vec::new())
+    }
+}
+
+impl Checks {
+    /// Checks with a description limit of `max_description` characters,
+    /// looking for the tool names `others`.
+    pub fn new(max_description: usize, others: Vec<String>) -> Self {
         Self {
-            max_description: 2048,
-            others: Vec::new(),
+            max_description,
+            others,
+            matcher: std::sync::OnceLock::new(),
         }
+    }
+
+    fn matcher(&self) -> Option<&AhoCorasick> {
+        self.matcher
+            .get_or_init(|| {
+                let names = self.others.iter().map(|n| n.to_lowercase());
+                AhoCorasick::new(names).ok()
+            })
+            .as_ref()
+    }
+
+    /// The indexes in `others` of the names `folded` mentions as whole
+    /// words, in order.
+    fn mentioned(&self, folded: &str) -> Vec<usize> {
+        let Some(matcher) = self.matcher() else {
+            // No automaton could be built (it cannot fail for names of
+            // tools, but the checks must not stop): one search a name.
+            return (self.others.iter().enumerate())
+                .filter(|(_, name)| mentions(folded, &name.to_lowercase()))
+                .map(|(n, _)| n)
+                .collect();
+        };
+        let word = |c: char| c.is_alphanumeric() || c == '_';
+        let mut found: Vec<usize> = matcher
+            .find_overlapping_iter(folded)
+            .filter(|m| {
+                let before = folded[..m.start()].chars().next_back();
+                let after = folded[m.end()..].chars().next();
+                m.start() < m.end() && !before.is_some_and(word) && !after.is_some_and(word)
+            })
+            .map(|m| m.pattern().as_usize())
+            .collect();
+        found.sort_unstable();
+        found.dedup();
+        found
     }
 }
 
@@ -225,16 +276,8 @@ fn check_text(
             });
         }
     }
-    for name in &checks.others {
-        // Most names are lowercase already, and then cost no copy: this
-        // runs for every string of every definition against every other
-        // server's tools.
-        let lower = if name.chars().any(char::is_uppercase) {
-            std::borrow::Cow::Owned(name.to_lowercase())
-        } else {
-            std::borrow::Cow::Borrowed(name.as_str())
-        };
-        if mentions(&folded, &lower) {
+    for n in checks.mentioned(&folded) {
+        if let Some(name) = checks.others.get(n) {
             findings.push(Finding {
                 field: field.to_owned(),
                 kind: FindingKind::Shadowing { name: name.clone() },
@@ -309,10 +352,7 @@ mod tests {
 
     fn checks(text: &str) -> Vec<String> {
         let definition = json!({"name": "t", "description": text});
-        let checks = Checks {
-            max_description: 40,
-            others: vec!["mail__send_email".into(), "send_email".into()],
-        };
+        let checks = Checks::new(40, vec!["mail__send_email".into(), "send_email".into()]);
         check(&definition, &checks)
             .iter()
             .map(|f| format!("{}:{}", f.kind.check(), f.field))
@@ -351,6 +391,41 @@ mod tests {
         for (text, expected) in table {
             assert_eq!(checks(text), *expected, "{text:?}");
         }
+    }
+
+    #[test]
+    fn one_pass_finds_what_a_search_a_name_finds() {
+        let names: Vec<String> = [
+            "Mail__Send",
+            "mail__send_all",
+            "send_all",
+            "x.y",
+            "fetch-url",
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect();
+        let checks = Checks::new(2048, names.clone());
+        for text in [
+            "use mail__send or mail__send_all, then send_all",
+            "MAIL__SEND_ALL and x.y and x.yz and fetch-url.",
+            "nothing here",
+            "mail__send_all_more send_allx _send_all",
+            "",
+            "é mail__send é",
+        ] {
+            let folded = fold(text);
+            let one_pass = checks.mentioned(&folded);
+            let each: Vec<usize> = (names.iter().enumerate())
+                .filter(|(_, n)| mentions(&folded, &n.to_lowercase()))
+                .map(|(n, _)| n)
+                .collect();
+            assert_eq!(one_pass, each, "{text:?}");
+        }
+        assert_eq!(
+            checks.mentioned(&fold("use mail__send or mail__send_all, then send_all")),
+            [0, 1, 2]
+        );
     }
 
     #[test]
