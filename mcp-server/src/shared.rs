@@ -2,9 +2,10 @@
 //! key, written only if new or only if unchanged. It is the backend of the
 //! state that must outlive one request and be seen by whichever replica
 //! the next request reaches: [`SharedHandleStore`](crate::handle::SharedHandleStore)
-//! (handles that work on every replica) and, with `sealed-state`,
-//! `state::SharedReplayGuard` (single-use state refused on every replica
-//! once used on one).
+//! (handles that work on every replica) and [`SharedReplayGuard`] (ids
+//! seen once: single-use sealed state, with `sealed-state`, and the `jti`
+//! of DPoP proofs, with `auth`, refused on every replica once used on
+//! one).
 //!
 //! [`MemoryShared`] keeps the values in this process, bounded, for one
 //! replica and for tests; `RedisShared` (feature `redis`) keeps them in
@@ -24,9 +25,11 @@ use crate::BoxFuture;
 
 #[cfg(feature = "redis")]
 pub(crate) mod redis;
+mod replay;
 
 #[cfg(feature = "redis")]
 pub use redis::RedisShared;
+pub use replay::SharedReplayGuard;
 
 /// Why a shared store failed.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -70,10 +70,11 @@ use std::time::{Duration, SystemTime};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+pub use crate::shared::SharedReplayGuard;
 pub use binding::{Binding, BoundValues};
 pub use error::StateError;
 pub use keys::{KeyRing, KeyRingError, KEY_LEN};
-pub use replay::{MemoryReplayGuard, ReplayGuard, SharedReplayGuard};
+pub use replay::{MemoryReplayGuard, ReplayGuard};
 pub use token::MAX_TOKEN_LEN;
 
 /// The lifetime of sealed state when the type does not set

@@ -101,46 +101,8 @@ impl fmt::Debug for MemoryReplayGuard {
     }
 }
 
-/// A replay guard that every replica shares: the ids of used tokens kept
-/// in a [`SharedStore`](crate::shared::SharedStore) (Redis, with the
-/// `redis` feature), each until its token expires (and a second more, for
-/// clocks that differ between replicas). A token used on one replica is
-/// then refused on all of them.
-///
-/// It is asynchronous, so it does not implement [`ReplayGuard`]: open
-/// single-use state with [`SharedReplayGuard::open_once`].
-#[derive(Clone)]
-pub struct SharedReplayGuard {
-    store: std::sync::Arc<dyn crate::shared::SharedStore>,
-}
-
-impl fmt::Debug for SharedReplayGuard {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SharedReplayGuard").finish_non_exhaustive()
-    }
-}
-
-impl SharedReplayGuard {
-    /// A guard keeping its ids in `store`.
-    pub fn new(store: std::sync::Arc<dyn crate::shared::SharedStore>) -> Self {
-        SharedReplayGuard { store }
-    }
-
-    /// Records `id` and returns `true` if no replica had recorded it;
-    /// `false` if one had, or if the store cannot record it (refusing
-    /// rather than forgetting).
-    pub async fn first_use(&self, id: &[u8; 16], expires_at: SystemTime, now: SystemTime) -> bool {
-        let left = expires_at.duration_since(now).unwrap_or_default();
-        let ttl = left.saturating_add(std::time::Duration::from_secs(1));
-        let hex: String = id.iter().map(|b| format!("{b:02x}")).collect();
-        matches!(
-            self.store
-                .insert_new(&format!("replay:{hex}"), b"1", ttl)
-                .await,
-            Ok(true)
-        )
-    }
-
+/// Opening single-use state with the guard every replica shares.
+impl crate::shared::SharedReplayGuard {
     /// [`RequestState::open`](super::RequestState::open), then refuses the
     /// token if any replica has seen its id, so the state is consumed at
     /// most once across all of them.
