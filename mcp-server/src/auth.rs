@@ -1,6 +1,7 @@
 //! The resource-server half of OAuth 2.1 for Streamable HTTP (the `auth`
 //! feature): the server publishes its Protected Resource Metadata, refuses
-//! requests without a good bearer token, and checks the scopes each tool
+//! requests without a good bearer token (or, when enabled, a DPoP-bound
+//! token with its proof, RFC 9449), and checks the scopes each tool
 //! declares.
 //!
 //! ```
@@ -43,10 +44,14 @@
 //! | request | answer |
 //! | --- | --- |
 //! | no `Authorization: Bearer` header (or another scheme) | 401, `WWW-Authenticate: Bearer scope="…", resource_metadata="…"` |
+//! | the same, on a server that takes DPoP-bound tokens ([`DpopPolicy`]) | 401, the `Bearer` challenge and `DPoP algs="…", scope="…", resource_metadata="…"`, or the `DPoP` one alone when DPoP is required |
 //! | `access_token` in the query string, a form body, two `Authorization` headers, `Bearer` without a token | 400, `error="invalid_request"` |
 //! | a token that does not verify, has expired, or is for another audience or issuer | 401, `error="invalid_token"` with a description in our own words |
+//! | a DPoP-bound token (`cnf.jkt`) sent as `Bearer`; a `Bearer` token where DPoP is required; a `DPoP` token not bound to its proof's key | 401, `error="invalid_token"` |
+//! | `Authorization: DPoP` without one good `DPoP` proof: missing, malformed, not signed by the key in its `jwk`, for another method or URL, older than 5 minutes, for another token (`ath`), or a `jti` seen before (on any replica sharing the [replay guard](ResourceServerBuilder::replay_guard)) | 401, `DPoP error="invalid_dpop_proof"` |
+//! | a good proof without the current nonce, when the server [asks for one](ResourceServerBuilder::dpop_nonce) | 401, `DPoP error="use_dpop_nonce"` and a `DPoP-Nonce` header (sent with every 401 then) |
 //! | a token without the server-wide scopes, or a `tools/call` without the tool's scopes | 403, `error="insufficient_scope"`, `scope` naming every scope the request needs |
-//! | tokens cannot be verified now (the authorization server is unreachable) | 503 |
+//! | tokens cannot be verified, or proofs recorded, now (the authorization server or the shared store is unreachable) | 503 |
 //!
 //! Every refusal carries a JSON-RPC error body (`-32600`, or `-32603` for
 //! 503), whose `data.error` names the OAuth error. It has no `id` unless
@@ -73,10 +78,15 @@
 //!
 //! - [`resource`](ResourceServer): the configuration, the metadata
 //!   document, and [`ResourceServer::authorize`], the one call per
-//!   request. `bearer` finds the token, `challenge` words each
-//!   [`Refusal`], `metadata` builds the document, `scope` holds the
+//!   request. `bearer` finds the token and its scheme, `challenge` words
+//!   each [`Refusal`], `metadata` builds the document, `scope` holds the
 //!   scope-token syntax and the hierarchy of
 //!   [`ResourceServerBuilder::implies`]. All pure.
+//! - `dpop` holds the rules of DPoP proofs (`dpop/proof`: RFC 9449,
+//!   section 4.3, against the resource URL as `htu`) and the stateless
+//!   server nonces (`dpop/nonce`), pure; [`ResourceServer::authorize`]
+//!   records each proof's `jti` in the
+//!   [`SharedReplayGuard`](crate::shared::SharedReplayGuard).
 //! - [`TokenVerifier`] is the interface verifiers implement (its docs show
 //!   one over RFC 7662 introspection); [`JwtVerifier`] is the one for JWT
 //!   access tokens. Its pure parts are `jwt/compact` (the compact form),
@@ -90,6 +100,7 @@ mod bearer;
 mod cache;
 mod challenge;
 mod discovery;
+mod dpop;
 mod fetch;
 mod grant;
 mod jwt;
@@ -99,10 +110,12 @@ mod scope;
 mod verifier;
 
 pub use challenge::Refusal;
+pub use dpop::DpopPolicy;
 pub use grant::Grant;
 pub use jwt::{JwtVerifier, JwtVerifierBuilder};
 pub use resource::{ConfigError, ResourceServer, ResourceServerBuilder};
 pub use scope::is_scope_token;
 pub use verifier::{AccessToken, Rejection, TokenError, TokenVerifier};
 
+pub(crate) use dpop::DPOP_NONCE;
 pub(crate) use metadata::{well_known_path, WELL_KNOWN};

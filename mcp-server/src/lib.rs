@@ -67,7 +67,8 @@
 //!   input declaratively.
 //! - [`shared`] is storage every replica of a server reaches (in memory,
 //!   or Redis with the `redis` feature), behind handles that resolve on
-//!   any replica and single-use state refused on all of them.
+//!   any replica, and a replay guard that refuses on all of them
+//!   single-use state and DPoP proofs one has seen.
 //! - A request that carries the modern `_meta` is served statelessly; a
 //!   client that opens with `initialize` gets a legacy session, and the
 //!   `input_required` answers of the handlers become real requests to it.
@@ -77,7 +78,8 @@
 //! `ServerBuilder::authorization` publishes its Protected Resource
 //! Metadata, refuses requests without a good bearer token (JWT access
 //! tokens are checked against the authorization server's keys, other
-//! tokens by a verifier of your own), and calls a tool only with the
+//! tokens by a verifier of your own) or, when enabled, a DPoP-bound token
+//! with a good proof (RFC 9449), and calls a tool only with the
 //! scopes its `#[tool(scopes = [...])]` declares. Without the feature,
 //! and over stdio in any case, declared scopes are not enforced.
 //!

@@ -1,6 +1,8 @@
-//! Finding the bearer token of a request: only in one `Authorization`
+//! Finding the access token of a request: only in one `Authorization`
 //! header of the `Bearer` scheme
-//! ([RFC 6750, section 2.1](https://datatracker.ietf.org/doc/html/rfc6750#section-2.1)),
+//! ([RFC 6750, section 2.1](https://datatracker.ietf.org/doc/html/rfc6750#section-2.1))
+//! or the `DPoP` one
+//! ([RFC 9449, section 7.1](https://datatracker.ietf.org/doc/html/rfc9449#section-7.1)),
 //! never in the query string or a form body.
 
 use axum::http::{header, HeaderMap};
@@ -10,6 +12,14 @@ use super::AccessToken;
 /// The longest token read from a header, whatever the verifier: longer
 /// ones are refused before any verifier sees them.
 pub(crate) const MAX_TOKEN_BYTES: usize = 16 * 1024;
+
+/// The scheme a token came in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Scheme {
+    Bearer,
+    /// A DPoP-bound token, whose proof is in the `DPoP` header.
+    Dpop,
+}
 
 /// Why a request yields no token to verify.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,12 +33,12 @@ pub(crate) enum Problem {
     Token(&'static str),
 }
 
-/// The bearer token of a request with `headers` and the query string
-/// `query`.
+/// The access token of a request with `headers` and the query string
+/// `query`, and the scheme it came in.
 pub(crate) fn token<'a>(
     headers: &'a HeaderMap,
     query: Option<&str>,
-) -> Result<AccessToken<'a>, Problem> {
+) -> Result<(Scheme, AccessToken<'a>), Problem> {
     if query.is_some_and(has_access_token) {
         return Err(Problem::Request(
             "send the access token in the Authorization header, never in the query string",
@@ -59,12 +69,19 @@ pub(crate) fn token<'a>(
         Some(at) => (&value[..at], &value[at..]),
         None => (value, &b""[..]),
     };
-    if !scheme.eq_ignore_ascii_case(b"bearer") {
+    let scheme = if scheme.eq_ignore_ascii_case(b"bearer") {
+        Scheme::Bearer
+    } else if scheme.eq_ignore_ascii_case(b"dpop") {
+        Scheme::Dpop
+    } else {
         return Err(Problem::Missing);
-    }
+    };
     let credentials = trim(rest);
     if credentials.is_empty() {
-        return Err(Problem::Request("the Bearer credentials hold no token"));
+        return Err(Problem::Request(match scheme {
+            Scheme::Bearer => "the Bearer credentials hold no token",
+            Scheme::Dpop => "the DPoP credentials hold no token",
+        }));
     }
     if credentials.len() > MAX_TOKEN_BYTES {
         return Err(Problem::Token("the token is too large"));
@@ -76,7 +93,7 @@ pub(crate) fn token<'a>(
     }
     // A b64token is ASCII.
     std::str::from_utf8(credentials)
-        .map(AccessToken::new)
+        .map(|token| (scheme, AccessToken::new(token)))
         .map_err(|_| Problem::Token("the token holds characters a bearer token cannot"))
 }
 
@@ -164,10 +181,23 @@ mod tests {
     #[test]
     fn extraction_table() {
         use Problem::*;
-        let table: &[(&[&str], Result<&str, Problem>)] = &[
-            (&["Bearer abc.def-_~+/=="], Ok("abc.def-_~+/==")),
-            (&["bearer abc"], Ok("abc")),
-            (&["BEARER   abc  "], Ok("abc")),
+        use Scheme::*;
+        type Found = Result<(Scheme, &'static str), Problem>;
+        let table: &[(&[&str], Found)] = &[
+            (&["Bearer abc.def-_~+/=="], Ok((Bearer, "abc.def-_~+/=="))),
+            (&["bearer abc"], Ok((Bearer, "abc"))),
+            (&["BEARER   abc  "], Ok((Bearer, "abc"))),
+            (&["DPoP abc.def"], Ok((Dpop, "abc.def"))),
+            (&["dpop  abc "], Ok((Dpop, "abc"))),
+            (
+                &["DPoP"],
+                Err(Request("the DPoP credentials hold no token")),
+            ),
+            (
+                &["DPoP a b"],
+                Err(Token("the token holds characters a bearer token cannot")),
+            ),
+            (&["DPoPabc"], Err(Missing)),
             (&[], Err(Missing)),
             (&["Basic dXNlcjpwYXNz"], Err(Missing)),
             (&["Bearerabc"], Err(Missing)),
@@ -202,7 +232,7 @@ mod tests {
         ];
         for (values, expected) in table {
             let map = headers(values);
-            let found = token(&map, None).map(|t| t.expose());
+            let found = token(&map, None).map(|(scheme, t)| (scheme, t.expose()));
             assert_eq!(found, *expected, "{values:?}");
         }
     }
@@ -249,7 +279,7 @@ mod tests {
             HeaderValue::from_str(&long).expect("header"),
         );
         assert_eq!(
-            token(&map, None).map(|t| t.expose().len()),
+            token(&map, None).map(|(_, t)| t.expose().len()),
             Err(Problem::Token("the token is too large"))
         );
     }

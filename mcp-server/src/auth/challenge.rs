@@ -1,6 +1,7 @@
-//! Refusals: the HTTP status, the `WWW-Authenticate` challenge of
+//! Refusals: the HTTP status, the `WWW-Authenticate` challenges of
 //! [RFC 6750, section 3](https://datatracker.ietf.org/doc/html/rfc6750#section-3)
-//! and the JSON-RPC error body of each way a request can fail
+//! (`Bearer`) and [RFC 9449, section 7.1](https://datatracker.ietf.org/doc/html/rfc9449#section-7.1)
+//! (`DPoP`), and the JSON-RPC error body of each way a request can fail
 //! authorization. Pure: the transport only writes them out.
 
 use mcp_types::jsonrpc::ErrorObject;
@@ -12,6 +13,7 @@ use serde_json::json;
 pub struct Refusal {
     status: u16,
     challenge: Option<String>,
+    nonce: Option<String>,
     error: ErrorObject,
 }
 
@@ -21,9 +23,22 @@ impl Refusal {
         self.status
     }
 
-    /// The value of the `WWW-Authenticate` header, when there is one.
+    /// The value of the `WWW-Authenticate` header, when there is one: a
+    /// `Bearer` challenge, a `DPoP` one, or both, comma-separated.
     pub fn challenge(&self) -> Option<&str> {
         self.challenge.as_deref()
+    }
+
+    /// The value of the `DPoP-Nonce` header, when the server asks for
+    /// nonces in DPoP proofs (RFC 9449, section 9).
+    pub fn dpop_nonce(&self) -> Option<&str> {
+        self.nonce.as_deref()
+    }
+
+    /// The refusal with `nonce` for the `DPoP-Nonce` header.
+    pub(crate) fn with_nonce(mut self, nonce: String) -> Self {
+        self.nonce = Some(nonce);
+        self
     }
 
     /// The JSON-RPC error of the body, sent without an `id`: the request
@@ -33,12 +48,14 @@ impl Refusal {
     }
 }
 
-/// The OAuth error codes of RFC 6750.
+/// The OAuth error codes of RFC 6750 and RFC 9449.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Code {
     InvalidRequest,
     InvalidToken,
     InsufficientScope,
+    InvalidDpopProof,
+    UseDpopNonce,
 }
 
 impl Code {
@@ -47,20 +64,47 @@ impl Code {
             Code::InvalidRequest => "invalid_request",
             Code::InvalidToken => "invalid_token",
             Code::InsufficientScope => "insufficient_scope",
+            Code::InvalidDpopProof => "invalid_dpop_proof",
+            Code::UseDpopNonce => "use_dpop_nonce",
         }
     }
 
     fn status(self) -> u16 {
         match self {
             Code::InvalidRequest => 400,
-            Code::InvalidToken => 401,
+            Code::InvalidToken | Code::InvalidDpopProof | Code::UseDpopNonce => 401,
             Code::InsufficientScope => 403,
         }
     }
 }
 
-/// Renders a `Bearer` challenge. `scope` is left out when empty.
+/// Which authentication schemes a refusal challenges for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Schemes {
+    pub(crate) bearer: bool,
+    pub(crate) dpop: bool,
+}
+
+impl Schemes {
+    pub(crate) const BEARER: Schemes = Schemes {
+        bearer: true,
+        dpop: false,
+    };
+    pub(crate) const DPOP: Schemes = Schemes {
+        bearer: false,
+        dpop: true,
+    };
+    pub(crate) const BOTH: Schemes = Schemes {
+        bearer: true,
+        dpop: true,
+    };
+}
+
+/// Renders the challenges of `schemes`, comma-separated, each with the
+/// same parameters; the `DPoP` one also names the proof algorithms in
+/// `algs`. `scope` is left out when empty.
 pub(crate) fn challenge(
+    schemes: Schemes,
     code: Option<Code>,
     description: Option<&str>,
     scope: &str,
@@ -77,7 +121,17 @@ pub(crate) fn challenge(
         params.push(format!("scope={}", quoted(scope)));
     }
     params.push(format!("resource_metadata={}", quoted(resource_metadata)));
-    format!("Bearer {}", params.join(", "))
+    let params = params.join(", ");
+    let mut challenges = Vec::with_capacity(2);
+    if schemes.bearer {
+        challenges.push(format!("Bearer {params}"));
+    }
+    if schemes.dpop {
+        let algs: Vec<&str> = super::dpop::algorithms().collect();
+        let algs = quoted(&algs.join(" "));
+        challenges.push(format!("DPoP algs={algs}, {params}"));
+    }
+    challenges.join(", ")
 }
 
 /// A quoted-string of RFC 9110: `"` and `\` escaped, and anything outside
@@ -100,31 +154,39 @@ fn quoted(value: &str) -> String {
     out
 }
 
-/// The refusal of a request that carries no bearer token (none at all, or
-/// credentials of another scheme): 401 with a challenge and no error code,
-/// as RFC 6750 asks.
-pub(crate) fn missing(scope: &str, resource_metadata: &str) -> Refusal {
+/// The refusal of a request that carries no token (none at all, or
+/// credentials of a scheme not accepted): 401 with a challenge for each
+/// scheme accepted and no error code, as RFC 6750 asks.
+pub(crate) fn missing(schemes: Schemes, scope: &str, resource_metadata: &str) -> Refusal {
+    let message = match schemes.bearer {
+        true => "unauthorized: send an OAuth access token in an `Authorization: Bearer` header",
+        false => {
+            "unauthorized: send a DPoP-bound access token in an `Authorization: DPoP` header, \
+             with a proof in a `DPoP` header"
+        }
+    };
     Refusal {
         status: 401,
-        challenge: Some(challenge(None, None, scope, resource_metadata)),
-        error: ErrorObject::invalid_request(
-            "unauthorized: send an OAuth access token in an `Authorization: Bearer` header",
-        ),
+        challenge: Some(challenge(schemes, None, None, scope, resource_metadata)),
+        nonce: None,
+        error: ErrorObject::invalid_request(message),
     }
 }
 
-/// The refusal of a malformed request, a bad token or a token without the
-/// scopes the request needs. `scope` is what the challenge asks for.
+/// The refusal of a malformed request, a bad token or proof, or a token
+/// without the scopes the request needs, challenging for `schemes`.
+/// `scope` is what the challenge asks for.
 pub(crate) fn refuse(
+    schemes: Schemes,
     code: Code,
     description: &str,
     scope: &str,
     resource_metadata: &str,
 ) -> Refusal {
-    let what = match code {
-        Code::InvalidRequest => "bad request",
-        Code::InvalidToken => "unauthorized",
-        Code::InsufficientScope => "forbidden",
+    let what = match code.status() {
+        400 => "bad request",
+        403 => "forbidden",
+        _ => "unauthorized",
     };
     let mut data = json!({ "error": code.as_str() });
     if code == Code::InsufficientScope {
@@ -133,11 +195,13 @@ pub(crate) fn refuse(
     Refusal {
         status: code.status(),
         challenge: Some(challenge(
+            schemes,
             Some(code),
             Some(description),
             scope,
             resource_metadata,
         )),
+        nonce: None,
         error: ErrorObject::invalid_request(format!("{what}: {description}")).with_data(data),
     }
 }
@@ -148,6 +212,7 @@ pub(crate) fn unavailable() -> Refusal {
     Refusal {
         status: 503,
         challenge: None,
+        nonce: None,
         error: ErrorObject::internal_error(
             "the server cannot verify access tokens right now; retry later",
         ),
@@ -156,9 +221,14 @@ pub(crate) fn unavailable() -> Refusal {
 
 /// What the router answers a `tools/call` whose grant lacks a scope of the
 /// tool: `scope` names every scope the call needs.
-pub(crate) fn insufficient_scope(scope: &str, resource_metadata: &str) -> Refusal {
+pub(crate) fn insufficient_scope(
+    schemes: Schemes,
+    scope: &str,
+    resource_metadata: &str,
+) -> Refusal {
     let description = format!("this request needs the scopes `{scope}`");
     refuse(
+        schemes,
         Code::InsufficientScope,
         &description,
         scope,
@@ -176,17 +246,18 @@ mod tests {
     fn challenges() {
         let table = [
             (
-                missing("notes:read", PRM),
+                missing(Schemes::BEARER, "notes:read", PRM),
                 401,
                 format!(r#"Bearer scope="notes:read", resource_metadata="{PRM}""#),
             ),
             (
-                missing("", PRM),
+                missing(Schemes::BEARER, "", PRM),
                 401,
                 format!(r#"Bearer resource_metadata="{PRM}""#),
             ),
             (
                 refuse(
+                    Schemes::BEARER,
                     Code::InvalidToken,
                     "the token has expired",
                     "notes:read",
@@ -199,6 +270,7 @@ mod tests {
             ),
             (
                 refuse(
+                    Schemes::BEARER,
                     Code::InvalidRequest,
                     "send one Authorization header",
                     "",
@@ -210,7 +282,7 @@ mod tests {
                 ),
             ),
             (
-                insufficient_scope("notes:read notes:write", PRM),
+                insufficient_scope(Schemes::BEARER, "notes:read notes:write", PRM),
                 403,
                 format!(
                     r#"Bearer error="insufficient_scope", error_description="this request needs the scopes `notes:read notes:write`", scope="notes:read notes:write", resource_metadata="{PRM}""#
@@ -229,16 +301,87 @@ mod tests {
 
     #[test]
     fn bodies_name_the_oauth_error() {
-        let refusal = insufficient_scope("a b", PRM);
+        let refusal = insufficient_scope(Schemes::BEARER, "a b", PRM);
         let data = refusal.error().data.clone().expect("data");
         assert_eq!(
             data,
             json!({ "error": "insufficient_scope", "scope": "a b" })
         );
-        let refusal = refuse(Code::InvalidToken, "the token has expired", "", PRM);
+        let refusal = refuse(
+            Schemes::BEARER,
+            Code::InvalidToken,
+            "the token has expired",
+            "",
+            PRM,
+        );
         assert_eq!(
             refusal.error().message,
             "unauthorized: the token has expired"
+        );
+    }
+
+    #[test]
+    fn dpop_challenges() {
+        const ALGS: &str = "RS256 RS384 RS512 PS256 PS384 PS512 ES256 ES384 EdDSA";
+        let table = [
+            (
+                missing(Schemes::DPOP, "notes:read", PRM),
+                401,
+                format!(r#"DPoP algs="{ALGS}", scope="notes:read", resource_metadata="{PRM}""#),
+            ),
+            (
+                missing(Schemes::BOTH, "", PRM),
+                401,
+                format!(
+                    r#"Bearer resource_metadata="{PRM}", DPoP algs="{ALGS}", resource_metadata="{PRM}""#
+                ),
+            ),
+            (
+                refuse(
+                    Schemes::DPOP,
+                    Code::InvalidDpopProof,
+                    "the DPoP proof is for another URL",
+                    "notes:read",
+                    PRM,
+                ),
+                401,
+                format!(
+                    r#"DPoP algs="{ALGS}", error="invalid_dpop_proof", error_description="the DPoP proof is for another URL", scope="notes:read", resource_metadata="{PRM}""#
+                ),
+            ),
+            (
+                refuse(
+                    Schemes::DPOP,
+                    Code::UseDpopNonce,
+                    "the DPoP proof lacks the server's current nonce",
+                    "",
+                    PRM,
+                ),
+                401,
+                format!(
+                    r#"DPoP algs="{ALGS}", error="use_dpop_nonce", error_description="the DPoP proof lacks the server's current nonce", resource_metadata="{PRM}""#
+                ),
+            ),
+            (
+                insufficient_scope(Schemes::DPOP, "a", PRM),
+                403,
+                format!(
+                    r#"DPoP algs="{ALGS}", error="insufficient_scope", error_description="this request needs the scopes `a`", scope="a", resource_metadata="{PRM}""#
+                ),
+            ),
+        ];
+        for (refusal, status, header) in table {
+            assert_eq!(refusal.status(), status);
+            assert_eq!(refusal.challenge(), Some(header.as_str()));
+            assert_eq!(refusal.dpop_nonce(), None);
+        }
+        let only_dpop = missing(Schemes::DPOP, "", PRM);
+        assert!(only_dpop.error().message.contains("`Authorization: DPoP`"));
+        let asked = refuse(Schemes::DPOP, Code::UseDpopNonce, "x", "", PRM).with_nonce("n1".into());
+        assert_eq!(asked.dpop_nonce(), Some("n1"));
+        assert_eq!(
+            asked.error().data.clone().expect("data"),
+            json!({ "error": "use_dpop_nonce" })
         );
     }
 

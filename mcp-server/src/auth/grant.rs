@@ -29,6 +29,7 @@ pub struct Grant {
     client_id: Option<String>,
     scopes: Vec<String>,
     expires_at: Option<SystemTime>,
+    jkt: Option<String>,
     principal: Arc<str>,
     /// The granted scopes and those they imply, sorted.
     effective: Vec<String>,
@@ -46,6 +47,7 @@ impl Grant {
             client_id: None,
             scopes: Vec::new(),
             expires_at: None,
+            jkt: None,
             principal,
             effective: Vec::new(),
         }
@@ -73,6 +75,17 @@ impl Grant {
     /// Sets when the token expires.
     pub fn with_expiry(mut self, expires_at: SystemTime) -> Self {
         self.expires_at = Some(expires_at);
+        self
+    }
+
+    /// Binds the token to a key: `jkt` is the JWK SHA-256 thumbprint the
+    /// token's `cnf.jkt` names (RFC 9449 section 6). The resource server
+    /// then accepts it only with the `DPoP` scheme and a proof signed by
+    /// that key, never as a bearer token. A verifier of its own sets it
+    /// from the token, or from the `cnf` of an introspection answer
+    /// (section 6.2).
+    pub fn with_jkt(mut self, jkt: impl Into<String>) -> Self {
+        self.jkt = Some(jkt.into());
         self
     }
 
@@ -105,6 +118,12 @@ impl Grant {
     /// When the token expires, when known.
     pub fn expires_at(&self) -> Option<SystemTime> {
         self.expires_at
+    }
+
+    /// The thumbprint of the key the token is bound to (`cnf.jkt`), when
+    /// it is a DPoP-bound token.
+    pub fn jkt(&self) -> Option<&str> {
+        self.jkt.as_deref()
     }
 
     /// Whether the token grants `scope`, itself or through a broader scope

@@ -38,7 +38,10 @@ use keys::{KeySet, Lookup, Refresh};
 ///   ([RFC 8707](https://www.rfc-editor.org/rfc/rfc8707.html));
 /// - `exp` is present and not past, `nbf` (if present) is reached and
 ///   `iat` (if present) is not in the future, all within the leeway;
-/// - `sub` is a string, and every claim read has its proper type.
+/// - `sub` is a string, and every claim read has its proper type; a
+///   `cnf` holds nothing but a `jkt` (a key binding of RFC 9449, checked
+///   by the [`ResourceServer`](super::ResourceServer) against the
+///   request's DPoP proof).
 ///
 /// Scopes come from `scope` (space-separated) or else `scp` (an array, or
 /// a space-separated string); the client from `client_id` or else `azp`.
@@ -128,6 +131,9 @@ impl JwtVerifier {
             .with_expiry(UNIX_EPOCH + Duration::from_secs(claims.exp));
         if let Some(client_id) = claims.client_id {
             grant = grant.with_client_id(client_id);
+        }
+        if let Some(jkt) = claims.jkt {
+            grant = grant.with_jkt(jkt);
         }
         Ok(grant)
     }

@@ -5,6 +5,8 @@
 
 use serde_json::{json, Value};
 
+use super::dpop::{algorithms, DpopPolicy};
+
 /// The well-known suffix of RFC 9728.
 pub(crate) const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
 
@@ -26,10 +28,14 @@ pub(crate) struct Document<'a> {
     pub(crate) scopes_supported: &'a [String],
     pub(crate) resource_name: Option<&'a str>,
     pub(crate) resource_documentation: Option<&'a str>,
+    /// Whether DPoP-bound tokens are accepted, and whether only they are.
+    pub(crate) dpop: DpopPolicy,
 }
 
 impl Document<'_> {
-    /// The document as JSON. Bearer tokens are accepted in the header only.
+    /// The document as JSON. Bearer tokens are accepted in the header only;
+    /// a server that takes DPoP-bound tokens lists the proof algorithms
+    /// (RFC 9449, section 5.2), and one that takes nothing else says so.
     pub(crate) fn to_value(&self) -> Value {
         let mut document = json!({
             "resource": self.resource,
@@ -44,6 +50,12 @@ impl Document<'_> {
         }
         if let Some(url) = self.resource_documentation {
             document["resource_documentation"] = json!(url);
+        }
+        if self.dpop != DpopPolicy::BearerOnly {
+            document["dpop_signing_alg_values_supported"] = algorithms().collect();
+        }
+        if self.dpop == DpopPolicy::Required {
+            document["dpop_bound_access_tokens_required"] = json!(true);
         }
         document
     }
@@ -81,6 +93,7 @@ mod tests {
             scopes_supported: &scopes,
             resource_name: Some("Notes"),
             resource_documentation: Some("https://notes.example.com/docs"),
+            dpop: DpopPolicy::BearerOnly,
         };
         assert_eq!(
             full.to_value(),
@@ -102,5 +115,23 @@ mod tests {
         let value = bare.to_value();
         assert!(value.get("scopes_supported").is_none());
         assert!(value.get("resource_name").is_none());
+        assert!(value.get("dpop_signing_alg_values_supported").is_none());
+        assert!(value.get("dpop_bound_access_tokens_required").is_none());
+        let accepted = Document {
+            dpop: DpopPolicy::Accepted,
+            ..bare
+        }
+        .to_value();
+        let algs = &accepted["dpop_signing_alg_values_supported"];
+        assert_eq!(algs[0], "RS256", "{accepted}");
+        assert!(algs.as_array().is_some_and(|a| a.contains(&json!("ES256"))));
+        assert!(accepted.get("dpop_bound_access_tokens_required").is_none());
+        let required = Document {
+            dpop: DpopPolicy::Required,
+            ..bare
+        }
+        .to_value();
+        assert_eq!(required["dpop_signing_alg_values_supported"], *algs);
+        assert_eq!(required["dpop_bound_access_tokens_required"], true);
     }
 }

@@ -3,18 +3,25 @@
 
 use std::fmt;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::http::HeaderMap;
 use reqwest::Url;
 
-use super::bearer::{self, Problem};
+use super::bearer::{self, Problem, Scheme};
 use super::cache::{Digest, TokenCache};
-use super::challenge::{self, Code, Refusal};
+use super::challenge::{self, Code, Refusal, Schemes};
+use super::dpop::nonce::Nonces;
+use super::dpop::proof::{self, Target};
+use super::dpop::{self, DpopPolicy, ProofError};
 use super::jwt::{usable, JwtVerifier};
 use super::metadata::{well_known_path, Document};
 use super::scope::{is_scope_token, join, ScopeRules, OFFLINE_ACCESS};
-use super::{Grant, TokenError, TokenVerifier};
+use super::{AccessToken, Grant, TokenError, TokenVerifier};
+use crate::shared::{MemoryShared, SharedReplayGuard};
+
+/// The namespace of DPoP proofs in the replay guard.
+const DPOP_REPLAY: &str = "dpop";
 
 /// A server protected as an OAuth 2.1 resource server: which
 /// authorization servers it trusts, which scopes it needs, how it checks
@@ -34,6 +41,11 @@ pub struct ResourceServer {
     rules: ScopeRules,
     verifier: Arc<dyn TokenVerifier>,
     cache: TokenCache,
+    dpop: DpopPolicy,
+    /// What proofs must name in `htu`: the resource.
+    target: Target,
+    nonces: Option<Nonces>,
+    replay: SharedReplayGuard,
 }
 
 impl fmt::Debug for ResourceServer {
@@ -43,6 +55,7 @@ impl fmt::Debug for ResourceServer {
             .field("metadata_url", &self.metadata_url)
             .field("required", &self.required)
             .field("cache", &self.cache)
+            .field("dpop", &self.dpop)
             .finish_non_exhaustive()
     }
 }
@@ -80,6 +93,9 @@ impl ResourceServer {
             verifier: None,
             cache_capacity: 10_000,
             cache_max_age: Duration::from_secs(300),
+            dpop: DpopPolicy::default(),
+            dpop_nonce: None,
+            replay: None,
         }
     }
 
@@ -110,68 +126,192 @@ impl ResourceServer {
         &self.required
     }
 
-    /// Authorizes one request from its headers and query string: finds
-    /// the bearer token, verifies it (or finds it among the tokens
-    /// verified before), and checks the scopes every request needs.
+    /// Authorizes one request from its method, headers and query string:
+    /// finds the access token, checks the DPoP proof of a DPoP-bound one,
+    /// verifies the token (or finds it among the tokens verified before),
+    /// and checks the scopes every request needs.
     ///
     /// # Errors
     ///
     /// The [`Refusal`] to answer with: 400 for a malformed request (a
     /// token in the query string or a form body, two `Authorization`
-    /// headers), 401 for a missing or bad token, 403 for a token without
-    /// the required scopes, 503 when tokens cannot be verified now.
+    /// headers), 401 for a missing or bad token or DPoP proof (with a
+    /// nonce to use, when the server asks for them), 403 for a token
+    /// without the required scopes, 503 when tokens cannot be verified
+    /// or proofs recorded now.
     pub async fn authorize(
         &self,
+        method: &str,
         headers: &HeaderMap,
         query: Option<&str>,
     ) -> Result<Arc<Grant>, Refusal> {
-        let token = bearer::token(headers, query).map_err(|problem| self.problem(problem))?;
         let now = SystemTime::now();
+        let refusal = match self.check(method, headers, query, now).await {
+            Ok(grant) => return Ok(grant),
+            Err(refusal) => refusal,
+        };
+        // A client that is told to send DPoP proofs gets the nonce to put
+        // in them at once.
+        match &self.nonces {
+            Some(nonces) if refusal.status() == 401 => {
+                Err(refusal.with_nonce(nonces.current(seconds(now))))
+            }
+            _ => Err(refusal),
+        }
+    }
+
+    async fn check(
+        &self,
+        method: &str,
+        headers: &HeaderMap,
+        query: Option<&str>,
+        now: SystemTime,
+    ) -> Result<Arc<Grant>, Refusal> {
+        let (scheme, token) =
+            bearer::token(headers, query).map_err(|problem| self.problem(problem))?;
+        let schemes = match scheme {
+            Scheme::Bearer => Schemes::BEARER,
+            Scheme::Dpop => Schemes::DPOP,
+        };
+        let proof = match (scheme, self.dpop) {
+            (Scheme::Dpop, DpopPolicy::BearerOnly) => return Err(self.problem(Problem::Missing)),
+            (Scheme::Bearer, DpopPolicy::Required) => {
+                return Err(self.refuse(
+                    Schemes::DPOP,
+                    Code::InvalidToken,
+                    "this server takes DPoP-bound tokens only, in the DPoP scheme",
+                ))
+            }
+            (Scheme::Bearer, _) => None,
+            (Scheme::Dpop, _) => {
+                let request = proof::Request {
+                    method,
+                    token: token.expose(),
+                    now: seconds(now),
+                };
+                let checked = dpop::header(headers).and_then(|proof| {
+                    proof::check(proof, &self.target, self.nonces.as_ref(), request)
+                });
+                Some(checked.map_err(|error| self.bad_proof(error))?)
+            }
+        };
+        let grant = self.verified(token, schemes, now).await?;
+        let bound = match (&proof, grant.jkt()) {
+            (None, None) => true,
+            (Some(proof), Some(jkt)) => proof.jkt == jkt,
+            (None, Some(_)) => {
+                return Err(self.refuse(
+                    schemes,
+                    Code::InvalidToken,
+                    "the token is bound to a key: send it in the DPoP scheme with a proof made with that key",
+                ))
+            }
+            (Some(_), None) => false,
+        };
+        if !bound {
+            return Err(self.refuse(
+                schemes,
+                Code::InvalidToken,
+                "the token is not bound to the DPoP proof's key",
+            ));
+        }
+        if let Some(proof) = proof {
+            // Recorded last, so that requests refused anyway fill nothing.
+            let until = UNIX_EPOCH + Duration::from_secs(proof.accepted_until);
+            match self
+                .replay
+                .record(DPOP_REPLAY, &proof.replay_id, until, now)
+                .await
+            {
+                Ok(true) => {}
+                Ok(false) => return Err(self.bad_proof(ProofError::Replayed)),
+                Err(_) => return Err(challenge::unavailable()),
+            }
+        }
+        self.check_required(grant)
+    }
+
+    /// The grant of `token`, from the cache or the verifier; a bad token
+    /// is challenged for `schemes`.
+    async fn verified(
+        &self,
+        token: AccessToken<'_>,
+        schemes: Schemes,
+        now: SystemTime,
+    ) -> Result<Arc<Grant>, Refusal> {
         let digest = self.cache.enabled().then(|| Digest::of(token.expose()));
         if let Some(digest) = &digest {
             let cached = self.cache.get(digest, now);
             crate::observe::token_cache(cached.is_some());
             if let Some(grant) = cached {
-                return self.check_required(grant);
+                return Ok(grant);
             }
         }
         let grant = match self.verifier.verify(token).await {
             Ok(grant) => Arc::new(grant.with_rules(&self.rules)),
             Err(TokenError::Invalid(rejection)) => {
-                return Err(challenge::refuse(
-                    Code::InvalidToken,
-                    &rejection.to_string(),
-                    &self.challenge_scope,
-                    &self.metadata_url,
-                ))
+                return Err(self.refuse(schemes, Code::InvalidToken, &rejection.to_string()))
             }
             Err(TokenError::Unavailable(_)) => return Err(challenge::unavailable()),
         };
         if let Some(digest) = digest {
             self.cache.insert(digest, grant.clone(), now);
         }
-        self.check_required(grant)
+        Ok(grant)
+    }
+
+    /// The schemes a request is challenged for when its own is not known
+    /// or not accepted: `DPoP` alone when bearer tokens are refused.
+    fn token_schemes(&self) -> Schemes {
+        match self.dpop {
+            DpopPolicy::Required => Schemes::DPOP,
+            _ => Schemes::BEARER,
+        }
+    }
+
+    fn refuse(&self, schemes: Schemes, code: Code, why: &str) -> Refusal {
+        challenge::refuse(
+            schemes,
+            code,
+            why,
+            &self.challenge_scope,
+            &self.metadata_url,
+        )
+    }
+
+    fn bad_proof(&self, error: ProofError) -> Refusal {
+        let code = match error {
+            ProofError::Nonce => Code::UseDpopNonce,
+            _ => Code::InvalidDpopProof,
+        };
+        self.refuse(Schemes::DPOP, code, &error.to_string())
     }
 
     fn problem(&self, problem: Problem) -> Refusal {
         match problem {
-            Problem::Missing => challenge::missing(&self.challenge_scope, &self.metadata_url),
-            Problem::Request(why) => {
-                challenge::refuse(Code::InvalidRequest, why, "", &self.metadata_url)
+            Problem::Missing => {
+                let schemes = match self.dpop {
+                    DpopPolicy::BearerOnly => Schemes::BEARER,
+                    DpopPolicy::Accepted => Schemes::BOTH,
+                    DpopPolicy::Required => Schemes::DPOP,
+                };
+                challenge::missing(schemes, &self.challenge_scope, &self.metadata_url)
             }
-            Problem::Token(why) => challenge::refuse(
-                Code::InvalidToken,
+            Problem::Request(why) => challenge::refuse(
+                self.token_schemes(),
+                Code::InvalidRequest,
                 why,
-                &self.challenge_scope,
+                "",
                 &self.metadata_url,
             ),
+            Problem::Token(why) => self.refuse(self.token_schemes(), Code::InvalidToken, why),
         }
     }
 
     fn check_required(&self, grant: Arc<Grant>) -> Result<Arc<Grant>, Refusal> {
         match self.scope_needed(&grant, &[]) {
             None => Ok(grant),
-            Some(scope) => Err(challenge::insufficient_scope(&scope, &self.metadata_url)),
+            Some(scope) => Err(self.insufficient_scope(&grant, &scope)),
         }
     }
 
@@ -190,10 +330,15 @@ impl ResourceServer {
         Some(join(required.chain(scopes.iter().copied())))
     }
 
-    /// The refusal of a call whose grant lacks `scope` (as
-    /// [`ResourceServer::scope_needed`] spells it).
-    pub(crate) fn insufficient_scope(&self, scope: &str) -> Refusal {
-        challenge::insufficient_scope(scope, &self.metadata_url)
+    /// The refusal of a call whose `grant` lacks `scope` (as
+    /// [`ResourceServer::scope_needed`] spells it), in the scheme the
+    /// grant's token came in.
+    pub(crate) fn insufficient_scope(&self, grant: &Grant, scope: &str) -> Refusal {
+        let schemes = match grant.jkt() {
+            Some(_) => Schemes::DPOP,
+            None => Schemes::BEARER,
+        };
+        challenge::insufficient_scope(schemes, scope, &self.metadata_url)
     }
 }
 
@@ -209,6 +354,9 @@ pub struct ResourceServerBuilder {
     verifier: Option<Arc<dyn TokenVerifier>>,
     cache_capacity: usize,
     cache_max_age: Duration,
+    dpop: DpopPolicy,
+    dpop_nonce: Option<Vec<u8>>,
+    replay: Option<SharedReplayGuard>,
 }
 
 impl fmt::Debug for ResourceServerBuilder {
@@ -283,6 +431,41 @@ impl ResourceServerBuilder {
         self
     }
 
+    /// Whether DPoP-bound tokens (RFC 9449) are taken: not at all (the
+    /// default), besides bearer tokens, or instead of them. A DPoP-bound
+    /// token comes in `Authorization: DPoP`, with a proof in the `DPoP`
+    /// header that the key named by the token's `cnf.jkt` made for this
+    /// request: its method, the resource URL as `htu`, a hash of the
+    /// token, a unique `jti`, and made within the last five minutes.
+    /// Proofs may be signed with the algorithms access tokens may (never
+    /// `none` or HMAC). Each `jti` is recorded in the
+    /// [`replay_guard`](Self::replay_guard) until the proof expires.
+    pub fn dpop(mut self, policy: DpopPolicy) -> Self {
+        self.dpop = policy;
+        self
+    }
+
+    /// Asks for a server nonce in every DPoP proof (RFC 9449, section 9):
+    /// a proof without the current one is answered with 401
+    /// `use_dpop_nonce` and a `DPoP-Nonce` header to retry with. Nonces
+    /// are an HMAC of the time under `secret` (at least 32 random bytes),
+    /// so every replica given the same secret accepts those of the
+    /// others; one lasts five to ten minutes.
+    pub fn dpop_nonce(mut self, secret: impl Into<Vec<u8>>) -> Self {
+        self.dpop_nonce = Some(secret.into());
+        self
+    }
+
+    /// Where the `jti` of each DPoP proof is recorded, so that a proof is
+    /// accepted once: a guard on a store every replica shares
+    /// ([`RedisShared`](crate::shared::SharedStore), with the `redis`
+    /// feature) refuses on every replica a proof one has seen. By default
+    /// the record is in this process's memory, for 100,000 proofs.
+    pub fn replay_guard(mut self, guard: SharedReplayGuard) -> Self {
+        self.replay = Some(guard);
+        self
+    }
+
     /// The resource server.
     ///
     /// # Errors
@@ -290,10 +473,15 @@ impl ResourceServerBuilder {
     /// When the resource is not an absolute `https` URI (or `http` to a
     /// loopback address) without query, fragment or credentials; when
     /// there is no authorization server or one is not such a URL; when a
-    /// scope is not an RFC 6749 scope token or is `offline_access`; or
-    /// when the default verifier cannot be built.
+    /// scope is not an RFC 6749 scope token or is `offline_access`; when
+    /// the DPoP nonce secret is shorter than 32 bytes; or when the
+    /// default verifier cannot be built.
     pub fn build(self) -> Result<ResourceServer, ConfigError> {
         let resource_url = resource_url(&self.resource)?;
+        let nonces = match &self.dpop_nonce {
+            None => None,
+            Some(secret) => Some(Nonces::new(secret).ok_or(ConfigError::DpopNonceSecret)?),
+        };
         if self.authorization_servers.is_empty() {
             return Err(ConfigError::NoAuthorizationServer);
         }
@@ -332,6 +520,7 @@ impl ResourceServerBuilder {
             scopes_supported: &self.scopes_supported,
             resource_name: self.resource_name.as_deref(),
             resource_documentation: self.resource_documentation.as_deref(),
+            dpop: self.dpop,
         };
         // Encoding a `Value` cannot fail: its keys are strings.
         let document = serde_json::to_vec(&document.to_value()).unwrap_or_default();
@@ -356,8 +545,19 @@ impl ResourceServerBuilder {
             rules,
             verifier,
             cache: TokenCache::new(self.cache_capacity, self.cache_max_age),
+            dpop: self.dpop,
+            target: Target::of(&resource_url),
+            nonces,
+            replay: self
+                .replay
+                .unwrap_or_else(|| SharedReplayGuard::new(Arc::new(MemoryShared::new(100_000)))),
         })
     }
+}
+
+/// Seconds since the epoch.
+fn seconds(time: SystemTime) -> u64 {
+    time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
 /// The resource URI, checked: absolute `https` (or `http` to loopback),
@@ -404,6 +604,8 @@ pub enum ConfigError {
     OfflineAccess,
     /// The HTTP client for fetching keys could not be built.
     Client(String),
+    /// The secret for DPoP nonces is shorter than 32 bytes.
+    DpopNonceSecret,
 }
 
 impl fmt::Display for ConfigError {
@@ -424,6 +626,9 @@ impl fmt::Display for ConfigError {
                 f.write_str("`offline_access` grants nothing at a resource server; leave it out")
             }
             ConfigError::Client(why) => f.write_str(why),
+            ConfigError::DpopNonceSecret => {
+                f.write_str("the secret for DPoP nonces must be at least 32 bytes")
+            }
         }
     }
 }

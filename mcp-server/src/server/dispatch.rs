@@ -1024,7 +1024,7 @@ impl Server {
                 return None;
             };
             let scope = auth.scope_needed(grant, self.inner.handlers.tool_scopes(name))?;
-            let refusal = auth.insufficient_scope(&scope);
+            let refusal = auth.insufficient_scope(grant, &scope);
             tracing::info!(
                 target: "mcp_server::auth",
                 tool = name,

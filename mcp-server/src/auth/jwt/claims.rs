@@ -20,6 +20,9 @@ pub(crate) struct Claims {
     pub(crate) iat: Option<u64>,
     pub(crate) scopes: Vec<String>,
     pub(crate) client_id: Option<String>,
+    /// The JWK thumbprint of the key the token is bound to (`cnf.jkt`,
+    /// RFC 9449 section 6.1).
+    pub(crate) jkt: Option<String>,
 }
 
 /// Reads the claims the server uses; other claims are left alone.
@@ -51,6 +54,11 @@ pub(crate) fn read(claims: &Map<String, Value>) -> Result<Claims, Rejection> {
         Some(id) => Some(id),
         None => string(claims, "azp")?,
     };
+    let jkt = match claims.get("cnf") {
+        None => None,
+        Some(Value::Object(cnf)) => confirmation(cnf)?,
+        Some(_) => return Err(Rejection::Claim("cnf")),
+    };
     Ok(Claims {
         iss,
         sub,
@@ -60,7 +68,22 @@ pub(crate) fn read(claims: &Map<String, Value>) -> Result<Claims, Rejection> {
         iat: date(claims, "iat")?,
         scopes,
         client_id,
+        jkt,
     })
+}
+
+/// The `jkt` of a `cnf` claim (RFC 7800). A token bound in a way this
+/// server cannot check (a certificate, RFC 8705, or any other member) is
+/// refused: it must not pass as a bearer token.
+fn confirmation(cnf: &Map<String, Value>) -> Result<Option<String>, Rejection> {
+    if cnf.keys().any(|member| member != "jkt") {
+        return Err(Rejection::Claim("cnf"));
+    }
+    match string(cnf, "jkt") {
+        Ok(Some(jkt)) if !jkt.is_empty() => Ok(Some(jkt)),
+        Ok(None) => Ok(None),
+        _ => Err(Rejection::Claim("cnf")),
+    }
 }
 
 impl Claims {
@@ -83,7 +106,10 @@ impl Claims {
     }
 }
 
-fn string(claims: &Map<String, Value>, name: &'static str) -> Result<Option<String>, Rejection> {
+pub(crate) fn string(
+    claims: &Map<String, Value>,
+    name: &'static str,
+) -> Result<Option<String>, Rejection> {
     match claims.get(name) {
         None => Ok(None),
         Some(Value::String(value)) => Ok(Some(value.clone())),
@@ -100,7 +126,10 @@ fn strings(values: &[Value]) -> Option<Vec<String>> {
 
 /// A NumericDate: seconds since the epoch, possibly fractional (rounded
 /// down), never negative.
-fn date(claims: &Map<String, Value>, name: &'static str) -> Result<Option<u64>, Rejection> {
+pub(crate) fn date(
+    claims: &Map<String, Value>,
+    name: &'static str,
+) -> Result<Option<u64>, Rejection> {
     let Some(value) = claims.get(name) else {
         return Ok(None);
     };
@@ -190,6 +219,11 @@ mod tests {
             (json!({"scp": 1}), Claim("scp")),
             (json!({"client_id": 1}), Claim("client_id")),
             (json!({"azp": false}), Claim("azp")),
+            (json!({"cnf": "abc"}), Claim("cnf")),
+            (json!({"cnf": {"jkt": 1}}), Claim("cnf")),
+            (json!({"cnf": {"jkt": ""}}), Claim("cnf")),
+            (json!({"cnf": {"x5t#S256": "abc"}}), Claim("cnf")),
+            (json!({"cnf": {"jkt": "abc", "jwk": {}}}), Claim("cnf")),
         ];
         for (changes, expected) in table {
             assert_eq!(
@@ -223,6 +257,16 @@ mod tests {
         let claims = read(&with(json!({"azp": "app", "exp": 1.8e9}))).expect("reads");
         assert_eq!(claims.client_id.as_deref(), Some("app"));
         assert_eq!(claims.exp, 1_800_000_000);
+        assert_eq!(claims.jkt, None);
+        let bound = read(&with(
+            json!({"cnf": {"jkt": "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"}}),
+        ));
+        assert_eq!(
+            bound.map(|c| c.jkt),
+            Ok(Some(
+                "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I".to_owned()
+            ))
+        );
     }
 
     #[test]

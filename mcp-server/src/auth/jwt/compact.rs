@@ -83,35 +83,75 @@ pub(crate) struct Jws<'a> {
 
 /// Takes `token` apart.
 pub(crate) fn parse(token: &str) -> Result<Jws<'_>, Rejection> {
-    if token.len() > MAX_TOKEN_BYTES {
+    let parts = split(token, MAX_HEADER_BYTES)?;
+    let (alg, kid) = read_header(&parts.header)?;
+    Ok(Jws {
+        alg,
+        kid,
+        signing_input: parts.signing_input,
+        claims: parts.claims()?,
+        signature: parts.signature()?,
+    })
+}
+
+/// A compact JWS of at most [`MAX_TOKEN_BYTES`] taken apart: its header
+/// read as a JSON object, its claims and signature still encoded, so
+/// that what is wrong with the header is found first.
+#[derive(Debug)]
+pub(crate) struct Parts<'a> {
+    pub(crate) header: Map<String, Value>,
+    /// The bytes the signature covers: `header.payload` as received.
+    pub(crate) signing_input: &'a [u8],
+    payload: &'a str,
+    signature: &'a str,
+}
+
+impl Parts<'_> {
+    /// The claims, a JSON object.
+    pub(crate) fn claims(&self) -> Result<Map<String, Value>, Rejection> {
+        match strict_document(&decode(self.payload, "payload encoding")?, MAX_CLAIMS_DEPTH) {
+            Some(Value::Object(claims)) => Ok(claims),
+            _ => Err(Rejection::Malformed("the claims are not a JSON object")),
+        }
+    }
+
+    /// The signature, not empty.
+    pub(crate) fn signature(&self) -> Result<Vec<u8>, Rejection> {
+        let signature = decode(self.signature, "signature encoding")?;
+        if signature.is_empty() {
+            return Err(Rejection::Malformed("no signature"));
+        }
+        Ok(signature)
+    }
+}
+
+/// Splits `jws` into its parts and reads its header, refusing an encoded
+/// header longer than `max_header` bytes.
+pub(crate) fn split(jws: &str, max_header: usize) -> Result<Parts<'_>, Rejection> {
+    if jws.len() > MAX_TOKEN_BYTES {
         return Err(Rejection::TooLarge);
     }
-    let mut parts = token.split('.');
+    let mut parts = jws.split('.');
     let (Some(header), Some(payload), Some(signature), None) =
         (parts.next(), parts.next(), parts.next(), parts.next())
     else {
-        return Err(match token.split('.').count() {
+        return Err(match jws.split('.').count() {
             5 => Rejection::Malformed("encrypted tokens are not accepted"),
             _ => Rejection::Malformed("not three dot-separated parts"),
         });
     };
-    if header.len() > MAX_HEADER_BYTES {
+    if header.len() > max_header {
         return Err(Rejection::TooLarge);
     }
-    let (alg, kid) = read_header(&decode(header, "header encoding")?)?;
-    let claims = match strict_document(&decode(payload, "payload encoding")?, MAX_CLAIMS_DEPTH) {
-        Some(Value::Object(claims)) => claims,
-        _ => return Err(Rejection::Malformed("the claims are not a JSON object")),
+    let Some(Value::Object(header_object)) =
+        strict_document(&decode(header, "header encoding")?, MAX_HEADER_DEPTH)
+    else {
+        return Err(Rejection::Malformed("the header is not a JSON object"));
     };
-    let signature = decode(signature, "signature encoding")?;
-    if signature.is_empty() {
-        return Err(Rejection::Malformed("no signature"));
-    }
-    Ok(Jws {
-        alg,
-        kid,
-        signing_input: &token.as_bytes()[..header.len() + 1 + payload.len()],
-        claims,
+    Ok(Parts {
+        header: header_object,
+        signing_input: &jws.as_bytes()[..header.len() + 1 + payload.len()],
+        payload,
         signature,
     })
 }
@@ -124,14 +164,8 @@ fn decode(part: &str, what: &'static str) -> Result<Vec<u8>, Rejection> {
 }
 
 /// The algorithm and key id of a header, once its other members pass.
-fn read_header(bytes: &[u8]) -> Result<(Algorithm, Option<String>), Rejection> {
-    let Some(Value::Object(header)) = strict_document(bytes, MAX_HEADER_DEPTH) else {
-        return Err(Rejection::Malformed("the header is not a JSON object"));
-    };
-    let alg = match header.get("alg") {
-        Some(Value::String(alg)) => Algorithm::from_name(alg).ok_or(Rejection::Algorithm)?,
-        _ => return Err(Rejection::Malformed("the header has no `alg`")),
-    };
+fn read_header(header: &Map<String, Value>) -> Result<(Algorithm, Option<String>), Rejection> {
+    let alg = algorithm(header)?;
     let kid = match header.get("kid") {
         None => None,
         Some(Value::String(kid)) => Some(kid.clone()),
@@ -139,29 +173,42 @@ fn read_header(bytes: &[u8]) -> Result<(Algorithm, Option<String>), Rejection> {
     };
     match header.get("typ") {
         None => {}
-        Some(Value::String(typ)) if is_jwt_type(typ) => {}
+        Some(Value::String(typ)) if is_type(typ, "jwt") || is_type(typ, "at+jwt") => {}
         Some(_) => return Err(Rejection::Malformed("the header's `typ` is not a JWT type")),
     }
-    match header.get("crit") {
-        None => {}
-        Some(Value::Array(crit)) if crit.is_empty() => {}
-        Some(_) => {
-            return Err(Rejection::Malformed(
-                "the header names critical extensions this server does not know",
-            ))
-        }
-    }
+    no_critical_extensions(header)?;
     Ok((alg, kid))
 }
 
-/// `JWT` or `at+jwt` (RFC 9068), with or without the `application/`
-/// prefix; media types compare case-insensitively.
-fn is_jwt_type(typ: &str) -> bool {
+/// The header's `alg`, if it is one of the accepted ones.
+pub(crate) fn algorithm(header: &Map<String, Value>) -> Result<Algorithm, Rejection> {
+    match header.get("alg") {
+        Some(Value::String(alg)) => Algorithm::from_name(alg).ok_or(Rejection::Algorithm),
+        _ => Err(Rejection::Malformed("the header has no `alg`")),
+    }
+}
+
+/// Refuses a header with a `crit` naming anything: no extension is
+/// understood here.
+pub(crate) fn no_critical_extensions(header: &Map<String, Value>) -> Result<(), Rejection> {
+    match header.get("crit") {
+        None => Ok(()),
+        Some(Value::Array(crit)) if crit.is_empty() => Ok(()),
+        Some(_) => Err(Rejection::Malformed(
+            "the header names critical extensions this server does not know",
+        )),
+    }
+}
+
+/// Whether `typ` names the media type `application/<name>`, with or
+/// without the `application/` prefix; media types compare
+/// case-insensitively. `name` is lower case.
+pub(crate) fn is_type(typ: &str, name: &str) -> bool {
     let typ = typ
         .get(..12)
         .filter(|p| p.eq_ignore_ascii_case("application/"))
         .map_or(typ, |_| &typ[12..]);
-    typ.eq_ignore_ascii_case("jwt") || typ.eq_ignore_ascii_case("at+jwt")
+    typ.eq_ignore_ascii_case(name)
 }
 
 #[cfg(test)]

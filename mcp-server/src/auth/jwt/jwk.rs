@@ -7,6 +7,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use ring::signature::{self, RsaPublicKeyComponents, UnparsedPublicKey};
 use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
 
 use super::compact::Algorithm;
 
@@ -105,7 +106,9 @@ pub(crate) fn key_set(document: &Value) -> Result<Vec<Jwk>, &'static str> {
         .collect())
 }
 
-fn jwk(key: &Map<String, Value>) -> Option<Jwk> {
+/// The verification key `key` describes, or `None` when it is not one
+/// (see [`key_set`]).
+pub(crate) fn jwk(key: &Map<String, Value>) -> Option<Jwk> {
     let text = |name: &str| -> Result<Option<&str>, ()> {
         match key.get(name) {
             None => Ok(None),
@@ -153,6 +156,32 @@ fn jwk(key: &Map<String, Value>) -> Option<Jwk> {
         Some(alg) if !jwk.fits(alg) => None,
         _ => Some(jwk),
     }
+}
+
+/// The JWK SHA-256 thumbprint of `key`
+/// ([RFC 7638](https://datatracker.ietf.org/doc/html/rfc7638)), base64url:
+/// the digest of its required members, as given, in lexicographic order
+/// and without whitespace. `None` for a key type without a thumbprint
+/// here (only `EC`, `RSA` and `OKP` keys have one) or a required member
+/// that is not a string.
+pub(crate) fn thumbprint(key: &Map<String, Value>) -> Option<String> {
+    let members: &[&str] = match key.get("kty")?.as_str()? {
+        "EC" => &["crv", "kty", "x", "y"],
+        "RSA" => &["e", "kty", "n"],
+        "OKP" => &["crv", "kty", "x"],
+        _ => return None,
+    };
+    let mut canonical = serde_json::Map::new();
+    for &member in members {
+        canonical.insert(
+            member.to_owned(),
+            Value::String(key.get(member)?.as_str()?.to_owned()),
+        );
+    }
+    // Inserted in lexicographic order, which is the order serde_json
+    // writes them in, whichever map it is built with; no whitespace.
+    let canonical = serde_json::to_vec(&canonical).ok()?;
+    Some(URL_SAFE_NO_PAD.encode(Sha256::digest(&canonical)))
 }
 
 /// Big-endian bytes without leading zeros.
@@ -281,5 +310,38 @@ mod tests {
     fn leading_zeros_are_dropped() {
         assert_eq!(unsigned(vec![0, 0, 1, 0]), [1, 0]);
         assert!(unsigned(vec![0, 0]).is_empty());
+    }
+
+    #[test]
+    fn thumbprints_follow_rfc_7638() {
+        // The example of RFC 7638, section 3.1.
+        let key = json!({
+            "kty": "RSA",
+            "n": "0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7aPFFxuhDR1L6tSoc_BJECPebWKRXjBZCiFV4n3oknjhMstn64tZ_2W-5JsGY4Hc5n9yBXArwl93lqt7_RN5w6Cf0h4QyQ5v-65YGjQR0_FDW2QvzqY368QQMicAtaSqzs8KJZgnYb9c7d0zgdAZHzu6qMQvRL5hajrn1n91CbOpbISD08qNLyrdkt-bFTWhAI4vMQFh6WeZu0fM4lFd2NcRwr3XPksINHaQ-G_xBniIqbw0Ls1jF44-csFCur-kEgU8awapJzKnqDKgw",
+            "e": "AQAB",
+            "alg": "RS256",
+            "kid": "2011-04-29",
+        });
+        let object = key.as_object().expect("an object");
+        assert_eq!(
+            thumbprint(object).as_deref(),
+            Some("NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs")
+        );
+        // Members other than the required ones do not count.
+        let (_, ec) = ec_key();
+        let mut more = ec.clone();
+        more["use"] = json!("sig");
+        more["kid"] = json!("other");
+        let thumb = |key: &Value| thumbprint(key.as_object().expect("an object"));
+        assert!(thumb(&ec).is_some());
+        assert_eq!(thumb(&ec), thumb(&more));
+        for broken in [
+            json!({"kty": "oct", "k": "c2VjcmV0"}),
+            json!({"kty": "EC", "crv": "P-256", "x": "AA"}),
+            json!({"kty": "RSA", "n": 1, "e": "AQAB"}),
+            json!({"crv": "Ed25519", "x": "AA"}),
+        ] {
+            assert_eq!(thumb(&broken), None, "{broken}");
+        }
     }
 }

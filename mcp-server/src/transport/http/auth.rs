@@ -7,13 +7,13 @@ use std::sync::Arc;
 
 use axum::extract::State;
 use axum::http::request::Parts;
-use axum::http::{header, HeaderValue};
+use axum::http::{header, HeaderName, HeaderValue};
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
 
 use super::{json_response, App};
-use crate::auth::{well_known_path, Grant, Refusal, ResourceServer, WELL_KNOWN};
+use crate::auth::{well_known_path, Grant, Refusal, ResourceServer, DPOP_NONCE, WELL_KNOWN};
 use crate::server::error_message;
 
 /// `router` with the Protected Resource Metadata routes of `auth` added:
@@ -66,7 +66,10 @@ pub(super) async fn authorize(app: &App, parts: &Parts) -> Result<Option<Arc<Gra
     let Some(auth) = app.server.authorization() else {
         return Ok(None);
     };
-    match auth.authorize(&parts.headers, parts.uri.query()).await {
+    match auth
+        .authorize(parts.method.as_str(), &parts.headers, parts.uri.query())
+        .await
+    {
         Ok(grant) => Ok(Some(grant)),
         Err(refused) => {
             // Our own words only: never the token or the header.
@@ -93,6 +96,14 @@ fn refusal(refusal: &Refusal) -> Response {
         response
             .headers_mut()
             .insert(header::WWW_AUTHENTICATE, challenge);
+    }
+    if let Some(nonce) = refusal
+        .dpop_nonce()
+        .and_then(|n| HeaderValue::from_str(n).ok())
+    {
+        response
+            .headers_mut()
+            .insert(HeaderName::from_static(DPOP_NONCE), nonce);
     }
     if refusal.status() == 503 {
         response
