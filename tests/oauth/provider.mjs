@@ -32,6 +32,9 @@
 // - open dynamic client registration (RFC 7591), native loopback redirect
 //   URIs on any port (RFC 8252), public and confidential clients;
 // - the client credentials grant, also yielding JWTs for a resource;
+// - DPoP (RFC 9449): a token request with a DPoP proof gets a token of type
+//   DPoP whose JWT carries `cnf.jkt`, the proof key's thumbprint; without a
+//   proof, a bearer token as before;
 // - oidc-provider's development login and consent pages, which accept any
 //   login name, so a program can play the user.
 
@@ -138,6 +141,9 @@ function configuration(settings) {
       devInteractions: { enabled: true },
       registration: { enabled: true },
       clientCredentials: { enabled: true },
+      // On by default in this version; said here because the tests rely
+      // on it. No nonce is asked for, and proofs are ES256 or EdDSA.
+      dPoP: { enabled: true },
       resourceIndicators: {
         enabled: true,
         // One resource asked for at authorization is the one a token

@@ -2,8 +2,8 @@
 //! Model Context Protocol spec files live, and which example files they hold
 //! ([`spec`]); a real OAuth authorization server to test against, with a
 //! program to sign in at it ([`oauth`]); the install of the pinned Node
-//! packages such tests run ([`npm`]); and of the pinned Debian packages
-//! ([`debian`]).
+//! packages such tests run ([`npm`]); of the pinned Debian packages
+//! ([`debian`]); and a Redis of a test's own ([`redis`]).
 //!
 //! ```
 //! use mcp_tests::spec;
@@ -22,4 +22,5 @@
 pub mod debian;
 pub mod npm;
 pub mod oauth;
+pub mod redis;
 pub mod spec;

@@ -39,6 +39,10 @@
 //!   redirect URIs on any port, public (`none`) and confidential clients;
 //! - the client credentials grant, with one confidential client registered
 //!   at start ([`AuthServer::confidential_client_id`]);
+//! - DPoP (RFC 9449): a token request carrying a DPoP proof (ES256 or
+//!   EdDSA, no nonce asked for) gets a token of type `DPoP` whose JWT has
+//!   `cnf.jkt`, the thumbprint of the proof's key; one without a proof
+//!   gets a bearer token;
 //! - development login and consent pages that accept any login name.
 
 mod cookies;

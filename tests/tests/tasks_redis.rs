@@ -7,7 +7,6 @@
 //! themselves keep concurrent updates, carry signals between processes and
 //! let a single-use token through once across replicas.
 
-use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -22,6 +21,7 @@ use mcp_host::{BoxFuture, ServerId};
 use mcp_server::shared::{RedisShared, SharedStore};
 use mcp_server::state::SharedReplayGuard;
 use mcp_server::tasks::{RedisTaskStore, Signal, StoreError, TaskRecord, TaskStore};
+use mcp_tests::redis::Redis;
 use mcp_types::ext::tasks::GetTaskResult;
 use mcp_types::v2026_07_28::{ClientCapabilities, ElicitRequestParams, ElicitResult};
 use serde_json::{json, Value};
@@ -40,27 +40,6 @@ fn target_dir() -> PathBuf {
     }
 }
 
-fn free_addr() -> SocketAddr {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-}
-
-/// Waits up to 30 s until something accepts connections at `addr`.
-fn wait_listening(addr: SocketAddr, child: &mut Child, what: &str) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while TcpStream::connect(addr).is_err() {
-        if let Ok(Some(status)) = child.try_wait() {
-            panic!("{what} exited with {status} before it listened on {addr}");
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{what} does not listen on {addr}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 /// A child process killed (by its own pid) when dropped.
 struct Running(Child);
 
@@ -71,26 +50,11 @@ impl Drop for Running {
     }
 }
 
-/// The Debian package of the Redis these tests run, pinned as `.ci/run`
-/// pins it.
-const REDIS_PACKAGE: (&str, &str) = ("redis-server", "5:7.0.15-1~deb12u10");
-
-/// A Redis of this test's own on a free loopback port, nothing saved;
-/// installed first if missing.
-fn redis() -> (Running, String) {
-    let (package, version) = REDIS_PACKAGE;
-    let server = mcp_tests::debian::ensure(package, version, "redis-server")
-        .unwrap_or_else(|why| panic!("{why}"));
-    let addr = free_addr();
-    let mut child = Command::new(server)
-        .args(["--bind", "127.0.0.1", "--port", &addr.port().to_string()])
-        .args(["--save", "", "--appendonly", "no"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("redis-server starts");
-    wait_listening(addr, &mut child, "redis-server");
-    (Running(child), format!("redis://{addr}/"))
+/// A Redis of this test's own, and its URL.
+fn redis() -> (Redis, String) {
+    let redis = Redis::start();
+    let url = redis.url().to_owned();
+    (redis, url)
 }
 
 /// The `everything` example with Redis, built once.
@@ -547,7 +511,7 @@ async fn tasks_outlive_a_redis_stopped_for_longer_than_the_lease() {
     until(&b, &long, "working", Duration::from_secs(5)).await;
     // Stopped for three leases (600 ms), every replica alive; the short
     // task's handler finishes meanwhile.
-    signal(redis.0.id(), "STOP");
+    signal(redis.pid(), "STOP");
     // Readiness says so meanwhile; liveness does not.
     let ready = format!("{}readyz", second_url.trim_end_matches("mcp"));
     let alive = format!("{}healthz", second_url.trim_end_matches("mcp"));
@@ -559,7 +523,7 @@ async fn tasks_outlive_a_redis_stopped_for_longer_than_the_lease() {
     );
     assert_eq!(http_get(&alive).await.0, 200);
     tokio::time::sleep(Duration::from_millis(800)).await;
-    signal(redis.0.id(), "CONT");
+    signal(redis.pid(), "CONT");
     // Ready again once Redis answers (its connection may be made anew).
     let back = Instant::now() + Duration::from_secs(10);
     while http_get(&ready).await.0 != 200 {
