@@ -23,9 +23,10 @@ pub struct Context {
     principal: Option<Arc<str>>,
     #[cfg(feature = "auth")]
     grant: Option<Arc<crate::auth::Grant>>,
-    // Boxed: the context lives in every request's future, which is moved
-    // as a whole, and the capabilities are most of its size.
-    client_capabilities: Box<ClientCapabilities>,
+    // Behind a pointer: the context lives in every request's future, which
+    // is moved as a whole, and the capabilities are most of its size; and
+    // shared, since a task keeps clones of the context for its reruns.
+    client_capabilities: Arc<ClientCapabilities>,
     input_responses: Option<InputResponses>,
     request_state: Option<String>,
     #[cfg(feature = "sealed-state")]
@@ -54,7 +55,7 @@ impl Context {
     ) -> Self {
         Context {
             method,
-            client_capabilities,
+            client_capabilities: Arc::from(client_capabilities),
             ..Context::default()
         }
     }

@@ -131,7 +131,13 @@ impl Server {
             let json = params.into_json();
             let (cancel, cancelled) = watch::channel(false);
             let cx = cx.with_cancellation(cancelled);
-            let first = self.clone().run_tool(json.clone(), cx.clone());
+            let optional =
+                name_of(&json).is_some_and(|n| tasks.support(n) == TaskSupport::Optional);
+            // What a rerun needs of the params, kept as text: a task lives
+            // long, and a small JSON object is a B-tree node of hundreds
+            // of bytes, where its text is tens.
+            let kept: Box<str> = serde_json::to_string(&json).unwrap_or_default().into();
+            let first = self.clone().run_tool(json, cx.clone());
             // A handler that answers before it first waits is answered as
             // an ordinary call: the immediate result, or a multi-round-trip
             // request for input before any task exists.
@@ -151,8 +157,6 @@ impl Server {
             // A server shutting down, a store at its bound, or a principal
             // at its quota: a tool that may run as a task or not answers
             // the call itself.
-            let optional =
-                name_of(&json).is_some_and(|n| tasks.support(n) == TaskSupport::Optional);
             if tasks.draining() {
                 if optional {
                     return first.await;
@@ -170,7 +174,7 @@ impl Server {
             };
             let server = self.clone();
             let rerun: Rerun = Box::new(move |answers, request_state| {
-                let mut json = json.clone();
+                let mut json: Map<String, Value> = serde_json::from_str(&kept).unwrap_or_default();
                 json.insert("inputResponses".to_owned(), Value::Object(answers));
                 match request_state {
                     Some(state) => json.insert("requestState".to_owned(), Value::String(state)),
