@@ -6,13 +6,19 @@
 //! bearer token, not with another key's proof, not with a proof for
 //! another URL or method, not with a proof another replica has seen
 //! (their replay guard is one real Redis), and, when the servers ask for
-//! nonces, only after the nonce dance, on whichever replica.
+//! nonces, only after the nonce dance, on whichever replica. And the
+//! host's side against the same two: `mcp-host` binds its token when the
+//! server asks, answers its nonces, and keeps the key with the token.
 
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
+use mcp_host::approval::{ApproveAll, Gate, Policy};
+use mcp_host::auth::{DpopUse, FileStore, Grant, OAuthClient, OAuthSettings, Secret};
+use mcp_host::client::{CallOptions, Client as McpClient, ClientOptions, NoInput, Target};
+use mcp_host::ServerId;
 use mcp_server::auth::{DpopPolicy, ResourceServer};
 use mcp_server::shared::{RedisShared, SharedReplayGuard};
 use mcp_server::transport::http::{self, HttpConfig};
@@ -376,4 +382,127 @@ async fn the_nonce_dance_works_on_any_replica_and_bearer_tokens_are_refused() {
     let bearer = call(&http, &resource, &format!("Bearer {token}"), None).await;
     bearer.refused("invalid_token");
     assert!(bearer.challenge.starts_with("DPoP "), "{bearer:?}");
+}
+
+// The host's side: `mcp-host`'s OAuth client gets a token for a server
+// that requires DPoP-bound tokens and hands out nonces, and calls its
+// tool. The host binds the token because the server asks for it, answers
+// the server's nonce challenge, keeps the key with the token in a
+// credential file of mode 0600, and a new client from that file goes on
+// with the same token and key.
+
+fn oauth(auth: &AuthServer, url: &str, store: Arc<FileStore>) -> Arc<OAuthClient> {
+    let settings = OAuthSettings {
+        client_id: Some(auth.confidential_client_id().to_owned()),
+        client_secret: Some(Secret::new(auth.confidential_client_secret())),
+        issuer: Some(auth.issuer().to_owned()),
+        grant: Grant::ClientCredentials,
+        scopes: vec![String::from("notes:read")],
+        dpop: DpopUse::Auto,
+        ..OAuthSettings::default()
+    };
+    Arc::new(OAuthClient::new("notes", url, settings, store, None).expect("an OAuth client"))
+}
+
+async fn whoami(oauth: Arc<OAuthClient>, url: &str) -> String {
+    let options = ClientOptions {
+        oauth: Some(oauth),
+        ..ClientOptions::default()
+    };
+    let target = Target::Http {
+        url: url.to_owned(),
+        headers: Vec::new(),
+    };
+    let id = ServerId::new("notes").expect("id");
+    let client = McpClient::connect(id, target, Arc::new(NoInput), options, None)
+        .await
+        .expect("connects");
+    let call = client
+        .prepare_call("whoami", serde_json::Map::new())
+        .await
+        .expect("prepared");
+    let gate = Gate::new(Policy::default(), Arc::new(ApproveAll));
+    let approval = gate.authorize(&call).await.expect("approved");
+    let result = client
+        .call_tool(call, approval, &CallOptions::default())
+        .await
+        .expect("called");
+    let value = serde_json::to_value(result.accept()).expect("encodes");
+    value["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_host_binds_its_token_when_the_server_asks_and_keeps_the_key_with_it() {
+    let auth = AuthServer::start().unwrap_or_else(|e| panic!("{e}"));
+    let (listener, url) = listener().await;
+    let mut secret = [0u8; 32];
+    getrandom::fill(&mut secret).expect("randomness");
+    let protection = ResourceServer::builder(&url, [auth.issuer()])
+        .scopes_supported(["notes:read"])
+        .dpop(DpopPolicy::Required)
+        .dpop_nonce(secret)
+        .build()
+        .expect("builds");
+    replica(listener, protection);
+    let dir = std::env::temp_dir().join(format!("mcp-host-dpop-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let file = dir.join("credentials.json");
+    let store = Arc::new(FileStore::new(&file));
+
+    let subject = whoami(oauth(&auth, &url, store.clone()), &url).await;
+    assert_eq!(subject, auth.confidential_client_id(), "{}", auth.log());
+
+    // The token is bound, its key kept beside it, readable by the owner only.
+    let text = std::fs::read_to_string(&file).expect("the credential file");
+    let stored: Value = serde_json::from_str(&text).expect("JSON");
+    let tokens = stored["tokens"]
+        .as_object()
+        .and_then(|t| t.values().next())
+        .cloned()
+        .expect("tokens for the server");
+    assert!(
+        tokens["dpop_key"].as_str().is_some_and(|k| !k.is_empty()),
+        "{tokens}"
+    );
+    let token = tokens["access_token"].as_str().expect("a token").to_owned();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&file)
+            .expect("metadata")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+
+    // A new client from the file goes on with the same token and key.
+    let again = whoami(oauth(&auth, &url, store), &url).await;
+    assert_eq!(again, auth.confidential_client_id());
+    let after: Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).expect("the file")).expect("JSON");
+    assert_eq!(
+        after["tokens"]
+            .as_object()
+            .and_then(|t| t.values().next())
+            .map(|t| &t["access_token"]),
+        Some(&json!(token)),
+        "no new token was needed"
+    );
+
+    // The token without its key is refused.
+    let stolen = http_client()
+        .post(&url)
+        .header("Authorization", format!("DPoP {token}"))
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}"#)
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(stolen.status(), 401);
+    let _ = std::fs::remove_dir_all(&dir);
 }
