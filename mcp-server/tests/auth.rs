@@ -551,6 +551,32 @@ async fn only_one_bearer_header_is_read() {
 }
 
 #[tokio::test]
+async fn a_bearer_only_server_refuses_dpop_bound_tokens() {
+    let fx = fixture(|b, _, _| b).await;
+    let mut claims = fx.claims("alice", "notes:read");
+    claims["cnf"] = json!({"jkt": "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"});
+    let bound = fx.keys.mint(Alg::Es256, &claims);
+    fx.invalid(
+        &bound,
+        "the token is bound to a key: send it in the DPoP scheme with a proof made with that key",
+    )
+    .await;
+    // The `DPoP` scheme is answered as any unknown one (see above).
+    let metadata = send(
+        fx.port,
+        "GET",
+        "/.well-known/oauth-protected-resource/mcp",
+        &[],
+        "",
+    )
+    .await;
+    assert!(metadata
+        .json()
+        .get("dpop_signing_alg_values_supported")
+        .is_none());
+}
+
+#[tokio::test]
 async fn a_missing_tool_scope_is_403_naming_every_scope_of_the_call() {
     let fx = fixture(|b, _, _| b).await;
     let reader = fx.token("alice", "notes:read");

@@ -457,9 +457,9 @@ impl ResourceServerBuilder {
     }
 
     /// Where the `jti` of each DPoP proof is recorded, so that a proof is
-    /// accepted once: a guard on a store every replica shares
-    /// ([`RedisShared`](crate::shared::SharedStore), with the `redis`
-    /// feature) refuses on every replica a proof one has seen. By default
+    /// accepted once: a guard on a [`SharedStore`](crate::shared::SharedStore)
+    /// every replica reaches (`RedisShared`, with the `redis` feature)
+    /// refuses on every replica a proof one has seen. By default
     /// the record is in this process's memory, for 100,000 proofs.
     pub fn replay_guard(mut self, guard: SharedReplayGuard) -> Self {
         self.replay = Some(guard);
