@@ -26,9 +26,9 @@ use std::time::{Duration, Instant};
 
 use mcp_bench::chart::{Chart, Series};
 use mcp_bench::measure::{children, figures, in_fresh_process, resident, resident_of};
-use mcp_host::trust::PinFile;
 use mcp_host::approval::ApproveAll;
 use mcp_host::client::CallOptions;
+use mcp_host::trust::PinFile;
 use mcp_host::{Host, HostConfig};
 use serde_json::{json, Map, Value};
 
