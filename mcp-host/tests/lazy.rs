@@ -105,7 +105,7 @@ async fn a_lazy_server_sleeps_until_needed_and_after_its_idle_time() {
 
     // Pinned: a new host does not start it, and serves its catalogue from
     // the pins, refresh after refresh.
-    let host = start(0.5).await;
+    let host = start(1.5).await;
     assert_eq!(started(&dir).len(), 1, "not started with the host");
     assert!(asleep(&host, &id).await);
     host.refresh().await;
@@ -123,9 +123,10 @@ async fn a_lazy_server_sleeps_until_needed_and_after_its_idle_time() {
     assert_eq!(starts.len(), 2);
     assert_eq!(log.calls().len(), 1);
     assert!(!asleep(&host, &id).await);
-    // Calls in a row keep it up: each one pushes its idle time back.
-    for _ in 0..3 {
-        tokio::time::sleep(Duration::from_millis(300)).await;
+    // Calls in a row keep it up: each one pushes its idle time back (six
+    // calls 400 ms apart span more than the 1.5 s idle time).
+    for _ in 0..6 {
+        tokio::time::sleep(Duration::from_millis(400)).await;
         host.call("weather__forecast", args(), &CallOptions::default())
             .await
             .expect("still up");
@@ -150,7 +151,7 @@ async fn a_lazy_server_sleeps_until_needed_and_after_its_idle_time() {
         "{refused:?}"
     );
     assert_eq!(started(&dir).len(), 3);
-    assert_eq!(log.calls().len(), 4, "the changed tool never ran");
+    assert_eq!(log.calls().len(), 7, "the changed tool never ran");
     assert!(host.tools().is_empty());
     assert_eq!(host.quarantined_tools().len(), 1);
     host.shutdown().await;
