@@ -47,6 +47,18 @@ impl Context {
         Context::boxed(Cow::Owned(method.into()), Box::new(client_capabilities))
     }
 
+    /// [`Context::new`] with the capabilities already shared.
+    pub(crate) fn shared(
+        method: Cow<'static, str>,
+        client_capabilities: Arc<ClientCapabilities>,
+    ) -> Self {
+        Context {
+            method,
+            client_capabilities,
+            ..Context::default()
+        }
+    }
+
     /// [`Context::new`] with the capabilities already boxed, as the router
     /// reads them.
     pub(crate) fn boxed(

@@ -980,9 +980,9 @@ impl Server {
             Err(e) => return Step::Done(error_reply(Some(&id), 200, e)),
         };
         let streaming = meta.progress_token.is_some() || meta.log_level.is_some();
-        let cx = self.equip(Context::boxed(
+        let cx = self.equip(Context::shared(
             Cow::Borrowed(kind.method()),
-            meta.capabilities,
+            self.shared_capabilities(meta.capabilities),
         ));
         let cx = with_grant(cx, grant);
         #[cfg(feature = "tasks")]
@@ -1361,6 +1361,26 @@ impl Server {
 mod tests {
     use crate::Server;
 
+    /// One tool, so that the server serves something.
+    struct One;
+    impl crate::tool::ToolSet for One {
+        fn tools() -> Vec<mcp_types::v2026_07_28::Tool> {
+            serde_json::from_value(
+                serde_json::json!([{"name": "one", "inputSchema": {"type": "object"}}]),
+            )
+            .unwrap_or_default()
+        }
+        fn call_tool<'a>(
+            &'a self,
+            _: &str,
+            _: &'a crate::Context,
+            _: serde_json::Map<String, serde_json::Value>,
+        ) -> Option<crate::BoxFuture<'a, Result<crate::tool::ToolOutput, crate::ErrorObject>>>
+        {
+            None
+        }
+    }
+
     /// Every request's future is moved whole (onto the runtime, into a
     /// task): it once weighed 7 KB, which cost more than the work of a
     /// simple call. Nested `async fn`s that take big arguments by value
@@ -1371,25 +1391,6 @@ mod tests {
             .build()
             .expect("runtime");
         let _entered = runtime.enter();
-        /// One tool, so that the server serves something.
-        struct One;
-        impl crate::tool::ToolSet for One {
-            fn tools() -> Vec<mcp_types::v2026_07_28::Tool> {
-                serde_json::from_value(
-                    serde_json::json!([{"name": "one", "inputSchema": {"type": "object"}}]),
-                )
-                .unwrap_or_default()
-            }
-            fn call_tool<'a>(
-                &'a self,
-                _: &str,
-                _: &'a crate::Context,
-                _: serde_json::Map<String, serde_json::Value>,
-            ) -> Option<crate::BoxFuture<'a, Result<crate::tool::ToolOutput, crate::ErrorObject>>>
-            {
-                None
-            }
-        }
         let server = Server::builder(One).tools().build().expect("server");
         let bytes = server.handle_bytes(b"{}", None);
         let value = server.handle(serde_json::Value::Null, None);
@@ -1403,5 +1404,27 @@ mod tests {
             "{}",
             std::mem::size_of_val(&value)
         );
+    }
+
+    /// A client declares the same capabilities on every request: each
+    /// request's context shares one copy, which a task keeps for its life.
+    #[test]
+    fn requests_that_declare_the_same_capabilities_share_them() {
+        use mcp_types::v2026_07_28::ClientCapabilities;
+        let server = Server::builder(One).tools().build().expect("server");
+        let caps = |json: serde_json::Value| -> Box<ClientCapabilities> {
+            Box::new(serde_json::from_value(json).expect("capabilities"))
+        };
+        let tasks = serde_json::json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+        let first = server.shared_capabilities(caps(tasks.clone()));
+        let second = server.shared_capabilities(caps(tasks.clone()));
+        assert!(std::sync::Arc::ptr_eq(&first, &second));
+        // Other capabilities get their own, and become the shared ones.
+        let other = server.shared_capabilities(caps(serde_json::json!({"roots": {}})));
+        assert!(!std::sync::Arc::ptr_eq(&first, &other));
+        assert_eq!(*other, *caps(serde_json::json!({"roots": {}})));
+        let again = server.shared_capabilities(caps(tasks));
+        assert!(!std::sync::Arc::ptr_eq(&first, &again));
+        assert_eq!(*again, *first);
     }
 }

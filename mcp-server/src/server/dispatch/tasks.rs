@@ -2,6 +2,8 @@
 //! tasks, the `tasks/*` methods, and the handoff of a waiting handler to
 //! the task runtime.
 
+use std::collections::BTreeMap;
+
 use tokio::sync::watch;
 
 use super::*;
@@ -62,7 +64,10 @@ impl Server {
             return Step::Done(error_reply(Some(&id), status_for(error.code), error));
         }
         let cx = with_grant(
-            Context::boxed(Cow::Borrowed(method), meta.capabilities),
+            Context::shared(
+                Cow::Borrowed(method),
+                self.shared_capabilities(meta.capabilities),
+            ),
             grant,
         );
         Step::Run(Run::new(id, Kind::Task, params, cx))
@@ -136,7 +141,11 @@ impl Server {
             // What a rerun needs of the params, kept as text: a task lives
             // long, and a small JSON object is a B-tree node of hundreds
             // of bytes, where its text is tens.
-            let kept: Box<str> = serde_json::to_string(&json).unwrap_or_default().into();
+            // The context carries the request's `_meta`; the rerun needs
+            // the rest.
+            let rest: BTreeMap<&String, &Value> =
+                json.iter().filter(|(key, _)| *key != "_meta").collect();
+            let kept: Box<str> = serde_json::to_string(&rest).unwrap_or_default().into();
             let first = self.clone().run_tool(json, cx.clone());
             // A handler that answers before it first waits is answered as
             // an ordinary call: the immediate result, or a multi-round-trip
