@@ -138,7 +138,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if std::env::args().any(|a| a == "--live-only") {
         // For a heap profiler: the live tasks, and nothing after them.
         if let (Some(before), Some(after)) = (before, after) {
-            println!("{} bytes a live task", after.saturating_sub(before) / LIVE as u64);
+            println!(
+                "{} bytes a live task",
+                after.saturating_sub(before) / LIVE as u64
+            );
         }
         return Ok(());
     }
