@@ -42,7 +42,7 @@ pub const ALGORITHM: &str = "ES256";
 /// asks for a server-provided nonce (RFC 9449 §8, §9).
 pub const USE_NONCE: &str = "use_dpop_nonce";
 
-/// The header that carries a proof, and the one a server's nonce comes in.
+/// The header that carries a proof.
 pub const PROOF_HEADER: &str = "DPoP";
 /// The header a server's nonce comes in.
 pub const NONCE_HEADER: &str = "DPoP-Nonce";
