@@ -74,7 +74,66 @@ pub fn ensure(package: &str, version: &str, program: &str) -> Result<PathBuf, St
     // The package lists may be missing or old: refresh once and retry.
     if apt_get(&install).is_err() {
         apt_get(&["update", "-qq"]).map_err(|e| format!("{by_hand} ({e})"))?;
-        apt_get(&install).map_err(|e| format!("{by_hand} ({e})"))?;
+        if let Err(e) = apt_get(&install) {
+            // Debian's security archive keeps only the newest build of a
+            // release: a pinned security build is replaced by the next.
+            let Some(newer) = newer_build(package, version) else {
+                return Err(format!("{by_hand} ({e})"));
+            };
+            eprintln!("{package}={version} is gone from the archive; installing {newer}");
+            let pinned = format!("{package}={newer}");
+            let install = ["install", "-y", "-qq", "--no-install-recommends", &pinned];
+            apt_get(&install).map_err(|e| format!("{by_hand} ({e})"))?;
+        }
     }
     find(program).ok_or(by_hand)
+}
+
+/// The newest build of `version`'s release in the archive: the same
+/// version up to its `deb12u` suffix (`1.22.1-9+deb12u12` for
+/// `1.22.1-9+deb12u11`). `None` for a version without that suffix or a
+/// release the archive no longer has.
+fn newer_build(package: &str, version: &str) -> Option<String> {
+    let release = &version[..version.rfind("deb12u")?];
+    let listed = Command::new("apt-cache")
+        .args(["madison", package])
+        .output()
+        .ok()?;
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    let mut newest: Option<String> = None;
+    for candidate in listed.lines().filter_map(|line| line.split('|').nth(1)) {
+        let candidate = candidate.trim();
+        if !candidate.starts_with(release) {
+            continue;
+        }
+        let newer = newest.as_deref().is_none_or(|best| {
+            Command::new("dpkg")
+                .args(["--compare-versions", candidate, "gt", best])
+                .status()
+                .is_ok_and(|status| status.success())
+        });
+        if newer {
+            newest = Some(candidate.to_owned());
+        }
+    }
+    newest
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_replaced_security_build_resolves_to_a_build_of_the_same_release() {
+        assert_eq!(newer_build("nginx", "1.22.1-9"), None, "no deb12u suffix");
+        if find("apt-cache").is_none() {
+            eprintln!("apt-cache is missing: only the suffix rule was checked");
+            return;
+        }
+        // An early build of the release CI pins, long replaced.
+        match newer_build("nginx", "1.22.1-9+deb12u1") {
+            Some(found) => assert!(found.starts_with("1.22.1-9+deb12u"), "{found}"),
+            None => eprintln!("the package lists here have no nginx 1.22.1-9"),
+        }
+    }
 }
