@@ -137,6 +137,26 @@ impl Reply {
         Ok(Reply { bytes, code: None })
     }
 
+    /// The response to `id` whose result is `result`, an object encoded
+    /// already, with `member` (an encoded `"key":value`) added to it.
+    fn encoded(id: &v::RequestId, result: &str, member: &[u8]) -> Result<Reply, ErrorObject> {
+        let Some(members) = result.strip_suffix('}') else {
+            return Err(ErrorObject::internal_error("a result must be an object"));
+        };
+        let mut bytes = Vec::with_capacity(result.len() + member.len() + 48);
+        bytes.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+        serde_json::to_writer(&mut bytes, id)
+            .map_err(|e| ErrorObject::internal_error(format!("cannot encode the id: {e}")))?;
+        bytes.extend_from_slice(br#","result":"#);
+        bytes.extend_from_slice(members.as_bytes());
+        if !members.ends_with('{') {
+            bytes.push(b',');
+        }
+        bytes.extend_from_slice(member);
+        bytes.extend_from_slice(b"}}");
+        Ok(Reply { bytes, code: None })
+    }
+
     /// The encoded bytes.
     pub fn as_bytes(&self) -> &[u8] {
         &self.bytes
@@ -377,6 +397,9 @@ pub(crate) enum Answer {
     Prompt(PromptOutput),
     Resource(ResourceOutput),
     Json(Value),
+    /// A result object encoded already, with its `resultType` and without
+    /// `_meta` (a task, as the tasks runtime answers it).
+    Encoded(String),
 }
 
 impl Answer {
@@ -391,6 +414,8 @@ impl Answer {
             | Answer::Prompt(PromptOutput::InputRequired(result))
             | Answer::Resource(ResourceOutput::InputRequired(result)) => to_value(result),
             Answer::Json(value) => Ok(value),
+            Answer::Encoded(text) => serde_json::from_str(&text)
+                .map_err(|e| ErrorObject::internal_error(format!("cannot read the result: {e}"))),
         }
     }
 }
@@ -1264,6 +1289,7 @@ impl Server {
                 self.encode_result(id, result, cacheable)
             }
             Answer::Json(result) => Ok(Reply::from_value(&self.response(id, result, cacheable))),
+            Answer::Encoded(result) => Reply::encoded(id, &result, &self.inner.info_meta),
         }
     }
 
@@ -1379,6 +1405,27 @@ mod tests {
         {
             None
         }
+    }
+
+    #[test]
+    fn an_encoded_result_gets_the_member_appended() {
+        use super::Reply;
+        use mcp_types::v2026_07_28::RequestId;
+        let member = br#""_meta":{"k":1}"#;
+        for (result, expected) in [
+            (
+                r#"{"a":[1,{}]}"#,
+                r#"{"jsonrpc":"2.0","id":7,"result":{"a":[1,{}],"_meta":{"k":1}}}"#,
+            ),
+            (
+                "{}",
+                r#"{"jsonrpc":"2.0","id":7,"result":{"_meta":{"k":1}}}"#,
+            ),
+        ] {
+            let reply = Reply::encoded(&RequestId::Integer(7), result, member).expect("object");
+            assert_eq!(std::str::from_utf8(reply.as_bytes()), Ok(expected));
+        }
+        assert!(Reply::encoded(&RequestId::Integer(7), "[]", member).is_err());
     }
 
     /// Every request's future is moved whole (onto the runtime, into a

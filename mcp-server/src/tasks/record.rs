@@ -280,50 +280,91 @@ impl TaskRecord {
         true
     }
 
-    /// The members every shape of the task carries.
-    fn base(&self) -> Map<String, Value> {
-        let mut out = Map::new();
-        out.insert("taskId".into(), json!(self.id));
-        out.insert("status".into(), json!(self.status));
-        if let Some(message) = &self.status_message {
-            out.insert("statusMessage".into(), json!(message));
-        }
-        out.insert("createdAt".into(), json!(iso8601(self.created_ms)));
-        out.insert("lastUpdatedAt".into(), json!(iso8601(self.updated_ms)));
-        out.insert("ttlMs".into(), json!(self.ttl_ms));
-        out.insert("pollIntervalMs".into(), json!(self.poll_interval_ms));
-        out
-    }
-
     /// The `CreateTaskResult` that answers the `tools/call` that made the
     /// task: the task's members and `resultType: "task"`, flat.
     pub fn created(&self) -> Value {
-        let mut out = self.base();
-        out.insert("resultType".into(), json!("task"));
-        Value::Object(out)
+        serde_json::to_value(self.view(Shape::Created)).unwrap_or_else(|_| json!({}))
     }
 
     /// The detailed task, as `tasks/get` answers it and `notifications/tasks`
     /// carries it: the status-specific member (`inputRequests`, `result`
     /// or `error`) inlined.
     pub fn detailed(&self) -> Map<String, Value> {
-        let mut out = self.base();
-        match self.status {
-            Status::InputRequired => {
-                out.insert(
-                    "inputRequests".into(),
-                    Value::Object(self.input_requests.clone()),
-                );
-            }
-            Status::Completed => {
-                out.insert("result".into(), self.result.clone().unwrap_or(json!({})));
-            }
-            Status::Failed => {
-                out.insert("error".into(), self.error.clone().unwrap_or(json!({})));
-            }
-            Status::Working | Status::Cancelled => {}
+        match serde_json::to_value(self.view(Shape::Detailed)) {
+            Ok(Value::Object(map)) => map,
+            _ => Map::new(),
         }
-        out
+    }
+
+    /// The task in `shape`, encoded straight from the record (see
+    /// [`View`]).
+    pub fn view(&self, shape: Shape) -> View<'_> {
+        View {
+            record: self,
+            shape,
+        }
+    }
+}
+
+/// A shape a task is read as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// The `CreateTaskResult`: the task's members and `resultType: "task"`.
+    Created,
+    /// The detailed task of `notifications/tasks`: the task's members and
+    /// the one its status adds (`inputRequests`, `result` or `error`).
+    Detailed,
+    /// The `tasks/get` result: the detailed task and `resultType:
+    /// "complete"`.
+    Got,
+}
+
+/// A task as the client reads it, serialized from its record without a
+/// `Value` in between: a task is created and polled far more often than
+/// it changes, and building a map of seven keyed entries for each answer
+/// cost more than the rest of the answer.
+#[derive(Clone, Copy, Debug)]
+pub struct View<'a> {
+    record: &'a TaskRecord,
+    shape: Shape,
+}
+
+impl Serialize for View<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        let record = self.record;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("taskId", &record.id)?;
+        map.serialize_entry("status", &record.status)?;
+        if let Some(message) = &record.status_message {
+            map.serialize_entry("statusMessage", message)?;
+        }
+        map.serialize_entry("createdAt", &iso8601(record.created_ms))?;
+        map.serialize_entry("lastUpdatedAt", &iso8601(record.updated_ms))?;
+        map.serialize_entry("ttlMs", &record.ttl_ms)?;
+        map.serialize_entry("pollIntervalMs", &record.poll_interval_ms)?;
+        if self.shape != Shape::Created {
+            // A settled record always has its member; `{}` if one did not.
+            let empty = Value::Object(Map::new());
+            match record.status {
+                Status::InputRequired => {
+                    map.serialize_entry("inputRequests", &record.input_requests)?;
+                }
+                Status::Completed => {
+                    map.serialize_entry("result", record.result.as_ref().unwrap_or(&empty))?;
+                }
+                Status::Failed => {
+                    map.serialize_entry("error", record.error.as_ref().unwrap_or(&empty))?;
+                }
+                Status::Working | Status::Cancelled => {}
+            }
+        }
+        match self.shape {
+            Shape::Created => map.serialize_entry("resultType", "task")?,
+            Shape::Got => map.serialize_entry("resultType", "complete")?,
+            Shape::Detailed => {}
+        }
+        map.end()
     }
 }
 
@@ -575,6 +616,20 @@ mod tests {
         for absent in ["task", "result", "error", "inputRequests", "requestState"] {
             assert!(created.get(absent).is_none(), "{absent}");
         }
+    }
+
+    #[test]
+    fn tasks_get_reads_the_detailed_task_and_says_complete() {
+        let mut task = record();
+        task.complete(json!({"content": [{"type": "text", "text": "3"}]}), 2_000);
+        let got: Value = serde_json::to_value(task.view(Shape::Got)).expect("encodes");
+        let mut expected = task.detailed();
+        expected.insert("resultType".into(), json!("complete"));
+        assert_eq!(got, Value::Object(expected));
+        assert_eq!(got["result"]["content"][0]["text"], json!("3"));
+        assert_eq!(got["createdAt"], json!("1970-01-01T00:00:01.000Z"));
+        assert_eq!(got["lastUpdatedAt"], json!("1970-01-01T00:00:02.000Z"));
+        assert!(task.detailed().get("resultType").is_none());
     }
 
     #[test]

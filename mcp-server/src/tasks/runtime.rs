@@ -17,7 +17,7 @@ use mcp_types::v2026_07_28::{InputResponse, Tool};
 use serde_json::{json, Map, Value};
 use tokio::sync::{broadcast, watch, Notify};
 
-use super::record::{self, Accepted, TaskRecord};
+use super::record::{self, Accepted, Shape, TaskRecord};
 use super::store::Signal;
 use super::{TaskSettings, TaskStore, TaskSupport};
 use crate::BoxFuture;
@@ -25,8 +25,8 @@ use crate::BoxFuture;
 /// A task stored by [`Runtime::create`], not started yet.
 pub(crate) struct Created {
     id: String,
-    /// The `CreateTaskResult`.
-    created: Value,
+    /// The `CreateTaskResult`, encoded.
+    created: String,
     expires: Option<u64>,
 }
 
@@ -376,7 +376,8 @@ impl Runtime {
         if let Some(lease) = self.store().lease() {
             record.renew(now.saturating_add(millis(lease)));
         }
-        let created = record.created();
+        let created = serde_json::to_string(&record.view(Shape::Created))
+            .map_err(|e| super::StoreError::Backend(e.to_string()))?;
         let id = record.id.clone();
         let expires = ttl.map(|ttl| now.saturating_add(ttl));
         let stored = self.store().create(record, now).await;
@@ -389,14 +390,14 @@ impl Runtime {
     }
 
     /// Runs the task `created` in the background, whose handler is `first`
-    /// (already started), and returns the `CreateTaskResult`.
+    /// (already started), and returns the `CreateTaskResult`, encoded.
     pub(crate) fn start(
         self: &Arc<Self>,
         created: Created,
         first: BoxFuture<'static, Outcome>,
         rerun: Rerun,
         cancel: watch::Sender<bool>,
-    ) -> Value {
+    ) -> String {
         let Created {
             id,
             created,
@@ -803,16 +804,15 @@ impl Runtime {
         }
     }
 
-    /// `tasks/get`: the detailed task.
+    /// `tasks/get`: the detailed task, encoded.
     pub(crate) async fn get(
         &self,
         params: &Map<String, Value>,
         principal: Option<&str>,
-    ) -> Result<Value, ErrorObject> {
+    ) -> Result<String, ErrorObject> {
         let record = self.owned(params, principal).await?;
-        let mut detailed = record.detailed();
-        detailed.insert("resultType".into(), json!("complete"));
-        Ok(Value::Object(detailed))
+        serde_json::to_string(&record.view(Shape::Got))
+            .map_err(|e| ErrorObject::internal_error(format!("cannot encode the task: {e}")))
     }
 
     /// `tasks/update`: keeps the answers to outstanding requests, wakes the
@@ -916,6 +916,16 @@ mod tests {
         Arc::new(Runtime::new(settings, &[tool]).expect("a tool runs as a task"))
     }
 
+    /// `tasks/get`'s answer, decoded.
+    async fn got(
+        runtime: &Runtime,
+        params: &Map<String, Value>,
+        principal: Option<&str>,
+    ) -> Result<Value, ErrorObject> {
+        let text = runtime.get(params, principal).await?;
+        Ok(serde_json::from_str(&text).expect("tasks/get answers JSON"))
+    }
+
     fn never_rerun() -> Rerun {
         Box::new(|_, _| Box::pin(async { Outcome::Error(ErrorObject::internal_error("rerun")) }))
     }
@@ -931,13 +941,15 @@ mod tests {
     ) -> String {
         let (cancel, _) = watch::channel(false);
         let stored = runtime.create(owner).await.expect("created");
-        let created = runtime.start(stored, run, never_rerun(), cancel);
+        let created: Value =
+            serde_json::from_str(&runtime.start(stored, run, never_rerun(), cancel))
+                .expect("a CreateTaskResult");
         created["taskId"].as_str().expect("an id").to_owned()
     }
 
     async fn settled(runtime: &Runtime, id: &str, owner: Option<&str>) -> Value {
         for _ in 0..200 {
-            let task = runtime.get(&params(id), owner).await.expect("found");
+            let task = got(runtime, &params(id), owner).await.expect("found");
             if task["status"] != "working" {
                 return task;
             }
@@ -1078,7 +1090,7 @@ mod tests {
         let id = start(&runtime, None, done_soon()).await;
         let mut task = Value::Null;
         for _ in 0..100 {
-            task = runtime.get(&params(&id), None).await.expect("found");
+            task = got(&runtime, &params(&id), None).await.expect("found");
             if task["status"] != "working" {
                 break;
             }
@@ -1151,7 +1163,9 @@ mod tests {
     ) -> (String, watch::Receiver<bool>) {
         let (cancel, watched) = watch::channel(false);
         let stored = runtime.create(None).await.expect("created");
-        let created = runtime.start(stored, run, never_rerun(), cancel);
+        let created: Value =
+            serde_json::from_str(&runtime.start(stored, run, never_rerun(), cancel))
+                .expect("a CreateTaskResult");
         let id = created["taskId"].as_str().expect("an id").to_owned();
         (id, watched)
     }
@@ -1204,10 +1218,10 @@ mod tests {
     async fn another_principal_is_told_the_task_does_not_exist() {
         let runtime = runtime(TaskSettings::default());
         let id = start(&runtime, Some("alice"), Box::pin(std::future::pending())).await;
-        assert!(runtime.get(&params(&id), Some("alice")).await.is_ok());
+        assert!(got(&runtime, &params(&id), Some("alice")).await.is_ok());
         for stranger in [Some("mallory"), None] {
             for result in [
-                runtime.get(&params(&id), stranger).await,
+                got(&runtime, &params(&id), stranger).await,
                 runtime.cancel(&params(&id), stranger).await,
                 runtime.update(&params(&id), stranger).await,
             ] {
@@ -1217,8 +1231,7 @@ mod tests {
             }
         }
         // The stranger's cancel changed nothing.
-        let task = runtime
-            .get(&params(&id), Some("alice"))
+        let task = got(&runtime, &params(&id), Some("alice"))
             .await
             .expect("found");
         assert_eq!(task["status"], "working");
@@ -1245,11 +1258,13 @@ mod tests {
         });
         let (cancel, _) = watch::channel(false);
         let stored = runtime.create(None).await.expect("created");
-        let created = runtime.start(stored, Box::pin(async { ask(0) }), rerun, cancel);
+        let created: Value =
+            serde_json::from_str(&runtime.start(stored, Box::pin(async { ask(0) }), rerun, cancel))
+                .expect("a CreateTaskResult");
         let id = created["taskId"].as_str().expect("an id").to_owned();
         let mut answered = 0;
         let task = loop {
-            let task = runtime.get(&params(&id), None).await.expect("found");
+            let task = got(&runtime, &params(&id), None).await.expect("found");
             match task["status"].as_str() {
                 Some("input_required") => {
                     let keys: Vec<String> = task["inputRequests"]
@@ -1297,9 +1312,9 @@ mod tests {
         let failed = runtime.drain(Duration::from_millis(300)).await;
         assert_eq!(failed, 1);
         assert!(runtime.draining());
-        let task = runtime.get(&params(&quick), None).await.expect("found");
+        let task = got(&runtime, &params(&quick), None).await.expect("found");
         assert_eq!(task["status"], "completed", "{task}");
-        let task = runtime.get(&params(&slow), None).await.expect("found");
+        let task = got(&runtime, &params(&slow), None).await.expect("found");
         assert_eq!(task["status"], "failed", "{task}");
         assert_eq!(task["error"]["message"], SHUT_DOWN);
         tokio::time::timeout(Duration::from_secs(5), watched.wait_for(|c| *c))
@@ -1334,7 +1349,7 @@ mod tests {
         // Renewed on the same clock: after two lease lengths the task is
         // still working, judged by this replica or any other on the store.
         tokio::time::sleep(Duration::from_millis(700)).await;
-        let task = runtime.get(&params(&id), None).await.expect("found");
+        let task = got(&runtime, &params(&id), None).await.expect("found");
         assert_eq!(task["status"], "working", "{task}");
         let record = runtime
             .store()
@@ -1364,7 +1379,9 @@ mod tests {
         let id = start(&runtime, None, Box::pin(std::future::pending())).await;
         assert_eq!(runtime.live().len(), 1);
         tokio::time::sleep(Duration::from_millis(60)).await;
-        let error = runtime.get(&params(&id), None).await.expect_err("expired");
+        let error = got(&runtime, &params(&id), None)
+            .await
+            .expect_err("expired");
         assert_eq!(error.code, -32602);
         for _ in 0..100 {
             if runtime.live().is_empty() {
@@ -1407,7 +1424,7 @@ mod tests {
         });
         let id = start(&runtime, None, busy).await;
         tokio::time::sleep(Duration::from_millis(250)).await;
-        let task = runtime.get(&params(&id), None).await.expect("found");
+        let task = got(&runtime, &params(&id), None).await.expect("found");
         assert_eq!(task["status"], "working", "{task}");
         release.send(()).expect("the handler waits");
         assert_eq!(settled(&runtime, &id, None).await["status"], "completed");
@@ -1431,17 +1448,16 @@ mod tests {
         let orphan = params("task_orphan");
 
         // Failing it fails on the store: the store is out of reach.
-        let error = runtime
-            .get(&orphan, None)
+        let error = got(&runtime, &orphan, None)
             .await
             .expect_err("the store failed");
         assert_eq!(error.message, STORE_FAILED);
         // Within a lease length of that, the lapsed lease is not judged.
-        let task = runtime.get(&orphan, None).await.expect("found");
+        let task = got(&runtime, &orphan, None).await.expect("found");
         assert_eq!(task["status"], "working", "{task}");
         // A lease length later it is.
         tokio::time::sleep(lease + Duration::from_millis(20)).await;
-        let task = runtime.get(&orphan, None).await.expect("found");
+        let task = got(&runtime, &orphan, None).await.expect("found");
         assert_eq!(task["status"], "failed", "{task}");
     }
 

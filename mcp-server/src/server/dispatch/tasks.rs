@@ -126,27 +126,24 @@ impl Server {
             if kind == Kind::Task {
                 let params = params.into_json();
                 let result = match cx.method() {
-                    "tasks/get" => tasks.get(&params, principal).await,
+                    "tasks/get" => {
+                        return tasks.get(&params, principal).await.map(Answer::Encoded);
+                    }
                     "tasks/update" => tasks.update(&params, principal).await,
                     "tasks/cancel" => tasks.cancel(&params, principal).await,
                     other => Err(ErrorObject::method_not_found(other)),
                 };
                 return result.map(Answer::Json);
             }
-            let json = params.into_json();
             let (cancel, cancelled) = watch::channel(false);
             let cx = cx.with_cancellation(cancelled);
-            let optional =
-                name_of(&json).is_some_and(|n| tasks.support(n) == TaskSupport::Optional);
-            // What a rerun needs of the params, kept as text: a task lives
-            // long, and a small JSON object is a B-tree node of hundreds
-            // of bytes, where its text is tens.
-            // The context carries the request's `_meta`; the rerun needs
-            // the rest.
-            let rest: BTreeMap<&String, &Value> =
-                json.iter().filter(|(key, _)| *key != "_meta").collect();
-            let kept: Box<str> = serde_json::to_string(&rest).unwrap_or_default().into();
-            let first = self.clone().run_tool(json, cx.clone());
+            let optional = params
+                .string("name")
+                .is_some_and(|n| tasks.support(n) == TaskSupport::Optional);
+            let kept = rerun_params(&params);
+            // The first run takes the params as the reader left them: a
+            // call read by the quick path is not turned into maps first.
+            let first = self.clone().run_tool(params, cx.clone());
             // A handler that answers before it first waits is answered as
             // an ordinary call: the immediate result, or a multi-round-trip
             // request for input before any task exists.
@@ -189,9 +186,14 @@ impl Server {
                     Some(state) => json.insert("requestState".to_owned(), Value::String(state)),
                     None => json.remove("requestState"),
                 };
-                Box::pin(server.clone().run_tool(json, cx.clone()).map(outcome))
+                Box::pin(
+                    server
+                        .clone()
+                        .run_tool(Params::Json(json), cx.clone())
+                        .map(outcome),
+                )
             });
-            Ok(Answer::Json(tasks.start(
+            Ok(Answer::Encoded(tasks.start(
                 created,
                 Box::pin(first.map(outcome)),
                 rerun,
@@ -203,19 +205,36 @@ impl Server {
     /// One run of a tool's handler, owning all it needs.
     fn run_tool(
         self,
-        params: Map<String, Value>,
+        params: Params,
         cx: Context,
     ) -> BoxFuture<'static, Result<Answer, ErrorObject>> {
-        Box::pin(async move {
-            self.call_handler(Kind::Tool, Params::Json(params), cx)
-                .await
-        })
+        Box::pin(async move { self.call_handler(Kind::Tool, params, cx).await })
     }
 }
 
-/// The tool a `tools/call`'s params name.
-fn name_of(params: &Map<String, Value>) -> Option<&str> {
-    params.get("name").and_then(Value::as_str)
+/// What a rerun of a call needs of its params, kept as text: a task lives
+/// long, and a small JSON object is a B-tree node of hundreds of bytes,
+/// where its text is tens. The context carries the request's `_meta`; the
+/// rerun needs the rest.
+fn rerun_params(params: &Params) -> Box<str> {
+    /// A call read by the quick path: its name and arguments are all
+    /// there is besides `_meta`.
+    #[derive(serde::Serialize)]
+    struct Call<'a> {
+        name: &'a str,
+        arguments: &'a Map<String, Value>,
+    }
+    let text = match params {
+        Params::Json(json) => {
+            let rest: BTreeMap<&String, &Value> =
+                json.iter().filter(|(key, _)| *key != "_meta").collect();
+            serde_json::to_string(&rest)
+        }
+        Params::Call {
+            name, arguments, ..
+        } => serde_json::to_string(&Call { name, arguments }),
+    };
+    text.unwrap_or_default().into()
 }
 
 /// What a run of a handler means for its task.
