@@ -143,7 +143,7 @@ impl Server {
             let kept = rerun_params(&params);
             // The first run takes the params as the reader left them: a
             // call read by the quick path is not turned into maps first.
-            let first = self.clone().run_tool(params, cx.clone());
+            let first = self.clone().run_tool(Box::new(params), cx.clone());
             // A handler that answers before it first waits is answered as
             // an ordinary call: the immediate result, or a multi-round-trip
             // request for input before any task exists.
@@ -189,7 +189,7 @@ impl Server {
                 Box::pin(
                     server
                         .clone()
-                        .run_tool(Params::Json(json), cx.clone())
+                        .run_tool(Box::new(Params::Json(json)), cx.clone())
                         .map(outcome),
                 )
             });
@@ -202,13 +202,24 @@ impl Server {
         })
     }
 
-    /// One run of a tool's handler, owning all it needs.
+    /// One run of a tool's handler, owning all it needs. The params are
+    /// boxed: the future keeps room for what it captures for as long as
+    /// it lives (a task's life), and a quick call's params are several
+    /// times a box's size.
     fn run_tool(
         self,
-        params: Params,
+        params: Box<Params>,
         cx: Context,
     ) -> BoxFuture<'static, Result<Answer, ErrorObject>> {
-        Box::pin(async move { self.call_handler(Kind::Tool, params, cx).await })
+        Box::pin(async move {
+            // Out of the box in a block of its own, so that the box is
+            // freed now, not when the run ends.
+            let params = {
+                let boxed = params;
+                *boxed
+            };
+            self.call_handler(Kind::Tool, params, cx).await
+        })
     }
 }
 
