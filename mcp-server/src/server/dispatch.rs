@@ -139,6 +139,7 @@ impl Reply {
 
     /// The response to `id` whose result is `result`, an object encoded
     /// already, with `member` (an encoded `"key":value`) added to it.
+    #[cfg(feature = "tasks")]
     fn encoded(id: &v::RequestId, result: &str, member: &[u8]) -> Result<Reply, ErrorObject> {
         let Some(members) = result.strip_suffix('}') else {
             return Err(ErrorObject::internal_error("a result must be an object"));
@@ -399,6 +400,7 @@ pub(crate) enum Answer {
     Json(Value),
     /// A result object encoded already, with its `resultType` and without
     /// `_meta` (a task, as the tasks runtime answers it).
+    #[cfg(feature = "tasks")]
     Encoded(String),
 }
 
@@ -414,6 +416,7 @@ impl Answer {
             | Answer::Prompt(PromptOutput::InputRequired(result))
             | Answer::Resource(ResourceOutput::InputRequired(result)) => to_value(result),
             Answer::Json(value) => Ok(value),
+            #[cfg(feature = "tasks")]
             Answer::Encoded(text) => serde_json::from_str(&text)
                 .map_err(|e| ErrorObject::internal_error(format!("cannot read the result: {e}"))),
         }
@@ -1289,6 +1292,7 @@ impl Server {
                 self.encode_result(id, result, cacheable)
             }
             Answer::Json(result) => Ok(Reply::from_value(&self.response(id, result, cacheable))),
+            #[cfg(feature = "tasks")]
             Answer::Encoded(result) => Reply::encoded(id, &result, &self.inner.info_meta),
         }
     }
@@ -1407,6 +1411,7 @@ mod tests {
         }
     }
 
+    #[cfg(feature = "tasks")]
     #[test]
     fn an_encoded_result_gets_the_member_appended() {
         use super::Reply;
