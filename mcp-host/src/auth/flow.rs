@@ -284,6 +284,15 @@ impl TokenRequest {
         self
     }
 
+    /// Adds `scope`, the scopes joined by spaces, when there are any.
+    fn scopes(self, scopes: &[String]) -> Self {
+        if scopes.is_empty() {
+            self
+        } else {
+            self.field("scope", scopes.join(" "))
+        }
+    }
+
     /// The form, encoded as `application/x-www-form-urlencoded`.
     pub fn encoded(&self) -> Secret {
         let mut serializer = url::form_urlencoded::Serializer::new(String::new());
@@ -362,11 +371,10 @@ pub fn client_credentials_request(
     resource: &str,
     client: &ClientIdentity,
 ) -> TokenRequest {
-    let mut request = TokenRequest::new("client_credentials").field("resource", resource);
-    if !scopes.is_empty() {
-        request = request.field("scope", scopes.join(" "));
-    }
-    request.authenticated(client)
+    TokenRequest::new("client_credentials")
+        .field("resource", resource)
+        .scopes(scopes)
+        .authenticated(client)
 }
 
 /// The grant type of the JWT bearer grant (RFC 7523 §2.1).
@@ -389,13 +397,11 @@ pub fn jwt_bearer_request(
     resource: &str,
     client: &ClientIdentity,
 ) -> TokenRequest {
-    let mut request = TokenRequest::new(JWT_BEARER)
+    TokenRequest::new(JWT_BEARER)
         .field("assertion", assertion)
-        .field("resource", resource);
-    if !scopes.is_empty() {
-        request = request.field("scope", scopes.join(" "));
-    }
-    request.authenticated(client)
+        .field("resource", resource)
+        .scopes(scopes)
+        .authenticated(client)
 }
 
 /// Exchanges a person's ID token at the identity provider for an ID-JAG
@@ -408,16 +414,14 @@ pub fn id_jag_request(
     scopes: &[String],
     client: &ClientIdentity,
 ) -> TokenRequest {
-    let mut request = TokenRequest::new(TOKEN_EXCHANGE)
+    TokenRequest::new(TOKEN_EXCHANGE)
         .field("requested_token_type", ID_JAG_TYPE)
         .field("audience", audience)
         .field("resource", resource)
         .field("subject_token", id_token)
-        .field("subject_token_type", ID_TOKEN_TYPE);
-    if !scopes.is_empty() {
-        request = request.field("scope", scopes.join(" "));
-    }
-    request.authenticated(client)
+        .field("subject_token_type", ID_TOKEN_TYPE)
+        .scopes(scopes)
+        .authenticated(client)
 }
 
 /// The tokens of a successful token response received at `now` (seconds

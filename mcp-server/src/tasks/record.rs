@@ -321,8 +321,8 @@ pub enum Shape {
 
 /// A task as the client reads it, serialized from its record without a
 /// `Value` in between: a task is created and polled far more often than
-/// it changes, and building a map of seven keyed entries for each answer
-/// cost more than the rest of the answer.
+/// it changes, and each answer was a map of seven keyed entries (the
+/// result cloned into it), built to be encoded and dropped.
 #[derive(Clone, Copy, Debug)]
 pub struct View<'a> {
     record: &'a TaskRecord,
