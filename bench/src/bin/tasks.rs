@@ -88,21 +88,44 @@ fn task_id(reply: &[u8]) -> String {
     text[start..end].to_owned()
 }
 
-/// The median over runs of the time per call of `work`.
-fn per_call(mut work: impl FnMut(usize) -> usize) -> Duration {
+/// The median over runs of the time per call of `work`, which times the
+/// part it wants counted and returns that time.
+fn per_call(mut work: impl FnMut(usize) -> Duration) -> Duration {
     let mut runs: Vec<Duration> = (0..RUNS)
         .map(|run| {
-            let start = Instant::now();
-            let mut bytes = 0;
-            for i in 0..CALLS {
-                bytes += work(run * CALLS + i + 1);
-            }
-            black_box(bytes);
-            start.elapsed() / CALLS as u32
+            let timed: Duration = (0..CALLS).map(|i| work(run * CALLS + i + 1)).sum();
+            timed / CALLS as u32
         })
         .collect();
     runs.sort();
     runs[RUNS / 2]
+}
+
+/// Runs what the requests left queued on the runtime (a task's runner)
+/// until nothing is: `serve` returns as soon as the answer is ready,
+/// before a current-thread runtime runs anything that was spawned.
+fn settle(runtime: &tokio::runtime::Runtime) {
+    runtime.block_on(tokio::task::yield_now());
+}
+
+/// The time `requests` take, then the time `requests` and what they left
+/// queued (settled) take.
+fn timed(runtime: &tokio::runtime::Runtime, requests: impl FnOnce()) -> (Duration, Duration) {
+    let start = Instant::now();
+    requests();
+    let answered = start.elapsed();
+    settle(runtime);
+    (answered, start.elapsed())
+}
+
+/// The median over runs of the mean of `times`, `CALLS` to a run.
+fn median_run(times: &[Duration]) -> Duration {
+    let mut runs: Vec<Duration> = times
+        .chunks(CALLS)
+        .map(|run| run.iter().sum::<Duration>() / CALLS as u32)
+        .collect();
+    runs.sort();
+    runs[runs.len() / 2]
 }
 
 /// Resident memory of this process in bytes, from `/proc/self/statm`.
@@ -158,15 +181,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .tasks(settings)
         .build()?;
 
-    let plain = per_call(|id| serve(&runtime, &server, &call(id, "add")).len());
-    let task = per_call(|id| {
-        let created = serve(&runtime, &server, &call(id, "add_later"));
-        let polled = serve(&runtime, &server, &get(id, &task_id(&created)));
-        created.len() + polled.len()
+    // Each call twice over: up to its answers, and up to the end of what
+    // it left running (a task's runner, which stores the handler's
+    // result), as a plain call's handler ends before its answer.
+    let mut plain_settled = Vec::new();
+    let plain = per_call(|id| {
+        let (answered, settled) = timed(&runtime, || {
+            black_box(serve(&runtime, &server, &call(id, "add")));
+        });
+        plain_settled.push(settled);
+        answered
     });
-    // Let the finished tasks' runners end before measuring memory.
-    runtime.block_on(tokio::time::sleep(Duration::from_millis(100)));
-
+    let mut task_settled = Vec::new();
+    let task = per_call(|id| {
+        let (answered, settled) = timed(&runtime, || {
+            let created = serve(&runtime, &server, &call(id, "add_later"));
+            black_box(serve(&runtime, &server, &get(id, &task_id(&created))));
+        });
+        task_settled.push(settled);
+        answered
+    });
+    let plain_settled = median_run(&plain_settled);
+    let task_settled = median_run(&task_settled);
     println!("| work per call | ns |");
     println!("| --- | --- |");
     println!("| plain tools/call, encoded | {} |", plain.as_nanos());
@@ -177,6 +213,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "| ratio | {:.2}x |",
         task.as_secs_f64() / plain.as_secs_f64()
+    );
+    println!(
+        "| plain tools/call, up to its handler's end | {} |",
+        plain_settled.as_nanos()
+    );
+    println!(
+        "| the task's call and first poll, up to its runner's end | {} |",
+        task_settled.as_nanos()
+    );
+    println!(
+        "| ratio | {:.2}x |",
+        task_settled.as_secs_f64() / plain_settled.as_secs_f64()
     );
     if let (Some(before), Some(after)) = (before, after) {
         println!();
