@@ -62,6 +62,9 @@ for path in sorted(examples.rglob("*.json")):
     for template in templates(value):
         write("uri_template", (template + "\n\nid=1\n").encode())
     count += 1
+# A poll of the tasks extension, whose requests have no example in the
+# core schema: the quick reader takes `tasks/get` too.
+write("quick_call", b'{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"task_x","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}')
 for template in ["file:///{+path}", "test://template/{id}/data", "db://{table}{?limit,offset}", "x://{/a,b}{#frag}"]:
     write("uri_template", (template + "\n\n").encode())
 print(f"seeded the corpora from {count} spec examples")

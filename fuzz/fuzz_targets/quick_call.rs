@@ -1,6 +1,7 @@
-//! The quick reader of `tools/call` against the general path: any message
-//! the quick reader takes, the general path reads into the same request
-//! (id, tool name, arguments and `_meta`).
+//! The quick reader of `tools/call` and `tasks/get` against the general
+//! path: any message the quick reader takes, the general path reads into
+//! the same request (id, method, tool name and arguments or task id, and
+//! `_meta`).
 
 #![no_main]
 

@@ -57,38 +57,53 @@ pub fn parse_message(bytes: &[u8], limits: &Limits) -> Result<Value, ErrorObject
     parse::message(bytes, limits).map_err(|refusal| refusal.error)
 }
 
-/// Holds the quick reader of `tools/call` to the general path: whatever
-/// it reads, the general path reads into the same request. Messages it
-/// leaves alone are not checked: they take the general path anyway.
+/// Holds the quick reader of `tools/call` and `tasks/get` to the general
+/// path: whatever it reads, the general path reads into the same request.
+/// Messages it leaves alone are not checked: they take the general path
+/// anyway.
 ///
 /// # Panics
 ///
 /// When the two paths disagree.
 pub fn quick_call(bytes: &[u8]) {
     let limits = Limits::default();
-    let Ok(parse::Incoming::Call(quick)) = parse::incoming(bytes, &limits) else {
+    let Ok(parse::Incoming::Quick(quick)) = parse::incoming(bytes, &limits) else {
         return;
     };
+    let (method, mut read) = match quick.request {
+        parse::QuickRequest::Call { name, arguments } => {
+            let read = Map::from_iter([
+                ("name".to_owned(), Value::String(name)),
+                ("arguments".to_owned(), Value::Object(arguments)),
+            ]);
+            ("tools/call", read)
+        }
+        parse::QuickRequest::TaskGet { task_id } => {
+            let read = Map::from_iter([("taskId".to_owned(), Value::String(task_id))]);
+            ("tasks/get", read)
+        }
+    };
+    let (id, meta) = (quick.id, quick.meta);
+    read.insert("_meta".to_owned(), Value::Object(meta.into_json()));
     let value = parse::message(bytes, &limits).expect("the general path reads it too");
     let Ok(Message::Request {
-        id,
-        method,
+        id: general_id,
+        method: general_method,
         params: Some(mut params),
     }) = Message::from_value(value)
     else {
         panic!("the general path reads no request with params");
     };
-    assert_eq!((id, method.as_str()), (quick.id, "tools/call"));
-    assert_eq!(params.remove("name"), Some(Value::String(quick.name)));
-    let arguments = match params.remove("arguments") {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(arguments)) => arguments,
-        Some(other) => panic!("the general path reads arguments {other}"),
-    };
-    assert_eq!(arguments, quick.arguments);
-    assert_eq!(
-        params.remove("_meta"),
-        Some(Value::Object(quick.meta.into_json()))
-    );
-    assert!(params.is_empty(), "the general path reads more: {params:?}");
+    assert_eq!((general_id, general_method.as_str()), (id, method));
+    // No arguments (absent or `null`) read as empty, on both paths.
+    if method == "tools/call" {
+        match params.get("arguments") {
+            None | Some(Value::Null) => {
+                params.insert("arguments".to_owned(), Value::Object(Map::new()));
+            }
+            Some(Value::Object(_)) => {}
+            Some(other) => panic!("the general path reads arguments {other}"),
+        }
+    }
+    assert_eq!(params, read, "the two paths read different params");
 }

@@ -22,7 +22,7 @@ use serde_json::{json, Map, Value};
 use tokio::sync::{mpsc, OwnedSemaphorePermit};
 use tracing::Instrument as _;
 
-use super::parse::{self, Incoming, QuickCall, QuickMeta};
+use super::parse::{self, Incoming, Quick, QuickMeta, QuickRequest};
 use super::validate::{self, RequestMeta};
 use super::{capabilities, listen, pages, Grant, Server, MODERN_VERSIONS};
 use crate::completion::{self, CompletionRequest};
@@ -318,13 +318,15 @@ struct CallParams {
 pub(crate) enum Params {
     /// Any request's params, as JSON (empty when the request had none).
     Json(Map<String, Value>),
-    /// A `tools/call` read by [`parse::quick_call`]: what the general
-    /// path would find in its params, taken apart.
+    /// A `tools/call` read by [`parse::quick`]: what the general path
+    /// would find in its params, taken apart.
     Call {
         name: String,
         arguments: Map<String, Value>,
         meta: QuickMeta,
     },
+    /// A `tasks/get` read by [`parse::quick`], taken apart likewise.
+    Task { task_id: String, meta: QuickMeta },
 }
 
 impl Params {
@@ -332,7 +334,7 @@ impl Params {
     fn meta(&self) -> Result<RequestMeta, ErrorObject> {
         match self {
             Params::Json(params) => validate::request_meta(Some(params)),
-            Params::Call { meta, .. } => validate::meta_parts(
+            Params::Call { meta, .. } | Params::Task { meta, .. } => validate::meta_parts(
                 Some(&meta.version),
                 meta.capabilities.as_ref(),
                 &meta.others,
@@ -345,6 +347,7 @@ impl Params {
         match self {
             Params::Json(params) => params.get(key).and_then(Value::as_str),
             Params::Call { name, .. } => (key == "name").then_some(name.as_str()),
+            Params::Task { task_id, .. } => (key == "taskId").then_some(task_id.as_str()),
         }
     }
 
@@ -353,6 +356,7 @@ impl Params {
         match self {
             Params::Json(params) => params.get("arguments").and_then(Value::as_object),
             Params::Call { arguments, .. } => Some(arguments),
+            Params::Task { .. } => None,
         }
     }
 
@@ -367,6 +371,10 @@ impl Params {
             } => Map::from_iter([
                 ("name".to_owned(), Value::String(name)),
                 ("arguments".to_owned(), Value::Object(arguments)),
+                ("_meta".to_owned(), Value::Object(meta.into_json())),
+            ]),
+            Params::Task { task_id, meta } => Map::from_iter([
+                ("taskId".to_owned(), Value::String(task_id)),
                 ("_meta".to_owned(), Value::Object(meta.into_json())),
             ]),
         }
@@ -708,7 +716,7 @@ impl Server {
         grant: Option<&Arc<Grant>>,
     ) -> Outcome {
         let step = match parse::incoming(bytes, &self.inner.limits) {
-            Ok(Incoming::Call(call)) => self.step_call(call, headers, grant),
+            Ok(Incoming::Quick(quick)) => self.step_quick(quick, headers, grant),
             Ok(Incoming::Json(value)) => self.step(value, headers, grant),
             Err(refusal) => return error_reply(None, refusal.status, refusal.error),
         };
@@ -740,25 +748,26 @@ impl Server {
         }
     }
 
-    /// [`Server::step`] for a `tools/call` read by [`parse::quick_call`].
-    pub(crate) fn step_call(
+    /// [`Server::step`] for a request read by [`parse::quick`].
+    pub(crate) fn step_quick(
         &self,
-        call: QuickCall,
+        quick: Quick,
         headers: Option<&RequestHeaders>,
         grant: Option<&Arc<Grant>>,
     ) -> Step {
-        let QuickCall {
-            id,
-            name,
-            arguments,
-            meta,
-        } = call;
-        let params = Params::Call {
-            name,
-            arguments,
-            meta,
+        let Quick { id, request, meta } = quick;
+        let (method, params) = match request {
+            QuickRequest::Call { name, arguments } => (
+                "tools/call",
+                Params::Call {
+                    name,
+                    arguments,
+                    meta,
+                },
+            ),
+            QuickRequest::TaskGet { task_id } => ("tasks/get", Params::Task { task_id, meta }),
         };
-        self.request(id, Cow::Borrowed("tools/call"), params, headers, grant)
+        self.request(id, Cow::Borrowed(method), params, headers, grant)
     }
 
     /// Runs the handler a [`Step`] calls for, if any, and encodes its
@@ -897,7 +906,7 @@ impl Server {
         let listed = match &params {
             _ if method == "server/discover" => Some(Ok(self.discover())),
             Params::Json(params) => self.listing(&method, params),
-            Params::Call { .. } => None,
+            Params::Call { .. } | Params::Task { .. } => None,
         };
         if let Some(result) = listed {
             return Step::Done(match result {
@@ -1187,7 +1196,8 @@ impl Server {
                         };
                         (arguments, params)
                     }
-                    Params::Json(mut params) => {
+                    other => {
+                        let mut params = other.into_json();
                         // The arguments are taken out before the rest is
                         // decoded (by reference, to keep the path of a bad
                         // member): they are most of the params, and are

@@ -29,20 +29,21 @@ pub(crate) fn message(bytes: &[u8], limits: &Limits) -> Result<Value, Refusal> {
     strict(bytes)
 }
 
-/// A message as the router takes it: a `tools/call` read by [`quick_call`],
-/// or any message as JSON.
+/// A message as the router takes it: a `tools/call` or a `tasks/get` read
+/// by [`quick`], or any message as JSON.
 #[derive(Debug)]
 pub(crate) enum Incoming {
-    Call(QuickCall),
+    Quick(Quick),
     Json(Value),
 }
 
 /// Parses one message as [`message`] does, reading the usual shape of a
-/// modern `tools/call` without building a `Value` for all of it.
+/// modern `tools/call` or `tasks/get` without building a `Value` for all
+/// of it.
 pub(crate) fn incoming(bytes: &[u8], limits: &Limits) -> Result<Incoming, Refusal> {
     within_limits(bytes, limits)?;
-    match quick_call(bytes) {
-        Some(call) => Ok(Incoming::Call(call)),
+    match quick(bytes) {
+        Some(read) => Ok(Incoming::Quick(read)),
         None => strict(bytes).map(Incoming::Json),
     }
 }
@@ -149,14 +150,27 @@ pub(crate) fn too_deep(bytes: &[u8], max: usize) -> Option<usize> {
     None
 }
 
-/// A modern `tools/call` request in its usual shape, read by [`quick_call`].
+/// A modern `tools/call` or `tasks/get` request in its usual shape, read
+/// by [`quick`].
 #[derive(Debug, PartialEq)]
-pub(crate) struct QuickCall {
+pub(crate) struct Quick {
     pub(crate) id: RequestId,
-    pub(crate) name: String,
-    /// The arguments; none (absent or `null`) reads as empty.
-    pub(crate) arguments: Map<String, Value>,
+    pub(crate) request: QuickRequest,
     pub(crate) meta: QuickMeta,
+}
+
+/// The params of a [`Quick`] request besides `_meta`.
+#[derive(Debug, PartialEq)]
+pub(crate) enum QuickRequest {
+    /// `tools/call`.
+    Call {
+        name: String,
+        /// The arguments; none (absent or `null`) reads as empty.
+        arguments: Map<String, Value>,
+    },
+    /// `tasks/get` (of the tasks extension), which a client polls while
+    /// its task runs.
+    TaskGet { task_id: String },
 }
 
 /// The `_meta` of a quick call, with the two members every request
@@ -186,30 +200,32 @@ impl QuickMeta {
     }
 }
 
-/// Reads the bytes of a modern `tools/call` in its usual shape straight
-/// into its parts, without a `Value` for the envelope, the params or
-/// `_meta`'s keys: most requests a server sees are calls like this, and
-/// building, searching and dropping those maps costs more than the call.
+/// Reads the bytes of a modern `tools/call` or `tasks/get` in its usual
+/// shape straight into its parts, without a `Value` for the envelope, the
+/// params or `_meta`'s keys: most requests a server sees are calls like
+/// this (and the polls of the calls that became tasks), and building,
+/// searching and dropping those maps costs more than the call.
 ///
 /// The shape: one object with exactly `jsonrpc` (`"2.0"`), an integer or
-/// string `id`, `method` (`"tools/call"`) and `params`; params with a
-/// string `name`, an object `_meta` holding the protocol version key, and
-/// optionally `arguments` (an object or `null`); no key repeated, no
-/// other key, nothing after the object, and no escapes in the keys and
-/// fixed strings. Values inside `arguments` and `_meta` are read as
-/// [`message`] reads them.
+/// string `id`, `method` (`"tools/call"` or `"tasks/get"`) and `params`;
+/// params with an object `_meta` holding the protocol version key and,
+/// for `tools/call`, a string `name` and optionally `arguments` (an
+/// object or `null`), for `tasks/get` a string `taskId` and nothing else;
+/// no key repeated, no other key, nothing after the object, and no escapes
+/// in the keys and fixed strings. Values inside `arguments` and `_meta`
+/// are read as [`message`] reads them.
 ///
 /// Anything else is `None`, bad input included: such messages take the
 /// general path, which reads the shape above into the same parts (the
 /// `quick_call` fuzz target and the tests below hold the two to that) and
 /// words the errors. The caller checks the limits first.
-pub(crate) fn quick_call(bytes: &[u8]) -> Option<QuickCall> {
+pub(crate) fn quick(bytes: &[u8]) -> Option<Quick> {
     // Read as a map, which refuses an array (a batch) as the general path
     // does.
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    let call = de::Deserializer::deserialize_map(&mut deserializer, QuickEnvelope).ok()?;
+    let read = de::Deserializer::deserialize_map(&mut deserializer, QuickEnvelope).ok()?;
     deserializer.end().ok()?;
-    Some(call)
+    Some(read)
 }
 
 /// Any failure of the quick reader: the message goes the general way.
@@ -217,18 +233,25 @@ fn fallback<E: de::Error>() -> E {
     E::custom("not the quick shape")
 }
 
-/// The top level of a quick `tools/call`.
+/// The methods the quick reader takes.
+#[derive(Clone, Copy, PartialEq)]
+enum QuickMethod {
+    Call,
+    TaskGet,
+}
+
+/// The top level of a quick request.
 struct QuickEnvelope;
 
 impl<'de> Visitor<'de> for QuickEnvelope {
-    type Value = QuickCall;
+    type Value = Quick;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a tools/call request")
+        f.write_str("a tools/call or tasks/get request")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<QuickCall, A::Error> {
-        let (mut version, mut id, mut method, mut params) = (false, None, false, None);
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Quick, A::Error> {
+        let (mut version, mut id, mut method, mut params) = (false, None, None, None);
         while let Some(key) = access.next_key::<&str>()? {
             // Whether the key repeats one already read, or is unknown.
             let refused = match key {
@@ -240,10 +263,12 @@ impl<'de> Visitor<'de> for QuickEnvelope {
                 }
                 "id" => id.replace(access.next_value::<QuickId>()?.0).is_some(),
                 "method" => {
-                    if access.next_value::<&str>()? != "tools/call" {
-                        return Err(fallback());
-                    }
-                    std::mem::replace(&mut method, true)
+                    let read = match access.next_value::<&str>()? {
+                        "tools/call" => QuickMethod::Call,
+                        "tasks/get" => QuickMethod::TaskGet,
+                        _ => return Err(fallback()),
+                    };
+                    method.replace(read).is_some()
                 }
                 "params" => params
                     .replace(access.next_value_seed(QuickSeed(QuickParams))?)
@@ -254,16 +279,26 @@ impl<'de> Visitor<'de> for QuickEnvelope {
                 return Err(fallback());
             }
         }
-        let (true, Some(id), true, Some((name, arguments, meta))) = (version, id, method, params)
-        else {
+        let (true, Some(id), Some(method), Some(params)) = (version, id, method, params) else {
             return Err(fallback());
         };
-        Ok(QuickCall {
-            id,
+        let ParamsRead {
             name,
             arguments,
+            task_id,
             meta,
-        })
+        } = params;
+        let request = match (method, name, task_id) {
+            (QuickMethod::Call, Some(name), None) => QuickRequest::Call {
+                name,
+                arguments: arguments.flatten().map(|a| a.0).unwrap_or_default(),
+            },
+            (QuickMethod::TaskGet, None, Some(task_id)) if arguments.is_none() => {
+                QuickRequest::TaskGet { task_id }
+            }
+            _ => return Err(fallback()),
+        };
+        Ok(Quick { id, request, meta })
     }
 }
 
@@ -278,25 +313,37 @@ impl<'de, V: Visitor<'de>> DeserializeSeed<'de> for QuickSeed<V> {
     }
 }
 
-/// The params of a quick `tools/call`: name, arguments and `_meta`.
+/// The params of a quick request, of either method: which of the members
+/// suit which method is settled once the method is known (it may follow
+/// the params).
+struct ParamsRead {
+    name: Option<String>,
+    /// `Some(None)` is an explicit `null`.
+    arguments: Option<Option<QuickObject>>,
+    task_id: Option<String>,
+    meta: QuickMeta,
+}
+
+/// The params of a quick request: `name`, `arguments`, `taskId` and
+/// `_meta`, which must be there.
 struct QuickParams;
 
 impl<'de> Visitor<'de> for QuickParams {
-    type Value = (String, Map<String, Value>, QuickMeta);
+    type Value = ParamsRead;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("tools/call params")
+        f.write_str("tools/call or tasks/get params")
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Self::Value, A::Error> {
-        let (mut name, mut arguments, mut meta) = (None, None, None);
+        let (mut name, mut arguments, mut task_id, mut meta) = (None, None, None, None);
         while let Some(key) = access.next_key::<&str>()? {
             let refused = match key {
                 "name" => name.replace(access.next_value::<String>()?).is_some(),
-                // `Some(None)` is an explicit `null`.
                 "arguments" => arguments
                     .replace(access.next_value::<Option<QuickObject>>()?)
                     .is_some(),
+                "taskId" => task_id.replace(access.next_value::<String>()?).is_some(),
                 "_meta" => meta
                     .replace(access.next_value_seed(QuickSeed(QuickMetaVisitor))?)
                     .is_some(),
@@ -306,11 +353,15 @@ impl<'de> Visitor<'de> for QuickParams {
                 return Err(fallback());
             }
         }
-        let (Some(name), Some(meta)) = (name, meta) else {
+        let Some(meta) = meta else {
             return Err(fallback());
         };
-        let arguments = arguments.flatten().map(|a| a.0).unwrap_or_default();
-        Ok((name, arguments, meta))
+        Ok(ParamsRead {
+            name,
+            arguments,
+            task_id,
+            meta,
+        })
     }
 }
 
@@ -512,6 +563,82 @@ mod tests {
         );
     }
 
+    /// What the quick reader makes of `bytes`, if a `tools/call`: its id,
+    /// name and arguments.
+    fn quick_call(bytes: &[u8]) -> Option<(RequestId, String, Map<String, Value>)> {
+        match quick(bytes)? {
+            Quick {
+                id,
+                request: QuickRequest::Call { name, arguments },
+                ..
+            } => Some((id, name, arguments)),
+            _ => None,
+        }
+    }
+
+    /// What the quick reader makes of `bytes`, if a `tasks/get`: its id
+    /// and task id.
+    fn quick_task_get(bytes: &[u8]) -> Option<(RequestId, String)> {
+        match quick(bytes)? {
+            Quick {
+                id,
+                request: QuickRequest::TaskGet { task_id },
+                ..
+            } => Some((id, task_id)),
+            _ => None,
+        }
+    }
+
+    /// A `tasks/get` with `params` as given (a JSON object's members).
+    fn task_get(params: &str) -> Vec<u8> {
+        format!(r#"{{"jsonrpc":"2.0","id":8,"method":"tasks/get","params":{{{params}}}}}"#)
+            .into_bytes()
+    }
+
+    #[test]
+    fn the_quick_reader_takes_the_usual_polls() {
+        let usual = [
+            task_get(&format!(r#""taskId":"task_abc",{META}"#)),
+            task_get(&format!(r#"{META},"taskId":"task_abc""#)),
+            br#"{"params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"taskId":"t"},"id":"p","method":"tasks/get","jsonrpc":"2.0"}"#.to_vec(),
+        ];
+        for bytes in usual {
+            assert!(
+                quick_task_get(&bytes).is_some(),
+                "{}",
+                String::from_utf8_lossy(&bytes)
+            );
+            crate::__fuzz::quick_call(&bytes);
+        }
+        let read =
+            quick_task_get(&task_get(&format!(r#"{META},"taskId":"task_abc""#))).expect("read");
+        assert_eq!(read, (RequestId::Integer(8), "task_abc".to_owned()));
+        let others = [
+            // Not the shape of a poll: the general path words the errors.
+            task_get(META),
+            task_get(r#""taskId":"t""#),
+            task_get(&format!(r#""taskId":7,{META}"#)),
+            task_get(&format!(r#""taskId":null,{META}"#)),
+            task_get(&format!(r#""taskId":"t","name":"add",{META}"#)),
+            task_get(&format!(r#""taskId":"t","arguments":{{}},{META}"#)),
+            task_get(&format!(r#""taskId":"t","arguments":null,{META}"#)),
+            task_get(&format!(r#""taskId":"t","inputResponses":{{}},{META}"#)),
+            task_get(&format!(r#""taskId":"t","taskId":"t",{META}"#)),
+            // A call that names a task.
+            call(&format!(r#""name":"add","taskId":"t",{META}"#)),
+            // Another method of the extension.
+            br#"{"jsonrpc":"2.0","id":1,"method":"tasks/cancel","params":{"taskId":"t","_meta":{"io.modelcontextprotocol/protocolVersion":"v"}}}"#.to_vec(),
+            br#"{"jsonrpc":"2.0","id":1,"method":"tasks/get","method":"tasks/get","params":{"taskId":"t","_meta":{"io.modelcontextprotocol/protocolVersion":"v"}}}"#.to_vec(),
+        ];
+        for bytes in others {
+            assert!(
+                quick(&bytes).is_none(),
+                "{}",
+                String::from_utf8_lossy(&bytes)
+            );
+        }
+    }
+
     /// A `tools/call` with `params` as given (a JSON object's members).
     fn call(params: &str) -> Vec<u8> {
         format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{{params}}}}}"#)
@@ -542,12 +669,9 @@ mod tests {
         let first = call(&format!(
             r#""name":"add","arguments":{{"a":1,"b":2}},{META}"#
         ));
-        let read = quick_call(&first).expect("read");
-        assert_eq!(
-            (read.id, read.name.as_str()),
-            (RequestId::Integer(7), "add")
-        );
-        assert_eq!(Value::Object(read.arguments), json!({"a": 1, "b": 2}));
+        let (id, name, arguments) = quick_call(&first).expect("read");
+        assert_eq!((id, name.as_str()), (RequestId::Integer(7), "add"));
+        assert_eq!(Value::Object(arguments), json!({"a": 1, "b": 2}));
     }
 
     #[test]
@@ -586,7 +710,7 @@ mod tests {
         ];
         for bytes in others {
             assert!(
-                quick_call(&bytes).is_none(),
+                quick(&bytes).is_none(),
                 "{}",
                 String::from_utf8_lossy(&bytes)
             );

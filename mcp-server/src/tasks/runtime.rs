@@ -150,7 +150,7 @@ pub(crate) const TOO_LARGE: &str = "the task's outcome is larger than the task s
 const STORE_FAILED: &str = "the task store failed";
 
 /// The `taskId` of a `tasks/*` request's params.
-fn task_id(params: &Map<String, Value>) -> Result<&str, ErrorObject> {
+pub(crate) fn task_id(params: &Map<String, Value>) -> Result<&str, ErrorObject> {
     params
         .get("taskId")
         .and_then(Value::as_str)
@@ -769,12 +769,7 @@ impl Runtime {
 
     /// The record `id` if `principal` owns it. An unfinished task whose
     /// lease ran out (its replica stopped) is failed first.
-    async fn owned(
-        &self,
-        params: &Map<String, Value>,
-        principal: Option<&str>,
-    ) -> Result<TaskRecord, ErrorObject> {
-        let id = task_id(params)?;
+    async fn owned(&self, id: &str, principal: Option<&str>) -> Result<TaskRecord, ErrorObject> {
         let now = self.now();
         let got = self.store().get(id, now).await;
         let record = match self.reached(got).map_err(store_error)? {
@@ -804,13 +799,13 @@ impl Runtime {
         }
     }
 
-    /// `tasks/get`: the detailed task, encoded.
+    /// `tasks/get` of the task `id`: the detailed task, encoded.
     pub(crate) async fn get(
         &self,
-        params: &Map<String, Value>,
+        id: &str,
         principal: Option<&str>,
     ) -> Result<String, ErrorObject> {
-        let record = self.owned(params, principal).await?;
+        let record = self.owned(id, principal).await?;
         serde_json::to_string(&record.view(Shape::Got))
             .map_err(|e| ErrorObject::internal_error(format!("cannot encode the task: {e}")))
     }
@@ -822,7 +817,7 @@ impl Runtime {
         params: &Map<String, Value>,
         principal: Option<&str>,
     ) -> Result<Value, ErrorObject> {
-        let record = self.owned(params, principal).await?;
+        let record = self.owned(task_id(params)?, principal).await?;
         let Some(Value::Object(responses)) = params.get("inputResponses") else {
             return Err(ErrorObject::invalid_params(
                 "`params.inputResponses` must be an object",
@@ -871,7 +866,7 @@ impl Runtime {
         params: &Map<String, Value>,
         principal: Option<&str>,
     ) -> Result<Value, ErrorObject> {
-        let record = self.owned(params, principal).await?;
+        let record = self.owned(task_id(params)?, principal).await?;
         let now = self.now();
         let mut changed = false;
         let mut apply = |r: &mut TaskRecord| {
@@ -922,7 +917,7 @@ mod tests {
         params: &Map<String, Value>,
         principal: Option<&str>,
     ) -> Result<Value, ErrorObject> {
-        let text = runtime.get(params, principal).await?;
+        let text = runtime.get(task_id(params)?, principal).await?;
         Ok(serde_json::from_str(&text).expect("tasks/get answers JSON"))
     }
 

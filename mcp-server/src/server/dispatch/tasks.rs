@@ -124,10 +124,14 @@ impl Server {
             let principal = cx.principal().map(str::to_owned);
             let principal = principal.as_deref();
             if kind == Kind::Task {
+                if let Params::Task { task_id, .. } = &params {
+                    return tasks.get(task_id, principal).await.map(Answer::Encoded);
+                }
                 let params = params.into_json();
                 let result = match cx.method() {
                     "tasks/get" => {
-                        return tasks.get(&params, principal).await.map(Answer::Encoded);
+                        let id = crate::tasks::runtime::task_id(&params)?;
+                        return tasks.get(id, principal).await.map(Answer::Encoded);
                     }
                     "tasks/update" => tasks.update(&params, principal).await,
                     "tasks/cancel" => tasks.cancel(&params, principal).await,
@@ -244,6 +248,8 @@ fn rerun_params(params: &Params) -> Box<str> {
         Params::Call {
             name, arguments, ..
         } => serde_json::to_string(&Call { name, arguments }),
+        // Not a call: nothing to rerun.
+        Params::Task { .. } => Ok(String::new()),
     };
     text.unwrap_or_default().into()
 }

@@ -78,21 +78,22 @@ impl Connection {
             return Received::Nothing;
         }
         // After `initialize`, most lines are legacy requests, which the
-        // quick reader of modern calls would read only to pass on.
+        // quick reader of modern calls and polls would read only to pass
+        // on.
         let incoming = match self.session {
             Some(_) => crate::server::parse::message(line, limits).map(Incoming::Json),
             None => crate::server::parse::incoming(line, limits),
         };
         let value = match incoming {
             Ok(Incoming::Json(value)) => value,
-            Ok(Incoming::Call(call)) => {
+            Ok(Incoming::Quick(quick)) => {
                 if self.full() {
-                    return Received::Answer(self.busy(&call.id));
+                    return Received::Answer(self.busy(&quick.id));
                 }
                 // A modern request: never one of the legacy session's.
-                let id = call.id.clone();
+                let id = quick.id.clone();
                 let key = move || serde_json::to_string(&id).ok();
-                let step = self.server.step_call(call, None, None);
+                let step = self.server.step_quick(quick, None, None);
                 return self.start_step(key, step);
             }
             Err(refusal) => {
