@@ -89,6 +89,11 @@ pub mod store;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// A table keyed by task ids (or tool names): the ids are drawn at random
+/// by the server, so a fast hash with a per-process random seed serves
+/// where SipHash would guard against keys chosen to collide.
+pub(crate) type Table<V> = std::collections::HashMap<String, V, foldhash::fast::RandomState>;
+
 use mcp_types::jsonrpc::ErrorObject;
 use mcp_types::v2026_07_28::{ClientCapabilities, Tool};
 

@@ -3,7 +3,6 @@
 //! handler's future once that future has had to wait; everything about the
 //! task's state goes through [`TaskRecord`] in the [`TaskStore`].
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
@@ -56,8 +55,8 @@ struct Live {
 /// The tasks of one server.
 pub(crate) struct Runtime {
     settings: TaskSettings,
-    support: HashMap<String, TaskSupport>,
-    live: Mutex<HashMap<String, Live>>,
+    support: super::Table<TaskSupport>,
+    live: Mutex<super::Table<Live>>,
     /// Every change to a task of this process, for `notifications/tasks`.
     changes: broadcast::Sender<Arc<TaskRecord>>,
     /// Whether the signals of other replicas are listened to yet.
@@ -75,7 +74,7 @@ pub(crate) struct Runtime {
     ended: Notify,
     /// The tasks that listen streams here follow, with how many streams
     /// follow each: changes made on other replicas are read for these.
-    followed: Mutex<HashMap<String, usize>>,
+    followed: Mutex<super::Table<usize>>,
 }
 
 /// `duration` in whole milliseconds, saturating.
@@ -210,7 +209,7 @@ impl Runtime {
     /// The tasks of a server whose tools are `tools`; `None` when no tool
     /// runs as a task.
     pub(crate) fn new(settings: TaskSettings, tools: &[Tool]) -> Option<Self> {
-        let support: HashMap<String, TaskSupport> = tools
+        let support: super::Table<TaskSupport> = tools
             .iter()
             .map(|tool| (tool.name.clone(), TaskSupport::of(tool)))
             .filter(|(_, support)| *support != TaskSupport::Forbidden)
@@ -218,14 +217,14 @@ impl Runtime {
         (!support.is_empty()).then(|| Runtime {
             settings,
             support,
-            live: Mutex::new(HashMap::new()),
+            live: Mutex::new(super::Table::default()),
             changes: broadcast::channel(256).0,
             listening: std::sync::atomic::AtomicBool::new(false),
             last_store_error_ms: std::sync::atomic::AtomicU64::new(0),
             last_store_ok_ms: std::sync::atomic::AtomicU64::new(0),
             draining: std::sync::atomic::AtomicBool::new(false),
             ended: Notify::new(),
-            followed: Mutex::new(HashMap::new()),
+            followed: Mutex::new(super::Table::default()),
         })
     }
 
@@ -407,7 +406,7 @@ impl Runtime {
         record::may_judge_leases(now, (error != 0).then_some(error), millis(lease))
     }
 
-    fn live(&self) -> std::sync::MutexGuard<'_, HashMap<String, Live>> {
+    fn live(&self) -> std::sync::MutexGuard<'_, super::Table<Live>> {
         self.live
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)

@@ -1,7 +1,6 @@
 //! Where task records live: the [`TaskStore`] trait and the bounded
 //! in-memory [`MemoryTaskStore`].
 
-use std::collections::HashMap;
 use std::sync::Mutex;
 
 use super::record::TaskRecord;
@@ -183,7 +182,7 @@ pub struct MemoryTaskStore {
     max_tasks: usize,
     max_per_principal: usize,
     /// Boxed, so that the table moves pointers, not records, as it grows.
-    records: Mutex<HashMap<String, Box<TaskRecord>>>,
+    records: Mutex<super::Table<Box<TaskRecord>>>,
 }
 
 impl MemoryTaskStore {
@@ -193,7 +192,7 @@ impl MemoryTaskStore {
         MemoryTaskStore {
             max_tasks,
             max_per_principal: (max_tasks / 10).max(1),
-            records: Mutex::new(HashMap::new()),
+            records: Mutex::new(super::Table::default()),
         }
     }
 
@@ -216,7 +215,7 @@ impl MemoryTaskStore {
         self.len() == 0
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Box<TaskRecord>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, super::Table<Box<TaskRecord>>> {
         // A panic while holding the lock leaves whole records behind: each
         // change is applied to one record in place.
         self.records
@@ -228,7 +227,7 @@ impl MemoryTaskStore {
 /// Makes room for one more record in `records`, which hold `max` at most:
 /// expired records go first, then the finished one changed longest ago.
 /// Whether there is room.
-fn make_room(records: &mut HashMap<String, Box<TaskRecord>>, max: usize, now_ms: u64) -> bool {
+fn make_room(records: &mut super::Table<Box<TaskRecord>>, max: usize, now_ms: u64) -> bool {
     if records.len() < max {
         return true;
     }
