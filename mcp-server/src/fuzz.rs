@@ -12,7 +12,7 @@ use crate::server::{parse, validate, Limits, RequestHeaders};
 ///
 /// The -32602 error the router would answer with.
 pub fn request_meta(params: Option<&Map<String, Value>>) -> Result<String, ErrorObject> {
-    validate::request_meta(params).map(|meta| meta.version)
+    validate::request_meta(params, None).map(|meta| meta.version)
 }
 
 /// Checks the MCP headers against the body.

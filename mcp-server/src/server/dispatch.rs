@@ -330,14 +330,15 @@ pub(crate) enum Params {
 }
 
 impl Params {
-    /// What `_meta` says, checked.
-    fn meta(&self) -> Result<RequestMeta, ErrorObject> {
+    /// What `_meta` says, checked, the capabilities shared through `last`.
+    fn meta(&self, last: &validate::LastCapabilities) -> Result<RequestMeta, ErrorObject> {
         match self {
-            Params::Json(params) => validate::request_meta(Some(params)),
+            Params::Json(params) => validate::request_meta(Some(params), Some(last)),
             Params::Call { meta, .. } | Params::Task { meta, .. } => validate::meta_parts(
                 Some(&meta.version),
                 meta.capabilities.as_ref(),
                 &meta.others,
+                Some(last),
             ),
         }
     }
@@ -876,7 +877,9 @@ impl Server {
         params: &Params,
         headers: Option<&RequestHeaders>,
     ) -> Result<RequestMeta, Outcome> {
-        let meta = params.meta().map_err(|e| error_reply(Some(id), 400, e))?;
+        let meta = params
+            .meta(&self.inner.capabilities)
+            .map_err(|e| error_reply(Some(id), 400, e))?;
         if let Some(headers) = headers {
             let body = |key: &str| params.string(key);
             validate::headers(headers, method, body, &meta.version)
@@ -1019,7 +1022,7 @@ impl Server {
         let streaming = meta.progress_token.is_some() || meta.log_level.is_some();
         let cx = self.equip(Context::shared(
             Cow::Borrowed(kind.method()),
-            self.shared_capabilities(meta.capabilities),
+            meta.capabilities,
         ));
         let cx = with_grant(cx, grant);
         #[cfg(feature = "tasks")]
@@ -1472,21 +1475,41 @@ mod tests {
     /// request's context shares one copy, which a task keeps for its life.
     #[test]
     fn requests_that_declare_the_same_capabilities_share_them() {
-        use mcp_types::v2026_07_28::ClientCapabilities;
-        let server = Server::builder(One).tools().build().expect("server");
-        let caps = |json: serde_json::Value| -> Box<ClientCapabilities> {
-            Box::new(serde_json::from_value(json).expect("capabilities"))
+        use super::validate::{self, LastCapabilities};
+        use std::sync::Arc;
+        let last = LastCapabilities::default();
+        let meta = |capabilities: serde_json::Value| {
+            let meta = serde_json::json!({
+                mcp_types::meta::PROTOCOL_VERSION: "2026-07-28",
+                mcp_types::meta::CLIENT_CAPABILITIES: capabilities,
+            });
+            let meta = meta.as_object().expect("an object").clone();
+            validate::meta(&meta, Some(&last))
+                .expect("well formed")
+                .capabilities
         };
         let tasks = serde_json::json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
-        let first = server.shared_capabilities(caps(tasks.clone()));
-        let second = server.shared_capabilities(caps(tasks.clone()));
-        assert!(std::sync::Arc::ptr_eq(&first, &second));
+        let first = meta(tasks.clone());
+        let second = meta(tasks.clone());
+        assert!(Arc::ptr_eq(&first, &second));
         // Other capabilities get their own, and become the shared ones.
-        let other = server.shared_capabilities(caps(serde_json::json!({"roots": {}})));
-        assert!(!std::sync::Arc::ptr_eq(&first, &other));
-        assert_eq!(*other, *caps(serde_json::json!({"roots": {}})));
-        let again = server.shared_capabilities(caps(tasks));
-        assert!(!std::sync::Arc::ptr_eq(&first, &again));
+        let other = meta(serde_json::json!({"roots": {}}));
+        assert!(!Arc::ptr_eq(&first, &other));
+        assert!(other.roots.is_some() && first.roots.is_none());
+        let again = meta(tasks);
+        assert!(!Arc::ptr_eq(&first, &again));
         assert_eq!(*again, *first);
+        // Malformed capabilities are refused, shared or not.
+        let e = validate::meta(
+            serde_json::json!({
+                mcp_types::meta::PROTOCOL_VERSION: "2026-07-28",
+                mcp_types::meta::CLIENT_CAPABILITIES: {"roots": 5},
+            })
+            .as_object()
+            .expect("an object"),
+            Some(&last),
+        )
+        .expect_err("malformed");
+        assert_eq!(e.code, -32602);
     }
 }

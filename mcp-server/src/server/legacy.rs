@@ -639,7 +639,7 @@ impl Server {
         params.insert("_meta".to_owned(), Value::Object(meta));
         // What the client put beside them is checked as a modern request's
         // `_meta` would be.
-        super::validate::request_meta(Some(&params))?;
+        super::validate::request_meta(Some(&params), None)?;
         let kind = Kind::of(method).ok_or_else(|| ErrorObject::method_not_found(method))?;
         for _ in 0..MAX_ROUNDS {
             let result = self

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
-use mcp_types::v2026_07_28::{CacheScope, ClientCapabilities, Implementation};
+use mcp_types::v2026_07_28::{CacheScope, Implementation};
 use serde_json::Map;
 
 pub(crate) use dispatch::{busy, error_message, Step};
@@ -205,8 +205,8 @@ pub(crate) struct Inner {
     #[cfg(feature = "tasks")]
     pub(crate) tasks: Option<Arc<crate::tasks::runtime::Runtime>>,
     /// The client capabilities of the last request, shared with the next
-    /// request that declares the same (see [`Server::shared_capabilities`]).
-    pub(crate) capabilities: std::sync::Mutex<Option<Arc<ClientCapabilities>>>,
+    /// request that sends the same.
+    pub(crate) capabilities: validate::LastCapabilities,
 }
 
 /// What [`Server::ready`] found unusable.
@@ -222,29 +222,6 @@ impl std::fmt::Display for NotReady {
 impl std::error::Error for NotReady {}
 
 impl Server {
-    /// `capabilities`, shared: a client declares the same capabilities on
-    /// request after request, and what a request's context holds lives as
-    /// long as its handler (a task's, for as long as the task), so the
-    /// capabilities of the last request are kept and handed to the next
-    /// one that declares the same. A request that finds the slot busy
-    /// keeps its own: no request ever waits here.
-    pub(crate) fn shared_capabilities(
-        &self,
-        capabilities: Box<ClientCapabilities>,
-    ) -> Arc<ClientCapabilities> {
-        let Ok(mut last) = self.inner.capabilities.try_lock() else {
-            return Arc::from(capabilities);
-        };
-        match last.as_ref() {
-            Some(shared) if **shared == *capabilities => shared.clone(),
-            _ => {
-                let shared: Arc<ClientCapabilities> = Arc::from(capabilities);
-                *last = Some(shared.clone());
-                shared
-            }
-        }
-    }
-
     /// `cx` with what the server gives every handler: its notification
     /// bus and, with the `sealed-state` feature, its keys.
     pub(crate) fn equip(&self, cx: Context) -> Context {
@@ -713,7 +690,7 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
                 authorization: self.authorization,
                 #[cfg(feature = "tasks")]
                 tasks,
-                capabilities: std::sync::Mutex::new(None),
+                capabilities: validate::LastCapabilities::default(),
             }),
         })
     }

@@ -2,6 +2,8 @@
 //! the order the spec's error precedence implies: `_meta` (-32602), then the
 //! HTTP headers against the body (-32020), then the version (-32022).
 
+use std::sync::{Arc, Mutex};
+
 use base64::Engine as _;
 use mcp_types::jsonrpc::ErrorObject;
 use mcp_types::meta;
@@ -15,9 +17,34 @@ use super::dispatch::RequestHeaders;
 #[derive(Debug)]
 pub(crate) struct RequestMeta {
     pub(crate) version: String,
-    pub(crate) capabilities: Box<ClientCapabilities>,
+    pub(crate) capabilities: Arc<ClientCapabilities>,
     pub(crate) progress_token: Option<ProgressToken>,
     pub(crate) log_level: Option<LoggingLevel>,
+}
+
+/// The client capabilities of the last request, as sent and as read: a
+/// client declares the same capabilities on request after request, so the
+/// next request that sends the same JSON shares them instead of reading
+/// them again, and what a request's context holds (a task's, for as long
+/// as the task lives) is one copy. A request that finds the slot busy
+/// reads its own: no request ever waits here.
+#[derive(Debug, Default)]
+pub(crate) struct LastCapabilities(Mutex<Option<(Value, Arc<ClientCapabilities>)>>);
+
+impl LastCapabilities {
+    /// The capabilities `sent`, read, or shared with the last request's.
+    fn read(&self, sent: &Value) -> Result<Arc<ClientCapabilities>, serde_json::Error> {
+        if let Ok(last) = self.0.try_lock() {
+            if let Some((_, read)) = last.as_ref().filter(|(last_sent, _)| last_sent == sent) {
+                return Ok(read.clone());
+            }
+        }
+        let read = Arc::new(ClientCapabilities::deserialize(sent)?);
+        if let Ok(mut last) = self.0.try_lock() {
+            *last = Some((sent.clone(), read.clone()));
+        }
+        Ok(read)
+    }
 }
 
 /// Reads the required `_meta` keys and checks the typed optional ones
@@ -26,12 +53,13 @@ pub(crate) struct RequestMeta {
 /// be decoded without reading it again.
 pub(crate) fn request_meta(
     params: Option<&Map<String, Value>>,
+    last: Option<&LastCapabilities>,
 ) -> Result<RequestMeta, ErrorObject> {
     match params
         .and_then(|p| p.get("_meta"))
         .and_then(Value::as_object)
     {
-        Some(meta_map) => meta(meta_map),
+        Some(meta_map) => meta(meta_map, last),
         None => Err(ErrorObject::invalid_params(
             "`params._meta` is required on every request",
         )),
@@ -39,20 +67,27 @@ pub(crate) fn request_meta(
 }
 
 /// [`request_meta`] of the `_meta` object itself.
-pub(crate) fn meta(meta_map: &Map<String, Value>) -> Result<RequestMeta, ErrorObject> {
+pub(crate) fn meta(
+    meta_map: &Map<String, Value>,
+    last: Option<&LastCapabilities>,
+) -> Result<RequestMeta, ErrorObject> {
     meta_parts(
         meta_map.get(meta::PROTOCOL_VERSION),
         meta_map.get(meta::CLIENT_CAPABILITIES),
         meta_map,
+        last,
     )
 }
 
 /// [`meta`] given the values of the protocol version and capabilities
 /// keys, and a map holding the other members (the whole `_meta` will do).
+/// The capabilities are shared with the last request's through `last`
+/// when they are the same.
 pub(crate) fn meta_parts(
     version: Option<&Value>,
     capabilities: Option<&Value>,
     meta_map: &Map<String, Value>,
+    last: Option<&LastCapabilities>,
 ) -> Result<RequestMeta, ErrorObject> {
     let Some(version_str) = version.and_then(Value::as_str) else {
         let message = match version {
@@ -61,7 +96,11 @@ pub(crate) fn meta_parts(
         };
         return Err(ErrorObject::invalid_params(message));
     };
-    let capabilities = match capabilities.map(ClientCapabilities::deserialize) {
+    let read = |sent: &Value| match last {
+        Some(last) => last.read(sent),
+        None => ClientCapabilities::deserialize(sent).map(Arc::new),
+    };
+    let capabilities = match capabilities.map(read) {
         Some(Ok(capabilities)) => capabilities,
         Some(Err(e)) => {
             return Err(ErrorObject::invalid_params(format!(
@@ -103,7 +142,7 @@ pub(crate) fn meta_parts(
     };
     Ok(RequestMeta {
         version: version_str.to_owned(),
-        capabilities: Box::new(capabilities),
+        capabilities,
         progress_token,
         log_level,
     })
@@ -273,17 +312,20 @@ mod tests {
     #[test]
     fn meta_keys_are_required() {
         let params = json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}});
-        let e = request_meta(params.as_object()).expect_err("capabilities missing");
+        let e = request_meta(params.as_object(), None).expect_err("capabilities missing");
         assert_eq!(e.code, -32602);
         let params = json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/logLevel": "loud"}});
         assert_eq!(
-            request_meta(params.as_object())
+            request_meta(params.as_object(), None)
                 .expect_err("bad level")
                 .code,
             -32602
         );
-        assert_eq!(request_meta(None).expect_err("no params").code, -32602);
+        assert_eq!(
+            request_meta(None, None).expect_err("no params").code,
+            -32602
+        );
     }
 
     fn body<'a>(params: &'a Value) -> impl FnOnce(&str) -> Option<&'a str> {

@@ -64,10 +64,7 @@ impl Server {
             return Step::Done(error_reply(Some(&id), status_for(error.code), error));
         }
         let cx = with_grant(
-            Context::shared(
-                Cow::Borrowed(method),
-                self.shared_capabilities(meta.capabilities),
-            ),
+            Context::shared(Cow::Borrowed(method), meta.capabilities),
             grant,
         );
         Step::Run(Run::new(id, Kind::Task, params, cx))
