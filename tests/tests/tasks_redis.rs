@@ -20,6 +20,7 @@ use mcp_host::untrusted::Untrusted;
 use mcp_host::{BoxFuture, ServerId};
 use mcp_server::shared::{RedisShared, SharedStore};
 use mcp_server::state::SharedReplayGuard;
+use mcp_server::tasks::record::Encoded;
 use mcp_server::tasks::{RedisTaskStore, Signal, StoreError, TaskRecord, TaskStore};
 use mcp_tests::redis::Redis;
 use mcp_types::ext::tasks::GetTaskResult;
@@ -618,7 +619,8 @@ async fn every_key_expires_and_the_store_holds_its_bound_and_quotas() {
     }
     // A record past the size writes are capped at is refused whole.
     let mut huge = |r: &mut TaskRecord| {
-        r.complete(json!({"text": "x".repeat(17 << 20)}), 3_000);
+        let result = Encoded::new(&json!({"text": "x".repeat(17 << 20)})).expect("JSON");
+        r.complete(result, 3_000);
     };
     assert_eq!(
         store.update("b1", 3_000, &mut huge).await,

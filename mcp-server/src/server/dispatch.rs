@@ -432,6 +432,25 @@ impl Answer {
     }
 }
 
+#[cfg(feature = "tasks")]
+impl Answer {
+    /// The result, encoded, as a task keeps it.
+    pub(crate) fn into_encoded(self) -> Result<crate::tasks::record::Encoded, ErrorObject> {
+        use crate::tasks::record::Encoded;
+        let encoded = match self {
+            Answer::Tool(ToolOutput::Complete(result)) => Encoded::new(&result),
+            Answer::Prompt(PromptOutput::Complete(result)) => Encoded::new(&result),
+            Answer::Resource(ResourceOutput::Complete(result)) => Encoded::new(&result),
+            Answer::Tool(ToolOutput::InputRequired(result))
+            | Answer::Prompt(PromptOutput::InputRequired(result))
+            | Answer::Resource(ResourceOutput::InputRequired(result)) => Encoded::new(&result),
+            Answer::Json(value) => Encoded::new(&value),
+            Answer::Encoded(text) => Encoded::from_text(text),
+        };
+        encoded.map_err(|e| ErrorObject::internal_error(format!("cannot encode the result: {e}")))
+    }
+}
+
 /// The members every result carries that the server fills in when the
 /// handler left them out: see [`Server::response`].
 trait Framed: serde::Serialize {

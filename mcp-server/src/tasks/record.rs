@@ -83,8 +83,8 @@ pub struct TaskRecord {
     pub resume: bool,
     /// Set by `tasks/cancel`.
     pub cancel_requested: bool,
-    /// The result of a completed task.
-    pub result: Option<Value>,
+    /// The result of a completed task, as the JSON text it was encoded to.
+    pub result: Option<Encoded>,
     /// The JSON-RPC error of a failed task.
     pub error: Option<Value>,
     /// With a store that several replicas share: until when (milliseconds
@@ -241,7 +241,7 @@ impl TaskRecord {
     }
 
     /// The handler returned `result`. Returns `false` on a terminal task.
-    pub fn complete(&mut self, result: Value, now_ms: u64) -> bool {
+    pub fn complete(&mut self, result: Encoded, now_ms: u64) -> bool {
         self.settle(Status::Completed, now_ms, |record| {
             record.result = Some(result);
         })
@@ -306,6 +306,58 @@ impl TaskRecord {
     }
 }
 
+/// A task's result as the JSON text it was encoded to: it is stored, copied
+/// with the record and written into every answer and notification that
+/// carries the finished task, but never read, and a `Value` of even a small
+/// result is a tree of B-tree nodes of over half a kilobyte each. It is
+/// written as the JSON it holds, so a record in a shared store reads the
+/// same as before.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Encoded(Box<serde_json::value::RawValue>);
+
+impl Encoded {
+    /// `value`, encoded.
+    ///
+    /// # Errors
+    ///
+    /// When `value` cannot be encoded as JSON.
+    pub fn new<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<Encoded> {
+        serde_json::value::to_raw_value(value).map(Encoded)
+    }
+
+    /// The JSON text `text`, checked.
+    ///
+    /// # Errors
+    ///
+    /// When `text` is not JSON.
+    pub fn from_text(text: String) -> serde_json::Result<Encoded> {
+        serde_json::value::RawValue::from_string(text).map(Encoded)
+    }
+
+    /// The JSON text.
+    pub fn get(&self) -> &str {
+        self.0.get()
+    }
+
+    /// The result, decoded.
+    ///
+    /// # Errors
+    ///
+    /// Never for an `Encoded` made by this crate: its text is JSON.
+    pub fn to_value(&self) -> serde_json::Result<Value> {
+        serde_json::from_str(self.get())
+    }
+}
+
+/// The same text: what decides equality for the record's tests and
+/// stores.
+impl PartialEq for Encoded {
+    fn eq(&self, other: &Encoded) -> bool {
+        self.get() == other.get()
+    }
+}
+
 /// A shape a task is read as.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shape {
@@ -350,9 +402,10 @@ impl Serialize for View<'_> {
                 Status::InputRequired => {
                     map.serialize_entry("inputRequests", &record.input_requests)?;
                 }
-                Status::Completed => {
-                    map.serialize_entry("result", record.result.as_ref().unwrap_or(&empty))?;
-                }
+                Status::Completed => match &record.result {
+                    Some(result) => map.serialize_entry("result", result)?,
+                    None => map.serialize_entry("result", &empty)?,
+                },
                 Status::Failed => {
                     map.serialize_entry("error", record.error.as_ref().unwrap_or(&empty))?;
                 }
@@ -425,8 +478,13 @@ pub fn iso8601(ms: u64) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// `value` as a task's result.
+    pub(crate) fn encoded(value: Value) -> Encoded {
+        Encoded::new(&value).expect("JSON")
+    }
 
     fn record() -> TaskRecord {
         TaskRecord::new("t".into(), Some("alice".into()), 1_000, Some(60_000), 500)
@@ -451,7 +509,7 @@ mod tests {
     #[test]
     fn a_completed_task_inlines_its_result_and_stays_completed() {
         let mut task = record();
-        assert!(task.complete(json!({"content": [], "isError": true}), 2_000));
+        assert!(task.complete(encoded(json!({"content": [], "isError": true})), 2_000));
         assert_eq!(task.status, Status::Completed);
         let detailed = task.detailed();
         assert_eq!(detailed["result"]["isError"], json!(true));
@@ -621,7 +679,10 @@ mod tests {
     #[test]
     fn tasks_get_reads_the_detailed_task_and_says_complete() {
         let mut task = record();
-        task.complete(json!({"content": [{"type": "text", "text": "3"}]}), 2_000);
+        task.complete(
+            encoded(json!({"content": [{"type": "text", "text": "3"}]})),
+            2_000,
+        );
         let got: Value = serde_json::to_value(task.view(Shape::Got)).expect("encodes");
         let mut expected = task.detailed();
         expected.insert("resultType".into(), json!("complete"));
@@ -674,7 +735,7 @@ mod tests {
 
         let mut done = record();
         done.renew(2_000);
-        done.complete(json!({"content": []}), 1_500);
+        done.complete(encoded(json!({"content": []})), 1_500);
         assert!(!done.lapse(3_000));
         assert_eq!(done.status, Status::Completed);
     }

@@ -31,8 +31,8 @@ pub(crate) struct Created {
 
 /// What one run of a task's handler came to.
 pub(crate) enum Outcome {
-    /// A result: the task completes with it.
-    Complete(Value),
+    /// A result, encoded: the task completes with it.
+    Complete(record::Encoded),
     /// The handler needs answers to these requests first.
     InputRequired {
         requests: Map<String, Value>,
@@ -1134,7 +1134,9 @@ mod tests {
     fn done_soon() -> BoxFuture<'static, Outcome> {
         Box::pin(async {
             tokio::task::yield_now().await;
-            Outcome::Complete(json!({"content": [{"type": "text", "text": "done"}]}))
+            Outcome::Complete(record::tests::encoded(
+                json!({"content": [{"type": "text", "text": "done"}]}),
+            ))
         })
     }
 
@@ -1206,7 +1208,9 @@ mod tests {
             let finish = finish.clone();
             async move {
                 finish.notified().await;
-                Outcome::Complete(json!({"content": [{"type": "text", "text": "done"}]}))
+                Outcome::Complete(record::tests::encoded(
+                    json!({"content": [{"type": "text", "text": "done"}]}),
+                ))
             }
         });
         let id = start(&runtime, None, run).await;
@@ -1369,7 +1373,7 @@ mod tests {
             None,
             Box::pin(async {
                 tokio::time::sleep(Duration::from_millis(50)).await;
-                Outcome::Complete(json!({"content": []}))
+                Outcome::Complete(record::tests::encoded(json!({"content": []})))
             }),
         )
         .await;
@@ -1485,7 +1489,7 @@ mod tests {
         let busy: BoxFuture<'static, Outcome> = Box::pin(async move {
             tokio::task::yield_now().await;
             let _ = released.recv_timeout(Duration::from_secs(30));
-            Outcome::Complete(json!({"content": []}))
+            Outcome::Complete(record::tests::encoded(json!({"content": []})))
         });
         let id = start(&runtime, None, busy).await;
         tokio::time::sleep(Duration::from_millis(250)).await;

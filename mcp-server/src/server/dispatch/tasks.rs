@@ -264,7 +264,7 @@ fn outcome(answer: Result<Answer, ErrorObject>) -> Outcome {
                 request_state: result.request_state,
             }
         }
-        Ok(answer) => match answer.into_value() {
+        Ok(answer) => match answer.into_encoded() {
             Ok(result) => Outcome::Complete(result),
             Err(e) => Outcome::Error(e),
         },
