@@ -31,6 +31,17 @@ pub enum Status {
 }
 
 impl Status {
+    /// The name the tasks extension gives this status.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Working => "working",
+            Status::InputRequired => "input_required",
+            Status::Completed => "completed",
+            Status::Failed => "failed",
+            Status::Cancelled => "cancelled",
+        }
+    }
+
     /// Whether no transition leaves this status.
     pub fn is_terminal(self) -> bool {
         matches!(self, Status::Completed | Status::Failed | Status::Cancelled)
@@ -381,43 +392,79 @@ pub struct View<'a> {
     shape: Shape,
 }
 
-impl Serialize for View<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap as _;
+impl View<'_> {
+    /// The task's JSON, written straight into one buffer: serde_json would
+    /// escape each of the fixed keys and grow its buffer entry by entry,
+    /// which made these two answers (created, and every poll) a tenth of
+    /// a task's cost. This is the one encoding of a task: [`Serialize`]
+    /// hands this text on.
+    pub fn to_json(&self) -> String {
         let record = self.record;
-        let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("taskId", &record.id)?;
-        map.serialize_entry("status", &record.status)?;
+        let mut out = Vec::with_capacity(256 + record.result.as_ref().map_or(0, |r| r.get().len()));
+        out.extend_from_slice(b"{\"taskId\":");
+        write_json(&mut out, &record.id);
+        out.extend_from_slice(b",\"status\":\"");
+        out.extend_from_slice(record.status.as_str().as_bytes());
+        out.push(b'"');
         if let Some(message) = &record.status_message {
-            map.serialize_entry("statusMessage", message)?;
+            out.extend_from_slice(b",\"statusMessage\":");
+            write_json(&mut out, message);
         }
-        map.serialize_entry("createdAt", &iso8601(record.created_ms))?;
-        map.serialize_entry("lastUpdatedAt", &iso8601(record.updated_ms))?;
-        map.serialize_entry("ttlMs", &record.ttl_ms)?;
-        map.serialize_entry("pollIntervalMs", &record.poll_interval_ms)?;
+        out.extend_from_slice(b",\"createdAt\":\"");
+        write_iso8601(&mut out, record.created_ms);
+        out.extend_from_slice(b"\",\"lastUpdatedAt\":\"");
+        write_iso8601(&mut out, record.updated_ms);
+        out.extend_from_slice(b"\",\"ttlMs\":");
+        write_json(&mut out, &record.ttl_ms);
+        out.extend_from_slice(b",\"pollIntervalMs\":");
+        write_json(&mut out, &record.poll_interval_ms);
         if self.shape != Shape::Created {
             // A settled record always has its member; `{}` if one did not.
-            let empty = Value::Object(Map::new());
             match record.status {
                 Status::InputRequired => {
-                    map.serialize_entry("inputRequests", &record.input_requests)?;
+                    out.extend_from_slice(b",\"inputRequests\":");
+                    write_json(&mut out, &record.input_requests);
                 }
-                Status::Completed => match &record.result {
-                    Some(result) => map.serialize_entry("result", result)?,
-                    None => map.serialize_entry("result", &empty)?,
-                },
+                Status::Completed => {
+                    out.extend_from_slice(b",\"result\":");
+                    let result = record.result.as_ref().map_or("{}", Encoded::get);
+                    out.extend_from_slice(result.as_bytes());
+                }
                 Status::Failed => {
-                    map.serialize_entry("error", record.error.as_ref().unwrap_or(&empty))?;
+                    out.extend_from_slice(b",\"error\":");
+                    match &record.error {
+                        Some(error) => write_json(&mut out, error),
+                        None => out.extend_from_slice(b"{}"),
+                    }
                 }
                 Status::Working | Status::Cancelled => {}
             }
         }
         match self.shape {
-            Shape::Created => map.serialize_entry("resultType", "task")?,
-            Shape::Got => map.serialize_entry("resultType", "complete")?,
+            Shape::Created => out.extend_from_slice(b",\"resultType\":\"task\""),
+            Shape::Got => out.extend_from_slice(b",\"resultType\":\"complete\""),
             Shape::Detailed => {}
         }
-        map.end()
+        out.push(b'}');
+        // Every piece is UTF-8: the fixed text, serde_json's output and a
+        // result that was JSON text already.
+        String::from_utf8(out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    }
+}
+
+/// Appends `value` as JSON. Writing into a `Vec` cannot fail, and the
+/// values written (strings, numbers, maps of JSON values) always encode.
+fn write_json<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    let _ = serde_json::to_writer(out, value);
+}
+
+impl Serialize for View<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::Error as _;
+        serde_json::value::RawValue::from_string(self.to_json())
+            .map_err(S::Error::custom)?
+            .serialize(serializer)
     }
 }
 
@@ -444,6 +491,13 @@ pub fn asked_again(key: &str) -> ErrorObject {
 /// `ms` since the Unix epoch as an ISO 8601 UTC timestamp with
 /// milliseconds, such as `2026-07-28T10:30:00.000Z`.
 pub fn iso8601(ms: u64) -> String {
+    let mut out = Vec::with_capacity(24);
+    write_iso8601(&mut out, ms);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Appends [`iso8601`] of `ms`.
+fn write_iso8601(out: &mut Vec<u8>, ms: u64) {
     let secs = ms / 1000;
     let (days, rest) = (secs / 86_400, secs % 86_400);
     let (hour, minute, second) = (rest / 3600, rest % 3600 / 60, rest % 60);
@@ -459,22 +513,23 @@ pub fn iso8601(ms: u64) -> String {
     let year = yoe + era * 400 + u64::from(month <= 2);
     // Written digit by digit: every task's JSON carries two of these, and
     // `format!` with widths took a tenth of a task's creation.
-    let mut out = String::with_capacity(24);
-    let mut digits = |value: u64, width: u32, after: char| {
-        for place in (0..width).rev() {
-            let digit = (value / 10u64.pow(place)) % 10;
-            out.push(char::from_digit(u32::try_from(digit).unwrap_or(0), 10).unwrap_or('0'));
+    let mut digits = |value: u64, width: usize, after: u8| {
+        let mut text = [b'0'; 4];
+        let mut rest = value;
+        for place in text[..width].iter_mut().rev() {
+            *place = b'0' + (rest % 10) as u8;
+            rest /= 10;
         }
+        out.extend_from_slice(&text[..width]);
         out.push(after);
     };
-    digits(year, 4, '-');
-    digits(month, 2, '-');
-    digits(day, 2, 'T');
-    digits(hour, 2, ':');
-    digits(minute, 2, ':');
-    digits(second, 2, '.');
-    digits(ms % 1000, 3, 'Z');
-    out
+    digits(year, 4, b'-');
+    digits(month, 2, b'-');
+    digits(day, 2, b'T');
+    digits(hour, 2, b':');
+    digits(minute, 2, b':');
+    digits(second, 2, b'.');
+    digits(ms % 1000, 3, b'Z');
 }
 
 #[cfg(test)]
@@ -673,6 +728,92 @@ pub(crate) mod tests {
         assert_eq!(created["ttlMs"], json!(60_000));
         for absent in ["task", "result", "error", "inputRequests", "requestState"] {
             assert!(created.get(absent).is_none(), "{absent}");
+        }
+    }
+
+    /// The one encoding of a task, in every status and shape, against the
+    /// JSON the extension describes; strings that need escaping included.
+    #[test]
+    fn the_written_task_is_the_json_of_each_status_and_shape() {
+        let odd = "a \"quoted\"\\ line\nwith \u{1}control and ünïcode ☃";
+        let mut base = TaskRecord::new(odd.into(), None, 1_000, None, 500);
+        base.status_message = Some(odd.into());
+        let common = json!({
+            "taskId": odd,
+            "statusMessage": odd,
+            "createdAt": "1970-01-01T00:00:01.000Z",
+            "lastUpdatedAt": "1970-01-01T00:00:02.000Z",
+            "ttlMs": null,
+            "pollIntervalMs": 500,
+        });
+        let mut working = base.clone();
+        working.updated_ms = 2_000;
+        let mut asking = base.clone();
+        asking.input_required(
+            map(json!({"k": {"method": "elicitation/create"}})),
+            None,
+            2_000,
+        );
+        let mut done = base.clone();
+        done.complete(
+            encoded(json!({"content": [{"type": "text", "text": odd}]})),
+            2_000,
+        );
+        let mut failed = base.clone();
+        failed.fail(&ErrorObject::internal_error(odd), 2_000);
+        // `fail` sets the message from the error: the same text here.
+        let cases = [
+            (working, "working", None),
+            (
+                asking,
+                "input_required",
+                Some((
+                    "inputRequests",
+                    json!({"k": {"method": "elicitation/create"}}),
+                )),
+            ),
+            (
+                done,
+                "completed",
+                Some((
+                    "result",
+                    json!({"content": [{"type": "text", "text": odd}]}),
+                )),
+            ),
+            (
+                failed,
+                "failed",
+                Some(("error", json!({"code": -32603, "message": odd}))),
+            ),
+        ];
+        for (task, status, member) in cases {
+            for (shape, result_type) in [
+                (Shape::Created, Some("task")),
+                (Shape::Detailed, None),
+                (Shape::Got, Some("complete")),
+            ] {
+                let mut expected = map(common.clone());
+                expected.insert("status".into(), json!(status));
+                if let (Some((key, value)), false) = (&member, shape == Shape::Created) {
+                    expected.insert((*key).to_owned(), value.clone());
+                }
+                if let Some(result_type) = result_type {
+                    expected.insert("resultType".into(), json!(result_type));
+                }
+                let text = task.view(shape).to_json();
+                let read: Value = serde_json::from_str(&text).expect("JSON");
+                assert_eq!(read, Value::Object(expected), "{status} {shape:?}: {text}");
+                // Compact, as serde_json writes it, and the same through
+                // `Serialize`.
+                assert_eq!(
+                    serde_json::to_string(&read).expect("encodes").len(),
+                    text.len()
+                );
+                assert_eq!(
+                    serde_json::to_string(&task.view(shape)).expect("encodes"),
+                    text
+                );
+            }
         }
     }
 

@@ -424,8 +424,7 @@ impl Runtime {
         if let Some(lease) = self.store().lease() {
             record.renew(now.saturating_add(millis(lease)));
         }
-        let created = serde_json::to_string(&record.view(Shape::Created))
-            .map_err(|e| super::StoreError::Backend(e.to_string()))?;
+        let created = record.view(Shape::Created).to_json();
         let id = record.id.clone();
         let expires = ttl.map(|ttl| now.saturating_add(ttl));
         let stored = self.store().create(record, now).await;
@@ -854,8 +853,7 @@ impl Runtime {
         principal: Option<&str>,
     ) -> Result<String, ErrorObject> {
         let record = self.owned(id, principal).await?;
-        serde_json::to_string(&record.view(Shape::Got))
-            .map_err(|e| ErrorObject::internal_error(format!("cannot encode the task: {e}")))
+        Ok(record.view(Shape::Got).to_json())
     }
 
     /// `tasks/update`: keeps the answers to outstanding requests, wakes the
