@@ -67,7 +67,20 @@ fn get(id: usize, task: &str) -> Vec<u8> {
 
 /// The encoded reply to `bytes`, which must be a result.
 fn serve(runtime: &tokio::runtime::Runtime, server: &Server, bytes: &[u8]) -> Vec<u8> {
+    answer(runtime, server, bytes).0
+}
+
+/// The encoded reply to `bytes`, which must be a result, and the time the
+/// server took to answer (the bench's own work on the request and reply
+/// left out).
+fn answer(
+    runtime: &tokio::runtime::Runtime,
+    server: &Server,
+    bytes: &[u8],
+) -> (Vec<u8>, Duration) {
+    let start = Instant::now();
     let outcome = runtime.block_on(server.handle_bytes(bytes, None));
+    let took = start.elapsed();
     let Outcome::Reply { message, .. } = outcome else {
         panic!("not a reply: {outcome:?}");
     };
@@ -77,7 +90,7 @@ fn serve(runtime: &tokio::runtime::Runtime, server: &Server, bytes: &[u8]) -> Ve
         "not a result: {}",
         String::from_utf8_lossy(&bytes)
     );
-    bytes
+    (bytes, took)
 }
 
 /// The `taskId` of a `CreateTaskResult`.
@@ -88,44 +101,33 @@ fn task_id(reply: &[u8]) -> String {
     text[start..end].to_owned()
 }
 
-/// The median over runs of the time per call of `work`, which times the
-/// part it wants counted and returns that time.
-fn per_call(mut work: impl FnMut(usize) -> Duration) -> Duration {
-    let mut runs: Vec<Duration> = (0..RUNS)
-        .map(|run| {
-            let timed: Duration = (0..CALLS).map(|i| work(run * CALLS + i + 1)).sum();
-            timed / CALLS as u32
-        })
-        .collect();
-    runs.sort();
-    runs[RUNS / 2]
+/// The mean time per call of one run of `CALLS` calls of `work`, which
+/// times the part it wants counted and returns that time and the time up
+/// to the end of what it left running.
+fn one_run(run: usize, mut work: impl FnMut(usize) -> (Duration, Duration)) -> [Duration; 2] {
+    let (mut answered, mut settled) = (Duration::ZERO, Duration::ZERO);
+    for i in 0..CALLS {
+        let (a, s) = work(run * CALLS + i + 1);
+        answered += a;
+        settled += s;
+    }
+    [answered / CALLS as u32, settled / CALLS as u32]
+}
+
+/// The median of `values`.
+fn median<T: PartialOrd + Copy>(mut values: Vec<T>) -> T {
+    values.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    values[values.len() / 2]
 }
 
 /// Runs what the requests left queued on the runtime (a task's runner)
-/// until nothing is: `serve` returns as soon as the answer is ready,
-/// before a current-thread runtime runs anything that was spawned.
-fn settle(runtime: &tokio::runtime::Runtime) {
-    runtime.block_on(tokio::task::yield_now());
-}
-
-/// The time `requests` take, then the time `requests` and what they left
-/// queued (settled) take.
-fn timed(runtime: &tokio::runtime::Runtime, requests: impl FnOnce()) -> (Duration, Duration) {
+/// until nothing is, and says how long that took: `serve` returns as soon
+/// as the answer is ready, before a current-thread runtime runs anything
+/// that was spawned.
+fn settle(runtime: &tokio::runtime::Runtime) -> Duration {
     let start = Instant::now();
-    requests();
-    let answered = start.elapsed();
-    settle(runtime);
-    (answered, start.elapsed())
-}
-
-/// The median over runs of the mean of `times`, `CALLS` to a run.
-fn median_run(times: &[Duration]) -> Duration {
-    let mut runs: Vec<Duration> = times
-        .chunks(CALLS)
-        .map(|run| run.iter().sum::<Duration>() / CALLS as u32)
-        .collect();
-    runs.sort();
-    runs[runs.len() / 2]
+    runtime.block_on(tokio::task::yield_now());
+    start.elapsed()
 }
 
 /// Resident memory of this process in bytes, from `/proc/self/statm`.
@@ -184,25 +186,32 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Each call twice over: up to its answers, and up to the end of what
     // it left running (a task's runner, which stores the handler's
     // result), as a plain call's handler ends before its answer.
-    let mut plain_settled = Vec::new();
-    let plain = per_call(|id| {
-        let (answered, settled) = timed(&runtime, || {
-            black_box(serve(&runtime, &server, &call(id, "add")));
+    // Plain runs and task runs alternate, and each ratio is taken within
+    // one pair of runs: this machine's speed drifts by half between runs
+    // (a plain call took 2.4 to 3.8 us in one session), which a ratio of
+    // two separate series would take for the code's.
+    let (mut plain, mut task, mut ratio, mut ratio_settled) = (vec![], vec![], vec![], vec![]);
+    for run in 0..RUNS {
+        let p = one_run(run, |id| {
+            let (reply, took) = answer(&runtime, &server, &call(id, "add"));
+            black_box(reply);
+            (took, took + settle(&runtime))
         });
-        plain_settled.push(settled);
-        answered
-    });
-    let mut task_settled = Vec::new();
-    let task = per_call(|id| {
-        let (answered, settled) = timed(&runtime, || {
-            let created = serve(&runtime, &server, &call(id, "add_later"));
-            black_box(serve(&runtime, &server, &get(id, &task_id(&created))));
+        let t = one_run(run, |id| {
+            let (created, first) = answer(&runtime, &server, &call(id, "add_later"));
+            let (polled, second) = answer(&runtime, &server, &get(id, &task_id(&created)));
+            black_box(polled);
+            (first + second, first + second + settle(&runtime))
         });
-        task_settled.push(settled);
-        answered
-    });
-    let plain_settled = median_run(&plain_settled);
-    let task_settled = median_run(&task_settled);
+        ratio.push(t[0].as_secs_f64() / p[0].as_secs_f64());
+        ratio_settled.push(t[1].as_secs_f64() / p[1].as_secs_f64());
+        plain.push(p);
+        task.push(t);
+    }
+    let times =
+        |runs: &[[Duration; 2]], part: usize| median(runs.iter().map(|r| r[part]).collect());
+    let (plain_settled, task_settled) = (times(&plain, 1), times(&task, 1));
+    let (plain, task) = (times(&plain, 0), times(&task, 0));
     println!("| work per call | ns |");
     println!("| --- | --- |");
     println!("| plain tools/call, encoded | {} |", plain.as_nanos());
@@ -211,8 +220,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         task.as_nanos()
     );
     println!(
-        "| ratio | {:.2}x |",
-        task.as_secs_f64() / plain.as_secs_f64()
+        "| ratio (median of the runs' ratios) | {:.2}x |",
+        median(ratio)
     );
     println!(
         "| plain tools/call, up to its handler's end | {} |",
@@ -223,8 +232,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         task_settled.as_nanos()
     );
     println!(
-        "| ratio | {:.2}x |",
-        task_settled.as_secs_f64() / plain_settled.as_secs_f64()
+        "| ratio (median of the runs' ratios) | {:.2}x |",
+        median(ratio_settled)
     );
     if let (Some(before), Some(after)) = (before, after) {
         println!();
