@@ -73,11 +73,7 @@ fn serve(runtime: &tokio::runtime::Runtime, server: &Server, bytes: &[u8]) -> Ve
 /// The encoded reply to `bytes`, which must be a result, and the time the
 /// server took to answer (the bench's own work on the request and reply
 /// left out).
-fn answer(
-    runtime: &tokio::runtime::Runtime,
-    server: &Server,
-    bytes: &[u8],
-) -> (Vec<u8>, Duration) {
+fn answer(runtime: &tokio::runtime::Runtime, server: &Server, bytes: &[u8]) -> (Vec<u8>, Duration) {
     let start = Instant::now();
     let outcome = runtime.block_on(server.handle_bytes(bytes, None));
     let took = start.elapsed();

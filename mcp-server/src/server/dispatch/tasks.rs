@@ -107,6 +107,28 @@ impl Server {
         }))
     }
 
+    /// `tasks/get`, `tasks/update` or `tasks/cancel`.
+    async fn answer_task_method(&self, params: Params, cx: Context) -> Result<Answer, ErrorObject> {
+        let Some(tasks) = &self.inner.tasks else {
+            return Err(ErrorObject::method_not_found(cx.method()));
+        };
+        let principal = cx.principal();
+        if let Params::Task { task_id, .. } = &params {
+            return tasks.get(task_id, principal).await.map(Answer::Encoded);
+        }
+        let params = params.into_json();
+        let result = match cx.method() {
+            "tasks/get" => {
+                let id = crate::tasks::runtime::task_id(&params)?;
+                return tasks.get(id, principal).await.map(Answer::Encoded);
+            }
+            "tasks/update" => tasks.update(&params, principal).await,
+            "tasks/cancel" => tasks.cancel(&params, principal).await,
+            other => Err(ErrorObject::method_not_found(other)),
+        };
+        result.map(Answer::Json)
+    }
+
     /// A `tasks/*` method, or a `tools/call` that may become a task.
     pub(super) fn task_call(
         &self,
@@ -114,28 +136,17 @@ impl Server {
         params: Params,
         cx: Context,
     ) -> BoxFuture<'_, Result<Answer, ErrorObject>> {
+        // The methods of the extension get a future of their own: a poll
+        // should not allocate and set up the much larger one of a call.
+        if kind == Kind::Task {
+            return Box::pin(self.answer_task_method(params, cx));
+        }
         Box::pin(async move {
             let Some(tasks) = self.inner.tasks.clone() else {
                 return Err(ErrorObject::method_not_found(cx.method()));
             };
             let principal = cx.principal().map(str::to_owned);
             let principal = principal.as_deref();
-            if kind == Kind::Task {
-                if let Params::Task { task_id, .. } = &params {
-                    return tasks.get(task_id, principal).await.map(Answer::Encoded);
-                }
-                let params = params.into_json();
-                let result = match cx.method() {
-                    "tasks/get" => {
-                        let id = crate::tasks::runtime::task_id(&params)?;
-                        return tasks.get(id, principal).await.map(Answer::Encoded);
-                    }
-                    "tasks/update" => tasks.update(&params, principal).await,
-                    "tasks/cancel" => tasks.cancel(&params, principal).await,
-                    other => Err(ErrorObject::method_not_found(other)),
-                };
-                return result.map(Answer::Json);
-            }
             let (cancel, cancelled) = watch::channel(false);
             let cx = cx.with_cancellation(cancelled);
             let optional = params
