@@ -10,6 +10,7 @@
 //! ```text
 //! cargo run --release -p mcp-bench --bin tasks
 //! cargo run --release -p mcp-bench --bin tasks -- --live-only   # for a heap profiler
+//! cargo run --release -p mcp-bench --bin tasks -- --full-store  # a store at its bound
 //! ```
 
 use std::hint::black_box;
@@ -167,9 +168,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Ok(());
     }
 
-    // Room for every task the runs make: none is refused or swept.
+    // Room for every task the runs make: none is refused or swept. With
+    // `--full-store`, the default bound of 10,000 instead, so that every
+    // task after the first 10,000 is made in a full store, which evicts
+    // finished tasks to make room.
+    let bound = if std::env::args().any(|a| a == "--full-store") {
+        MemoryTaskStore::default().max_tasks()
+    } else {
+        RUNS * CALLS + POLLERS + 1
+    };
     let settings = TaskSettings::default()
-        .store(MemoryTaskStore::new(RUNS * CALLS + POLLERS + 1))
+        .store(MemoryTaskStore::new(bound))
         .ttl(Some(Duration::from_secs(600)))
         // What a task costs: no call is answered inline within a grace.
         .inline_grace(Duration::ZERO);
