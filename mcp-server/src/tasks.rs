@@ -68,6 +68,12 @@
 //! Task ids carry 192 random bits and belong to the principal that made
 //! them: any other principal is told the task does not exist.
 //!
+//! A handler that computes for long should do so in
+//! `tokio::task::spawn_blocking` or `tokio::task::block_in_place`: on
+//! tokio's multi-thread runtime, a worker blocked in one poll can hold up
+//! the timers of the tasks beside it, and with a shared store the renewal
+//! of their leases.
+//!
 //! # Folders
 //!
 //! - [`record`]: the sans-IO state machine of one task and its wire

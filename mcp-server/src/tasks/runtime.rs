@@ -420,16 +420,23 @@ impl Runtime {
     pub(crate) async fn create(&self, owner: Option<&str>) -> Result<Created, super::StoreError> {
         let now = self.now();
         let ttl = self.settings.ttl.map(millis);
-        let poll = millis(self.settings.poll_interval);
-        let id = new_id().map_err(|e| super::StoreError::Backend(e.message))?;
-        let mut record = TaskRecord::new(id, owner.map(str::to_owned), now, ttl, poll);
-        if let Some(lease) = self.store().lease() {
-            record.renew(now.saturating_add(millis(lease)));
-        }
-        let created = record.view(Shape::Created).to_json();
-        let id = record.id.clone();
+        // The record is made and handed over in a block of its own: a
+        // local moved away before an await still keeps its room in the
+        // future until its scope ends, and this future is part of every
+        // call that may become a task.
+        let (stored, id, created) = {
+            let poll = millis(self.settings.poll_interval);
+            let id = new_id().map_err(|e| super::StoreError::Backend(e.message))?;
+            let mut record = TaskRecord::new(id, owner.map(str::to_owned), now, ttl, poll);
+            if let Some(lease) = self.store().lease() {
+                record.renew(now.saturating_add(millis(lease)));
+            }
+            let created = record.view(Shape::Created).to_json();
+            let id = record.id.clone();
+            (self.store().create(record, now), id, created)
+        };
         let expires = ttl.map(|ttl| now.saturating_add(ttl));
-        let stored = self.store().create(record, now).await;
+        let stored = stored.await;
         self.reached(stored)?;
         Ok(Created {
             id,
@@ -502,7 +509,10 @@ impl Runtime {
 
     /// [`Runtime::drive`] beside the keeper of the task's lease. The
     /// handler and the lease keeper run as tasks of their own, so that a
-    /// handler busy in one poll does not hold up its lease. The lease
+    /// handler busy in one poll does not hold up its lease (as long as it
+    /// is busy inside `tokio::task::block_in_place` or on a blocking
+    /// thread: a worker blocked outside them can hold up the runtime's
+    /// timers, the lease keeper's among them). The lease
     /// keeper ends first when the task was settled elsewhere (cancelled
     /// through another replica, or failed for a lapsed lease): the handler
     /// is dropped with it.
@@ -821,13 +831,24 @@ impl Runtime {
     async fn owned(&self, id: &str, principal: Option<&str>) -> Result<TaskRecord, ErrorObject> {
         let now = self.now();
         let got = self.store().get(id, now).await;
-        let record = match self.reached(got).map_err(store_error)? {
-            Some(record) if record.owned_by(principal) => record,
-            _ => return Err(not_found()),
-        };
-        if !record.lapsed(now) || !self.judges_leases(now) {
-            return Ok(record);
+        // In a block, and the rare lapse in a future of its own: this one
+        // is part of every poll's, and a record kept in scope would keep
+        // its room there across the await below.
+        {
+            let record = match self.reached(got).map_err(store_error)? {
+                Some(record) if record.owned_by(principal) => record,
+                _ => return Err(not_found()),
+            };
+            if !record.lapsed(now) || !self.judges_leases(now) {
+                return Ok(record);
+            }
         }
+        Box::pin(self.lapse(id, now)).await
+    }
+
+    /// Fails the unfinished task `id` whose lease ran out at `now`, and
+    /// returns its record as it is afterwards.
+    async fn lapse(&self, id: &str, now: u64) -> Result<TaskRecord, ErrorObject> {
         let mut lapsed = false;
         let mut apply = |r: &mut TaskRecord| lapsed = r.lapse(now);
         let updated = self.store().update(id, now, &mut apply).await;
@@ -1484,11 +1505,15 @@ mod tests {
         let runtime = runtime(TaskSettings::default().store(store));
         // Holds its thread until the test has looked, as CPU-bound work
         // that never yields does: however slow the machine, the look comes
-        // while the handler is busy, more than two leases in.
+        // while the handler is busy, more than two leases in. It does so
+        // in `block_in_place`, as such work must on tokio's multi-thread
+        // runtime: a worker blocked outside it may be the one that was to
+        // drive the timers, the lease keeper's included, and about one run
+        // in ten the lease lapsed.
         let (release, released) = std::sync::mpsc::channel::<()>();
         let busy: BoxFuture<'static, Outcome> = Box::pin(async move {
             tokio::task::yield_now().await;
-            let _ = released.recv_timeout(Duration::from_secs(30));
+            tokio::task::block_in_place(|| released.recv_timeout(Duration::from_secs(30))).ok();
             Outcome::Complete(record::tests::encoded(json!({"content": []})))
         });
         let id = start(&runtime, None, busy).await;
