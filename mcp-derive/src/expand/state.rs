@@ -99,7 +99,7 @@ mod tests {
     use super::expand_derive;
 
     fn pretty(tokens: proc_macro2::TokenStream) -> String {
-        match syn::parse2::<syn::File>(tokens.clone()) {
+        match syn_v2::parse2::<syn_v2::File>(tokens.clone()) {
             Ok(file) => prettyplease::unparse(&file),
             Err(e) => format!("// does not parse as a file: {e}\n{tokens}\n"),
         }

@@ -34,7 +34,7 @@ pub(crate) fn expand_attr(attr: TokenStream, item: TokenStream) -> TokenStream {
             return out;
         }
     };
-    if let Some((_, path, _)) = &block.trait_ {
+    if let Some((path, _)) = &block.trait_ {
         cx.error_spanned_by(
             path,
             "`#[tools]` goes on an inherent `impl` block (`impl MyServer { ... }`), not on a trait impl",

@@ -12,7 +12,7 @@ const HEADER: &str =
 
 /// Compares the formatted `expanded` with the golden file `name`.
 pub(crate) fn assert_expansion(name: &str, expanded: TokenStream) {
-    let file: syn::File = match syn::parse2(expanded.clone()) {
+    let file: syn_v2::File = match syn_v2::parse2(expanded.clone()) {
         Ok(file) => file,
         Err(error) => panic!("the expansion of {name} is not a Rust file ({error}):\n{expanded}"),
     };

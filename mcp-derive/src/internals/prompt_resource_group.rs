@@ -49,7 +49,7 @@ pub(crate) fn parse(
             format!("`#[{group}]` takes no arguments; put the keys on each `#[{marker}(...)]`"),
         );
     }
-    if let Some((_, path, _)) = &block.trait_ {
+    if let Some((path, _)) = &block.trait_ {
         cx.error_spanned_by(
             path,
             format!("`#[{group}]` goes on an inherent `impl` block (`impl Server {{ .. }}`), not on a trait implementation"),

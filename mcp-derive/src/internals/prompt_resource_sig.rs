@@ -6,7 +6,7 @@ use proc_macro2::{Span, TokenStream};
 use syn::spanned::Spanned;
 use syn::{
     Attribute, FnArg, GenericArgument, GenericParam, Ident, Pat, PathArguments, Receiver,
-    ReturnType, Signature, Type,
+    ReceiverKind, ReturnType, Signature, Type,
 };
 
 use super::ctxt::Ctxt;
@@ -88,7 +88,7 @@ pub(crate) fn from_syn(cx: &mut Ctxt, sig: &Signature, m: Macro, host: Host) -> 
             );
         }
     }
-    if let Some(unsafety) = &sig.unsafety {
+    if let syn::Safety::Unsafe(unsafety) = &sig.safety {
         cx.error_spanned_by(
             unsafety,
             format!("`#[{a}]` functions cannot be `unsafe`: the generated handler would call it with nothing to uphold its contract"),
@@ -142,15 +142,18 @@ fn check_receiver(cx: &mut Ctxt, receiver: &Receiver, m: Macro, host: Host) -> b
         // The expansion reports a method outside its group before getting here.
         return false;
     }
-    let shared_ref = match &*receiver.ty {
-        Type::Reference(r) => r.mutability.is_none() && is_self_type(&r.elem),
+    let shared_ref = match &receiver.kind {
+        ReceiverKind::Reference(_, _, None) => receiver.mutability.is_none(),
+        ReceiverKind::Typed(_, ty) => {
+            matches!(&**ty, Type::Reference(r) if r.mutability.is_none() && is_self_type(&r.elem))
+        }
         _ => false,
     };
     if shared_ref {
         return true;
     }
-    let message = match (&receiver.reference, &receiver.mutability) {
-        (Some(_), Some(_)) => format!(
+    let message = match &receiver.kind {
+        ReceiverKind::Reference(_, _, Some(_)) => format!(
             "`#[{a}]` methods take `&self`, not `&mut self`: concurrent requests share the server, so it cannot be borrowed mutably; keep mutable state behind a lock"
         ),
         _ => format!(

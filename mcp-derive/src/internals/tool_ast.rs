@@ -134,7 +134,7 @@ fn check_signature(cx: &mut Ctxt, sig: &Signature) {
             "a `#[tool]` function cannot be generic: its input schema comes from concrete parameter types; remove the generic parameters",
         );
     }
-    if let Some(unsafety) = &sig.unsafety {
+    if let syn::Safety::Unsafe(unsafety) = &sig.safety {
         cx.error_spanned_by(
             unsafety,
             "a `#[tool]` function cannot be `unsafe`; make it safe and use `unsafe` blocks inside",
@@ -159,7 +159,8 @@ fn check_receiver(cx: &mut Ctxt, r: &syn::Receiver, site: Site) {
         );
         return;
     }
-    let plain_ref = r.reference.is_some() && r.mutability.is_none() && r.colon_token.is_none();
+    let plain_ref =
+        matches!(r.kind, syn::ReceiverKind::Reference(_, _, None)) && r.mutability.is_none();
     if !plain_ref {
         cx.error_spanned_by(
             r,

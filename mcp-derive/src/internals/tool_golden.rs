@@ -74,7 +74,7 @@ fn expand_case(source: &str) -> TokenStream {
 }
 
 fn pretty(tokens: TokenStream) -> String {
-    match syn::parse2::<syn::File>(tokens.clone()) {
+    match syn_v2::parse2::<syn_v2::File>(tokens.clone()) {
         Ok(file) => prettyplease::unparse(&file),
         Err(e) => panic!("the expansion does not parse ({e}):\n{tokens}"),
     }
