@@ -11,6 +11,7 @@
 //! cargo run --release -p mcp-bench --bin tasks
 //! cargo run --release -p mcp-bench --bin tasks -- --live-only   # for a heap profiler
 //! cargo run --release -p mcp-bench --bin tasks -- --full-store  # a store at its bound
+//! cargo run --release -p mcp-bench --bin tasks -- --principals  # a quota's count, in the store alone
 //! ```
 
 use std::hint::black_box;
@@ -133,7 +134,46 @@ fn resident() -> Option<u64> {
     Some(mcp_bench::measure::resident()).filter(|&bytes| bytes > 0)
 }
 
+/// `--principals`: what a principal's quota costs a creation in the
+/// in-memory store alone, as the store fills. Other principals hold
+/// `held` unfinished tasks; then principal `p` makes 10,000 tasks, each
+/// finished at once (so that its quota never refuses). The mean time of
+/// one creation and one update, for each `held`.
+fn principals() {
+    use futures_util::FutureExt as _;
+    use mcp_server::tasks::{TaskRecord, TaskStore};
+    // The in-memory store answers at once.
+    fn ready<T>(future: mcp_server::BoxFuture<'_, T>) -> T {
+        future.now_or_never().expect("the memory store never waits")
+    }
+    println!("| unfinished tasks of other principals | create + finish, ns |");
+    println!("| --- | --- |");
+    for held in [1_000, 10_000, 100_000] {
+        let store = MemoryTaskStore::new(held + CALLS + 1).with_quota(held + CALLS);
+        let record = |id: String, owner: String| TaskRecord::new(id, Some(owner), 0, None, 500);
+        for i in 0..held {
+            let owner = format!("other{}", i % 100);
+            ready(store.create(record(format!("o{i}"), owner), 0)).expect("room");
+        }
+        let start = Instant::now();
+        for i in 0..CALLS {
+            let id = format!("p{i}");
+            ready(store.create(record(id.clone(), "p".to_owned()), 0)).expect("room");
+            let mut finish = |r: &mut TaskRecord| {
+                r.cancel(0);
+            };
+            ready(store.update(&id, 0, &mut finish)).expect("found");
+        }
+        let took = start.elapsed() / CALLS as u32;
+        println!("| {held} | {} |", took.as_nanos());
+    }
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    if std::env::args().any(|a| a == "--principals") {
+        principals();
+        return Ok(());
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;

@@ -181,8 +181,75 @@ pub trait TaskStore: Send + Sync + 'static {
 pub struct MemoryTaskStore {
     max_tasks: usize,
     max_per_principal: usize,
+    records: Mutex<Records>,
+}
+
+/// The records, and which of them each principal has unfinished.
+#[derive(Debug, Default)]
+struct Records {
     /// Boxed, so that the table moves pointers, not records, as it grows.
-    records: Mutex<super::Table<Box<TaskRecord>>>,
+    by_id: super::Table<Box<TaskRecord>>,
+    /// The ids of each principal's tasks that were unfinished when last
+    /// looked at: a principal's count reads its own ids, not the whole
+    /// store. Ids of tasks that have since finished, expired or gone are
+    /// dropped when the principal is counted, and the index is rebuilt
+    /// from the records once it holds twice as many ids as there are
+    /// records, so that principals who never return leave nothing behind.
+    unfinished: super::Table<Vec<String>>,
+    /// How many ids `unfinished` holds.
+    indexed: usize,
+}
+
+impl Records {
+    /// How many unfinished, unexpired tasks `owner` has.
+    fn unfinished_of(&mut self, owner: &str, now_ms: u64) -> usize {
+        let Some(ids) = self.unfinished.get_mut(owner) else {
+            return 0;
+        };
+        let by_id = &self.by_id;
+        let before = ids.len();
+        ids.retain(|id| {
+            by_id
+                .get(id)
+                .is_some_and(|r| !r.status.is_terminal() && !r.expired(now_ms))
+        });
+        let left = ids.len();
+        self.indexed -= before - left;
+        if left == 0 {
+            self.unfinished.remove(owner);
+        }
+        left
+    }
+
+    fn insert(&mut self, record: TaskRecord) {
+        if let (Some(owner), false) = (&record.owner, record.status.is_terminal()) {
+            self.unfinished
+                .entry(owner.clone())
+                .or_default()
+                .push(record.id.clone());
+            self.indexed += 1;
+        }
+        self.by_id.insert(record.id.clone(), Box::new(record));
+        if self.indexed > 2 * self.by_id.len().max(64) {
+            self.reindex();
+        }
+    }
+
+    /// Rebuilds `unfinished` from the records: a pass over the store, once
+    /// for every store's worth of tasks made at most.
+    fn reindex(&mut self) {
+        self.unfinished.clear();
+        self.indexed = 0;
+        for record in self.by_id.values() {
+            if let (Some(owner), false) = (&record.owner, record.status.is_terminal()) {
+                self.unfinished
+                    .entry(owner.clone())
+                    .or_default()
+                    .push(record.id.clone());
+                self.indexed += 1;
+            }
+        }
+    }
 }
 
 impl MemoryTaskStore {
@@ -192,7 +259,7 @@ impl MemoryTaskStore {
         MemoryTaskStore {
             max_tasks,
             max_per_principal: (max_tasks / 10).max(1),
-            records: Mutex::new(super::Table::default()),
+            records: Mutex::new(Records::default()),
         }
     }
 
@@ -212,7 +279,7 @@ impl MemoryTaskStore {
 
     /// How many records are held, expired ones included.
     pub fn len(&self) -> usize {
-        self.lock().len()
+        self.lock().by_id.len()
     }
 
     /// Whether no record is held.
@@ -220,7 +287,7 @@ impl MemoryTaskStore {
         self.len() == 0
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, super::Table<Box<TaskRecord>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Records> {
         // A panic while holding the lock leaves whole records behind: each
         // change is applied to one record in place.
         self.records
@@ -277,23 +344,20 @@ impl TaskStore for MemoryTaskStore {
         let mut records = self.lock();
         // Without authentication there is no principal to tell apart: the
         // store's bound alone applies.
-        let unfinished = || {
-            records
-                .values()
-                .filter(|r| r.owner == record.owner && !r.status.is_terminal())
-                .filter(|r| !r.expired(now_ms))
-                .count()
-        };
-        let result = if record.owner.is_some() && unfinished() >= self.max_per_principal {
+        let at_quota = record
+            .owner
+            .as_deref()
+            .is_some_and(|owner| records.unfinished_of(owner, now_ms) >= self.max_per_principal);
+        let result = if at_quota {
             Err(StoreError::Quota {
                 max: self.max_per_principal,
             })
-        } else if !make_room(&mut records, self.max_tasks, now_ms) {
+        } else if !make_room(&mut records.by_id, self.max_tasks, now_ms) {
             Err(StoreError::Full {
                 max: self.max_tasks,
             })
         } else {
-            records.insert(record.id.clone(), Box::new(record));
+            records.insert(record);
             Ok(())
         };
         Box::pin(std::future::ready(result))
@@ -304,7 +368,8 @@ impl TaskStore for MemoryTaskStore {
         id: &'a str,
         now_ms: u64,
     ) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
-        let mut records = self.lock();
+        let mut guard = self.lock();
+        let records = &mut guard.by_id;
         let found = match records.get(id) {
             Some(record) if record.expired(now_ms) => {
                 records.remove(id);
@@ -321,7 +386,8 @@ impl TaskStore for MemoryTaskStore {
         now_ms: u64,
         change: Change<'a>,
     ) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
-        let mut records = self.lock();
+        let mut guard = self.lock();
+        let records = &mut guard.by_id;
         let found = match records.get_mut(id) {
             Some(record) if record.expired(now_ms) => {
                 records.remove(id);
@@ -440,6 +506,37 @@ mod tests {
         };
         now(store.update("a1", 1, &mut done)).expect("update");
         now(store.create(owned("a3", "alice"), 1)).expect("a1 finished");
+    }
+
+    /// A principal's count reads that principal's own tasks: one that
+    /// expired no longer counts either, and the ids kept for principals
+    /// who never come back are dropped before they outgrow the store.
+    #[test]
+    fn a_principals_count_forgets_expired_tasks_and_its_index_stays_bounded() {
+        let owned = |id: &str, owner: &str, at: u64, ttl: Option<u64>| {
+            TaskRecord::new(id.into(), Some(owner.into()), at, ttl, 500)
+        };
+        let store = MemoryTaskStore::new(100).with_quota(2);
+        now(store.create(owned("a1", "alice", 0, None), 0)).expect("a1");
+        now(store.create(owned("a2", "alice", 0, Some(10)), 0)).expect("a2");
+        assert_eq!(
+            now(store.create(owned("a3", "alice", 5, None), 5)),
+            Err(StoreError::Quota { max: 2 })
+        );
+        now(store.create(owned("a3", "alice", 10, None), 10)).expect("a2 expired");
+        // A thousand principals, one short-lived task each: the store
+        // sweeps their records, and the index follows within a bound.
+        for i in 0..1000u64 {
+            let at = 20 + 2 * i;
+            let id = format!("t{i}");
+            now(store.create(owned(&id, &format!("p{i}"), at, Some(1)), at)).expect("fits");
+        }
+        let records = store.lock();
+        assert!(records.by_id.len() <= 100, "{}", records.by_id.len());
+        assert!(records.indexed <= 200, "{} ids indexed", records.indexed);
+        let kept: usize = records.unfinished.values().map(Vec::len).sum();
+        assert_eq!(kept, records.indexed);
+        assert_eq!(records.unfinished.get("alice").map(Vec::len), Some(2));
     }
 
     #[test]
