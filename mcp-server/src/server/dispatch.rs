@@ -1424,7 +1424,7 @@ mod tests {
     use crate::Server;
 
     /// One tool, so that the server serves something.
-    struct One;
+    pub(super) struct One;
     impl crate::tool::ToolSet for One {
         fn tools() -> Vec<mcp_types::v2026_07_28::Tool> {
             serde_json::from_value(

@@ -194,7 +194,8 @@ struct Records {
     /// store. Ids of tasks that have since finished, expired or gone are
     /// dropped when the principal is counted, and the index is rebuilt
     /// from the records once it holds twice as many ids as there are
-    /// records, so that principals who never return leave nothing behind.
+    /// records (and more than 128), so that principals who never return
+    /// leave nothing behind.
     unfinished: super::Table<Vec<String>>,
     /// How many ids `unfinished` holds.
     indexed: usize,
@@ -222,13 +223,7 @@ impl Records {
     }
 
     fn insert(&mut self, record: TaskRecord) {
-        if let (Some(owner), false) = (&record.owner, record.status.is_terminal()) {
-            self.unfinished
-                .entry(owner.clone())
-                .or_default()
-                .push(record.id.clone());
-            self.indexed += 1;
-        }
+        self.indexed += index(&mut self.unfinished, &record);
         self.by_id.insert(record.id.clone(), Box::new(record));
         if self.indexed > 2 * self.by_id.len().max(64) {
             self.reindex();
@@ -241,14 +236,23 @@ impl Records {
         self.unfinished.clear();
         self.indexed = 0;
         for record in self.by_id.values() {
-            if let (Some(owner), false) = (&record.owner, record.status.is_terminal()) {
-                self.unfinished
-                    .entry(owner.clone())
-                    .or_default()
-                    .push(record.id.clone());
-                self.indexed += 1;
-            }
+            self.indexed += index(&mut self.unfinished, record);
         }
+    }
+}
+
+/// Adds `record` to `unfinished` if it has a principal and is unfinished;
+/// how many ids that added (0 or 1).
+fn index(unfinished: &mut super::Table<Vec<String>>, record: &TaskRecord) -> usize {
+    match (&record.owner, record.status.is_terminal()) {
+        (Some(owner), false) => {
+            unfinished
+                .entry(owner.clone())
+                .or_default()
+                .push(record.id.clone());
+            1
+        }
+        _ => 0,
     }
 }
 

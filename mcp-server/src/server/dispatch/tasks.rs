@@ -309,27 +309,6 @@ fn outcome(answer: Result<Answer, ErrorObject>) -> Outcome {
 mod tests {
     use super::*;
 
-    /// One tool that may run as a task.
-    struct Later;
-    impl crate::tool::ToolSet for Later {
-        fn tools() -> Vec<mcp_types::v2026_07_28::Tool> {
-            serde_json::from_value(serde_json::json!([{
-                "name": "later",
-                "inputSchema": {"type": "object"},
-                "execution": {"taskSupport": "optional"}
-            }]))
-            .unwrap_or_default()
-        }
-        fn call_tool<'a>(
-            &'a self,
-            _: &str,
-            _: &'a Context,
-            _: Map<String, Value>,
-        ) -> Option<BoxFuture<'a, Result<crate::tool::ToolOutput, ErrorObject>>> {
-            None
-        }
-    }
-
     /// The futures of a call that may become a task and of a poll are
     /// each allocated once a request. glibc's allocator consolidates its
     /// free lists before it hands out a block of 1,024 bytes or more
@@ -343,7 +322,7 @@ mod tests {
             .build()
             .expect("runtime");
         let _entered = runtime.enter();
-        let server = Server::builder(Later)
+        let server = Server::builder(super::super::tests::One)
             .tools()
             .tasks(crate::tasks::TaskSettings::default())
             .build()
