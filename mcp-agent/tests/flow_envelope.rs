@@ -66,7 +66,7 @@ fn no_content_ends_its_envelope_or_hides_a_character() {
         let cap = [16, 64, 100_000][random.next(3)];
         let envelope = Envelope::new(Nonce::from_bytes(NONCE)).with_cap(cap);
         let text = envelope.render(&Data {
-            server: "mail",
+            servers: &["mail"],
             kind: DataKind::Tool,
             name: "read",
             integrity: Integrity::Untrusted,
@@ -114,7 +114,7 @@ fn no_content_ends_its_envelope_or_hides_a_character() {
 #[test]
 fn each_conversation_draws_its_own_nonce() {
     let data = Data {
-        server: "mail",
+        servers: &["mail"],
         kind: DataKind::Prompt,
         name: "greet",
         integrity: Integrity::Trusted,

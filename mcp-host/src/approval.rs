@@ -200,6 +200,21 @@ impl ToolCall {
                 == Some(true)
     }
 
+    /// Whether the tool is declared read-only *and* closed-world
+    /// (`readOnlyHint: true`, `openWorldHint: false`) by a trusted
+    /// server; for an untrusted server always `false`. The spec's default
+    /// for `openWorldHint` is `true`: a read-only tool that reaches the
+    /// outside world (a fetch, a search engine) can carry data out in its
+    /// arguments, so only a tool that says it does not counts.
+    pub fn read_only_closed_world_by_trusted_server(&self) -> bool {
+        self.read_only_by_trusted_server()
+            && self
+                .annotations
+                .as_ref()
+                .and_then(|a| a.accept_ref().open_world_hint)
+                == Some(false)
+    }
+
     /// SHA-256 over the server, tool, arguments and provenance: what an
     /// approval is bound to.
     pub fn digest(&self) -> [u8; 32] {

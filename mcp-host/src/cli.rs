@@ -326,6 +326,31 @@ pub enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Shows servers' tool definitions whole, with the poisoning checks'
+    /// findings, and records a person's acceptance of them, so that the
+    /// flow policy does not count them as untrusted text (the `mcp-agent`
+    /// command; `mcp-host review --help` shows its options).
+    #[command(
+        disable_help_flag = true,
+        after_help = example!("mcp-host --config servers.json review notes")
+    )]
+    Review {
+        /// The options of `mcp-agent review`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Shows which servers hold data from untrusted sources, and clears
+    /// that record for one (the `mcp-agent` command; `mcp-host flow
+    /// --help` shows its options).
+    #[command(
+        disable_help_flag = true,
+        after_help = example!("mcp-host --config servers.json flow clear notes")
+    )]
+    Flow {
+        /// The options of `mcp-agent flow`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Writes a server's tool list as `mcp-gen client --tools` reads it.
     #[command(after_help = example!("mcp-host --config servers.json snapshot notes --out tools.json"))]
     Snapshot {
@@ -408,7 +433,10 @@ pub fn block_on(
 #[cfg_attr(not(feature = "oauth"), allow(unused_mut))]
 pub async fn run(args: Args) -> Result<ExitCode, String> {
     match args.command {
-        Command::Chat { .. } | Command::Run { .. } => return delegate(),
+        Command::Chat { .. }
+        | Command::Run { .. }
+        | Command::Review { .. }
+        | Command::Flow { .. } => return delegate(),
         Command::Add(add) => return edit::add(&config_path(&args.global)?, add),
         Command::Remove { name } => return edit::remove(&config_path(&args.global)?, &name),
         Command::Completions { shell } => {
@@ -477,7 +505,10 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
         Command::Read { uri, server } => content::read(&host, &uri, server.as_deref()).await,
         Command::Login { server } => login(&host, &server).await,
         Command::Logout { .. } => Ok(ExitCode::SUCCESS),
-        Command::Chat { .. } | Command::Run { .. } => delegate(),
+        Command::Chat { .. }
+        | Command::Run { .. }
+        | Command::Review { .. }
+        | Command::Flow { .. } => delegate(),
         Command::Add(_)
         | Command::Remove { .. }
         | Command::Completions { .. }
@@ -594,7 +625,7 @@ pub async fn start_host(
     Ok(builder.start().await)
 }
 
-/// `chat` and `run`: the model side, which is the `mcp-agent` command
+/// `chat`, `run`, `review` and `flow`: the model side, which is the `mcp-agent` command
 /// (of the `mcp-agent` crate, installed beside this one), run in place of
 /// this process with the same arguments.
 fn delegate() -> Result<ExitCode, String> {

@@ -1185,6 +1185,24 @@ impl Host {
             .unwrap_or_default()
     }
 
+    /// Appends the flow policy's decision on `call` to the audit log, if
+    /// there is one, beside the gate's: `decision` is `free`, `endorsed`
+    /// or `refused`, `how` is `flow`, and `flow` says which untrusted
+    /// sources were in the context and who endorsed the call. The model
+    /// side of a host (`mcp-agent`) calls it for every call it proposes.
+    pub fn audit_flow(&self, call: &ToolCall, decision: &str, reason: &str, flow: Value) {
+        if let Some(log) = &self.audit {
+            let record = AuditRecord::new(
+                call,
+                log.kept(),
+                std::time::SystemTime::now(),
+                decision,
+                "flow",
+            );
+            self.record(record.because(reason).with_flow(flow));
+        }
+    }
+
     /// Appends `record` to the audit log, if there is one. A line that
     /// cannot be written is lost; the call goes on.
     fn record(&self, record: AuditRecord) {

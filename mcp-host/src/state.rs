@@ -35,7 +35,7 @@ fn parent(path: &Path) -> &Path {
 /// beside it (mode `0600`), flushed, then renamed over it, so a crash
 /// leaves the old file or the new, never half of one. The directory is
 /// created with mode `0700` when missing.
-pub(crate) fn replace(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+pub fn replace(path: &Path, contents: &[u8]) -> std::io::Result<()> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let dir = parent(path);
     create_private_dir(dir)?;
@@ -66,10 +66,7 @@ pub(crate) fn replace(path: &Path, contents: &[u8]) -> std::io::Result<()> {
 /// are applied one after the other, never over each other. The lock is
 /// advisory and released when `change` returns, or when the process
 /// ends.
-pub(crate) fn locked<T>(
-    path: &Path,
-    change: impl FnOnce() -> std::io::Result<T>,
-) -> std::io::Result<T> {
+pub fn locked<T>(path: &Path, change: impl FnOnce() -> std::io::Result<T>) -> std::io::Result<T> {
     let dir = parent(path);
     create_private_dir(dir)?;
     let name = format!(

@@ -560,7 +560,7 @@ impl Memos {
     }
 
     /// The text a `remember` handle names.
-    #[tool(read_only)]
+    #[tool(read_only, open_world = false)]
     async fn recall(&self, cx: &Context, handle: Handle<Memo>) -> Result<String, ToolError> {
         self.0
             .get(&handle, cx.principal())

@@ -90,7 +90,7 @@ impl Notes {
     }
 
     /// Reads a note.
-    #[tool(read_only, scopes = ["notes:read"])]
+    #[tool(read_only, open_world = false, scopes = ["notes:read"])]
     fn read_note(
         &self,
         cx: &Context,
@@ -123,7 +123,7 @@ impl Notes {
     }
 
     /// Exports the given notes as one text, reporting progress as it goes.
-    #[tool(read_only, scopes = ["notes:read"])]
+    #[tool(read_only, open_world = false, scopes = ["notes:read"])]
     async fn export_notes(
         &self,
         cx: &Context,

@@ -22,9 +22,9 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use mcp_agent::conversation::{Bounds, Conversation, Offer, Resolved, Step, ToolInput};
-use mcp_agent::flow::{FlowConfig, FlowPolicy, ProposedCall};
+use mcp_agent::flow::{FlowConfig, FlowPolicy, ProposedCall, ServerText};
 use mcp_agent::names::SelectionConfig;
-use mcp_agent::provider::{Provider, ToolContent};
+use mcp_agent::provider::Provider;
 use serde_json::{json, Value};
 
 const LISTS: [&str; 6] = [
@@ -57,6 +57,8 @@ fn catalogue(count: usize, servers: usize) -> Vec<ToolInput> {
                 tool: name,
                 description: tool["description"].as_str().unwrap_or("").to_owned(),
                 input_schema: tool["inputSchema"].clone(),
+                // Nobody reviewed these: the bench times the unreviewed path.
+                digest: String::new(),
             }
         })
         .collect()
@@ -170,7 +172,7 @@ fn main() {
     let mut conversation = Conversation::new(None, unbounded).expect("nonce");
     conversation.user("summarise /tmp/notes.txt");
     let encode_only = time(21, 50, || {
-        let request = conversation.request("m", &offer).expect("request");
+        let request = conversation.request("m", &offer, &policy).expect("request");
         let wire = provider.encode(&request, true).expect("encodes");
         black_box(wire.body.to_string());
     });
@@ -178,7 +180,7 @@ fn main() {
     let turn = time(21, 50, || {
         let mut conversation = Conversation::new(None, Bounds::default()).expect("nonce");
         conversation.user("summarise /tmp/notes.txt");
-        let request = conversation.request("m", &offer).expect("request");
+        let request = conversation.request("m", &offer, &policy).expect("request");
         let wire = provider.encode(&request, true).expect("encodes");
         black_box(wire.body.to_string());
         let mut decoder = provider.stream_decoder(Default::default());
@@ -206,11 +208,11 @@ fn main() {
             server: &server,
             tool: &tool,
             arguments: &value,
-            read_only_by_trusted_server: false,
+            read_only_closed_world: false,
         };
         black_box(policy.check(conversation.ledger(), &proposed));
-        let content = [ToolContent::Text(result.clone())];
-        let out = conversation.server_output(&policy, call, &server, &tool, &content, false);
+        let content = ServerText::result(&server, &tool, result.clone());
+        let out = conversation.server_output(&policy, call, &content, Vec::new(), false);
         conversation.results(vec![out]);
         // The tainted ledger is read on the next call: check it once more.
         black_box(policy.check(conversation.ledger(), &proposed));
@@ -237,8 +239,9 @@ fn main() {
             decoder.push(&answer).expect("decodes");
             let response = decoder.finish().expect("complete");
             if let Ok(Step::Calls(calls)) = conversation.answer(response) {
-                let content = [ToolContent::Text(result.clone())];
-                let out = conversation.server_output(&policy, &calls[0], "s", "t", &content, false);
+                let content = ServerText::result("s", "t", result.clone());
+                let out =
+                    conversation.server_output(&policy, &calls[0], &content, Vec::new(), false);
                 conversation.results(vec![out]);
             }
         }

@@ -39,11 +39,14 @@ use mcp_host::untrusted::visible;
 use serde_json::{json, Value};
 
 use crate::conversation::{catalogue, Agent, Bounds, CallRecord, Conversation, Event, Offer};
-use crate::flow::{Answer, Endorser, FlowConfig, FlowPolicy, Question, Unattended};
+use crate::flow::{Answer, Endorser, FlowConfig, FlowPolicy, FlowStore, Question, Unattended};
 use crate::names::{tool_budget, SelectionConfig, ServerRule};
 use crate::provider::http::Client;
 
 pub mod model;
+mod review;
+
+pub use review::{FlowCommand, ReviewArgs};
 
 /// Command-line arguments.
 #[derive(Debug, Parser)]
@@ -72,6 +75,22 @@ pub enum Command {
         /// The model and the bounds.
         #[command(flatten)]
         model: ModelArgs,
+    },
+    /// Shows tool definitions whole and records a person's acceptance of
+    /// them: accepted definitions are not untrusted text to the flow
+    /// policy until they change.
+    #[command(
+        after_help = "Examples:\n  mcp-host --config servers.json review\n  mcp-host --config servers.json review notes\n  mcp-host --config servers.json review notes create_note --yes"
+    )]
+    Review(review::ReviewArgs),
+    /// Which servers hold data from untrusted sources.
+    #[command(
+        after_help = "Examples:\n  mcp-host --config servers.json flow show\n  mcp-host --config servers.json flow clear notes"
+    )]
+    Flow {
+        /// What to do.
+        #[command(subcommand)]
+        command: review::FlowCommand,
     },
     /// Gives the model one task and prints its answer.
     #[command(
@@ -133,13 +152,30 @@ pub fn main() -> ExitCode {
 /// A message for the user when the configuration, the model or a server
 /// cannot be used.
 pub async fn run(args: Args) -> Result<ExitCode, String> {
+    let store = FlowStore::in_state_dir().ok_or(
+        "no state directory for the flow policy's files: set XDG_STATE_HOME or HOME to an \
+         absolute path",
+    )?;
+    if let Command::Flow { command } = &args.command {
+        return review::flow(&store, command);
+    }
     let (source, config) = mcp_host::cli::load(&args.global).await?;
     let document: Value = std::fs::read_to_string(&source)
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
         .unwrap_or(Value::Null);
+    let flow_config = FlowConfig::from_host_json(&document).map_err(|e| e.to_string())?;
+    if let Command::Review(review) = &args.command {
+        let someone = std::io::stdin().is_terminal();
+        let host =
+            mcp_host::cli::start_host(&args.global, config, Arc::new(Terminal), someone).await?;
+        let outcome = review::review(&host, &flow_config, &store, review).await;
+        host.shutdown().await;
+        return outcome;
+    }
     let model_args = match &args.command {
         Command::Chat { model } | Command::Run { model, .. } => model.clone(),
+        Command::Review(_) | Command::Flow { .. } => unreachable!("answered above"),
     };
     let chosen = model::choose(
         model_args.provider.as_deref(),
@@ -150,8 +186,11 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
     )?;
     let provider = chosen.endpoint.provider;
     let client = Client::new(chosen.endpoint).map_err(|e| e.to_string())?;
-    let mut policy =
-        FlowPolicy::new(FlowConfig::from_host_json(&document).map_err(|e| e.to_string())?);
+    // Files that cannot be read stop the command: an empty book would
+    // let a server that holds untrusted data pass for trusted.
+    let mut policy = FlowPolicy::new(flow_config)
+        .with_reviews(store.reviews().map_err(|e| e.to_string())?)
+        .with_holdings(store.holdings().map_err(|e| e.to_string())?);
     if model_args.allow_flow {
         policy = policy.allow_flow_flag();
     }
@@ -189,12 +228,14 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
     };
     let mut conversation =
         Conversation::new(model_args.system.clone(), bounds).map_err(|e| e.to_string())?;
-    let mut agent = Agent::new(&host, &client, chosen.name, policy, offer);
+    let mut agent =
+        Agent::new(&host, &client, chosen.name, policy, offer).with_store(store.clone());
     let outcome = match args.command {
-        Command::Chat { .. } => chat(&mut agent, &mut conversation).await,
+        Command::Chat { .. } => chat(&mut agent, &mut conversation, &store).await,
         Command::Run { prompt, json, .. } => {
             once(&mut agent, &mut conversation, &prompt, json).await
         }
+        Command::Review(_) | Command::Flow { .. } => unreachable!("answered above"),
     };
     host.shutdown().await;
     outcome
@@ -318,10 +359,27 @@ async fn once(
     }
 }
 
-/// The conversation at the terminal, a line at a time.
-async fn chat(agent: &mut Agent<'_>, conversation: &mut Conversation) -> Result<ExitCode, String> {
+/// The conversation at the terminal, a line at a time. `/review
+/// [SERVER]` reviews tool definitions; done before the first message, an
+/// acceptance counts for this conversation too.
+async fn chat(
+    agent: &mut Agent<'_>,
+    conversation: &mut Conversation,
+    store: &FlowStore,
+) -> Result<ExitCode, String> {
     let cancel = interrupt();
     let mut endorser = endorser();
+    let unreviewed = unreviewed(agent);
+    if !unreviewed.is_empty() {
+        eprintln!(
+            "mcp-agent: {} tool definitions of servers whose output is not trusted were not \
+             reviewed ({}): they are untrusted text in the model's context from the first \
+             request, so every consequential call will ask for your endorsement. Type /review \
+             to read and accept them now.",
+            unreviewed.len(),
+            unreviewed.join(", ")
+        );
+    }
     loop {
         eprint!("> ");
         let _ = std::io::stderr().flush();
@@ -341,6 +399,11 @@ async fn chat(agent: &mut Agent<'_>, conversation: &mut Conversation) -> Result<
         };
         let text = line.trim();
         if text.is_empty() {
+            continue;
+        }
+        if let Some(rest) = text.strip_prefix("/review") {
+            let server = Some(rest.trim()).filter(|s| !s.is_empty());
+            chat_review(agent, conversation, store, server);
             continue;
         }
         let outcome = agent
@@ -404,5 +467,53 @@ impl Interrupt {
         let this = self.clone();
         let before = this.count();
         async move { this.after(before).await }
+    }
+}
+
+/// The `server/tool` names of the definitions offered that are neither
+/// trusted by their server's `trustOutput` nor accepted.
+fn unreviewed(agent: &Agent<'_>) -> Vec<String> {
+    let policy = agent.policy();
+    let mut out = Vec::new();
+    for (source, _) in agent.offer().definitions() {
+        let labels = policy.labels(std::slice::from_ref(&source));
+        if labels
+            .iter()
+            .any(|l| l.integrity == crate::flow::Integrity::Untrusted)
+        {
+            if let crate::flow::Source::Definition { server, tool, .. } = source {
+                out.push(format!("{server}/{}", visible(&tool)));
+            }
+        }
+    }
+    out
+}
+
+/// `/review [SERVER]` in `chat`.
+fn chat_review(
+    agent: &mut Agent<'_>,
+    conversation: &Conversation,
+    store: &FlowStore,
+    server: Option<&str>,
+) {
+    let reviews = agent.policy().reviews().clone();
+    let config = agent.policy().config().clone();
+    let shown: Vec<review::Shown> =
+        review::definitions(agent.host(), &config, &reviews, server, None)
+            .into_iter()
+            .filter(|s| s.status == "not reviewed")
+            .collect();
+    match review::accept(store, &shown, false) {
+        Ok(Some(reviews)) => {
+            agent.policy_mut().set_reviews(reviews);
+            if conversation.ledger().tainted() {
+                eprintln!(
+                    "mcp-agent: accepted; this conversation already read them as untrusted and \
+                     stays so; the next one starts clean of them"
+                );
+            }
+        }
+        Ok(None) => {}
+        Err(e) => eprintln!("mcp-agent: {}", visible(&e)),
     }
 }

@@ -3,7 +3,11 @@
 //! given to the model in, the tokens spent, and the bounds that end a
 //! turn.
 
-use crate::flow::{Data, DataKind, Envelope, FlowPolicy, Label, Ledger, Nonce, NonceError};
+use std::collections::BTreeSet;
+
+use crate::flow::{
+    Data, Envelope, FlowPolicy, HostText, Label, Ledger, Nonce, NonceError, ServerText, Source,
+};
 use crate::provider::{
     Message, Request, Response, ToolCall, ToolChoice, ToolContent, ToolResult, Usage,
 };
@@ -73,6 +77,8 @@ pub struct Conversation {
     usage: Usage,
     requests: usize,
     calls: usize,
+    /// The definitions already in the context, recorded in the ledger.
+    definitions: BTreeSet<Source>,
 }
 
 impl Conversation {
@@ -96,6 +102,7 @@ impl Conversation {
             usage: Usage::default(),
             requests: 0,
             calls: 0,
+            definitions: BTreeSet::new(),
         })
     }
 
@@ -111,10 +118,21 @@ impl Conversation {
 
     /// The next request to the model, with the tools `offer` has now.
     ///
+    /// The tool definitions the request carries are part of the context:
+    /// each one not yet in it is recorded in the ledger first, with the
+    /// label `policy` gives it (untrusted unless its server's output is
+    /// trusted or a person accepted that very definition), so that the
+    /// policy has seen every byte before the model does.
+    ///
     /// # Errors
     ///
     /// [`Stop`] when the turn or the conversation reached a bound.
-    pub fn request(&mut self, model: &str, offer: &Offer) -> Result<Request, Stop> {
+    pub fn request(
+        &mut self,
+        model: &str,
+        offer: &Offer,
+        policy: &FlowPolicy,
+    ) -> Result<Request, Stop> {
         if self.requests >= self.bounds.max_requests_per_turn {
             return Err(Stop::Requests(self.bounds.max_requests_per_turn));
         }
@@ -122,6 +140,13 @@ impl Conversation {
             return Err(Stop::Tokens(self.bounds.max_tokens));
         }
         self.requests += 1;
+        for (source, text) in offer.definitions() {
+            if self.definitions.insert(source.clone()) {
+                let server = source.server().to_owned();
+                let definition = ServerText::definitions(vec![source], &server, text);
+                policy.record(&mut self.ledger, &definition);
+            }
+        }
         Ok(Request {
             model: model.to_owned(),
             system: self.system.clone(),
@@ -155,10 +180,10 @@ impl Conversation {
             // Every call gets an answer, so that the conversation stays
             // well formed for the next turn.
             let stop = Stop::Calls(self.bounds.max_calls_per_turn);
-            let results = calls
-                .iter()
-                .map(|c| error_result(c, &stop.to_string()))
-                .collect();
+            let text = HostText::new("the turn reached its bound of ")
+                .number(self.bounds.max_calls_per_turn as u64)
+                .then(" tool calls");
+            let results = calls.iter().map(|c| error_result(c, &text)).collect();
             self.messages.push(Message::ToolResults(results));
             return Err(stop);
         }
@@ -170,42 +195,34 @@ impl Conversation {
         self.messages.push(Message::ToolResults(results));
     }
 
-    /// What the server `server` returned for `call`, as the model gets
-    /// it: the text in the envelope that names its origin, recorded in the
-    /// ledger with the label `policy` gives the server; images as they
-    /// are.
+    /// What servers wrote, as the model gets it for `call`: the text in
+    /// the envelope that names every server it came from, recorded in the
+    /// ledger with the labels `policy` gives those sources; `images` (a
+    /// tool result's) after it, as they are.
     pub fn server_output(
         &mut self,
         policy: &FlowPolicy,
         call: &ToolCall,
-        server: &str,
-        tool: &str,
-        content: &[ToolContent],
+        output: &ServerText,
+        images: Vec<ToolContent>,
         is_error: bool,
     ) -> ToolResult {
-        let text: Vec<&str> = content
-            .iter()
-            .filter_map(|c| match c {
-                ToolContent::Text(t) => Some(t.as_str()),
-                ToolContent::Image { .. } => None,
-            })
-            .collect();
-        let text = text.join("\n");
-        policy.record_output(&mut self.ledger, server, &text);
-        let integrity = policy.config().label(server).integrity;
+        let integrity = policy.record(&mut self.ledger, output);
+        let servers: Vec<&str> = output.sources().iter().map(Source::server).collect();
+        let mut servers = servers;
+        servers.dedup();
         let wrapped = self.envelope.render(&Data {
-            server,
-            kind: DataKind::Tool,
-            name: tool,
+            servers: &servers,
+            kind: output.kind(),
+            name: output.name(),
             integrity,
-            content: &text,
+            content: output.text(),
         });
         let mut parts = vec![ToolContent::Text(wrapped)];
         parts.extend(
-            content
-                .iter()
-                .filter(|c| matches!(c, ToolContent::Image { .. }))
-                .cloned(),
+            images
+                .into_iter()
+                .filter(|c| matches!(c, ToolContent::Image { .. })),
         );
         ToolResult {
             call_id: call.id.clone(),
@@ -215,16 +232,12 @@ impl Conversation {
         }
     }
 
-    /// The host's own words as a call's result (a refusal, an error, the
-    /// search tool's answer): trusted, and not enveloped.
-    pub fn host_result(&mut self, call: &ToolCall, text: &str, is_error: bool) -> ToolResult {
-        self.ledger.record(Label::host(), text);
-        ToolResult {
-            call_id: call.id.clone(),
-            name: call.name.clone(),
-            content: vec![ToolContent::Text(text.to_owned())],
-            is_error,
-        }
+    /// The host's own words as a call's result (a refusal, a call that
+    /// was not sent): trusted, and not enveloped. Only a [`HostText`] is
+    /// taken, so nothing a server wrote can come this way.
+    pub fn host_result(&mut self, call: &ToolCall, text: &HostText, is_error: bool) -> ToolResult {
+        self.ledger.record(Label::host(), text.as_str());
+        error_result_of(call, text, is_error)
     }
 
     /// The ledger the flow policy reads.
@@ -252,11 +265,15 @@ impl Conversation {
     }
 }
 
-fn error_result(call: &ToolCall, text: &str) -> ToolResult {
+fn error_result(call: &ToolCall, text: &HostText) -> ToolResult {
+    error_result_of(call, text, true)
+}
+
+fn error_result_of(call: &ToolCall, text: &HostText, is_error: bool) -> ToolResult {
     ToolResult {
         call_id: call.id.clone(),
         name: call.name.clone(),
-        content: vec![ToolContent::Text(text.to_owned())],
-        is_error: true,
+        content: vec![ToolContent::Text(text.as_str().to_owned())],
+        is_error,
     }
 }

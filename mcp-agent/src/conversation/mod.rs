@@ -13,5 +13,5 @@ pub mod offer;
 pub mod run;
 
 pub use self::core::{Bounds, Conversation, Step, Stop};
-pub use offer::{Offer, OfferedTool, Refused, Resolved, ToolInput};
+pub use offer::{Offer, OfferedTool, Refused, Resolved, SearchAnswer, ToolInput};
 pub use run::{catalogue, Agent, CallRecord, Event, TurnError};

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use crate::flow::{HostText, ServerText, Source};
 use crate::names::{
     self, search_tool_schema, CatalogueTool, ProviderNames, SearchIndex, SearchQuery, Selection,
     SelectionConfig, SEARCH_TOOL, SEARCH_TOOL_DESCRIPTION,
@@ -30,6 +31,9 @@ pub struct ToolInput {
     pub description: String,
     /// The tool's `inputSchema`, as the server wrote it.
     pub input_schema: Value,
+    /// The SHA-256 of the whole definition's canonical JSON (RFC 8785),
+    /// as the server sent it: what a person's review accepts.
+    pub digest: String,
 }
 
 /// A tool the model may call.
@@ -45,6 +49,19 @@ pub struct OfferedTool {
     pub compiled: Compiled,
     /// The description as the provider got it.
     pub description: String,
+    /// The SHA-256 of the whole definition as the server sent it.
+    pub digest: String,
+}
+
+impl OfferedTool {
+    /// Where its definition came from, for the flow policy's labels.
+    pub fn source(&self) -> Source {
+        Source::Definition {
+            server: self.server.clone(),
+            tool: self.tool.clone(),
+            digest: self.digest.clone(),
+        }
+    }
 }
 
 /// A tool that cannot be offered: its schema does not compile for the
@@ -74,7 +91,17 @@ pub enum Resolved {
     /// The search tool, with the model's query.
     Search(SearchQuery),
     /// Nothing the model may call: the message says what to do instead.
-    Error(String),
+    Error(HostText),
+}
+
+/// The tool search's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SearchAnswer {
+    /// No tool matched: the host's own words.
+    Nothing(HostText),
+    /// The tools found, named and described by their servers: text built
+    /// from their definitions, labelled with each.
+    Found(ServerText),
 }
 
 /// The tools of one conversation with one provider.
@@ -118,6 +145,7 @@ impl Offer {
                             qualified: input.qualified.clone(),
                             compiled,
                             description,
+                            digest: input.digest.clone(),
                         },
                     );
                 }
@@ -192,6 +220,26 @@ impl Offer {
         out
     }
 
+    /// Every definition the [declarations](Self::declarations) of this
+    /// turn carry, with the text of its declaration (name, description,
+    /// parameters): what the flow policy records before the model reads
+    /// it.
+    pub fn definitions(&self) -> Vec<(Source, String)> {
+        self.selection
+            .offered_now()
+            .filter_map(|key| {
+                let tool = self.tools.get(key)?;
+                let name = self.names.name(&tool.server, &tool.tool)?;
+                let text = serde_json::json!({
+                    "name": name,
+                    "description": tool.description,
+                    "parameters": tool.compiled.parameters,
+                });
+                Some((tool.source(), text.to_string()))
+            })
+            .collect()
+    }
+
     /// The tool behind the provider name `name`, offered this turn.
     pub fn offered(&self, name: &str) -> Option<&OfferedTool> {
         let (server, tool) = self.names.resolve(name)?;
@@ -209,13 +257,12 @@ impl Offer {
         if name == SEARCH_TOOL && self.selection.search_tool {
             return match SearchQuery::from_arguments(&Value::Object(arguments.clone())) {
                 Ok(query) => Resolved::Search(query),
-                Err(message) => Resolved::Error(message.to_owned()),
+                Err(message) => Resolved::Error(HostText::new(message)),
             };
         }
         let Some(tool) = self.offered(name) else {
-            return Resolved::Error(format!(
-                "there is no tool `{}` in this conversation; call one of the tools offered",
-                crate::provider::bounded(name)
+            return Resolved::Error(HostText::new(
+                "there is no tool of that name in this conversation; call one of the tools offered",
             ));
         };
         let restored = tool.compiled.restore(Value::Object(arguments.clone()));
@@ -226,31 +273,34 @@ impl Offer {
                 qualified: tool.qualified.clone(),
                 arguments,
             },
-            _ => Resolved::Error(String::from("the arguments must be a JSON object")),
+            _ => Resolved::Error(HostText::new("the arguments must be a JSON object")),
         }
     }
 
     /// Runs the search tool: the best searchable tools for `query`, offered
-    /// from the next turn on; the text to give the model back.
-    pub fn search(&mut self, query: &SearchQuery) -> String {
+    /// from the next turn on; the answer to give the model back. The
+    /// tools' names and descriptions are their servers' words, so a found
+    /// list is [`ServerText`] labelled with the definition of every tool
+    /// it names.
+    pub fn search(&mut self, query: &SearchQuery) -> SearchAnswer {
         let hits = self.index.search(&query.query, names::MAX_RESULTS);
         self.selection
             .promote(hits.iter().map(|h| (h.server.as_str(), h.tool.as_str())));
-        if hits.is_empty() {
-            return String::from("no tool matches; try other keywords");
-        }
+        let mut sources = Vec::new();
         let mut text = String::from("these tools are offered from now on:\n");
         for hit in &hits {
+            let Some(tool) = self.tools.get(&(hit.server.clone(), hit.tool.clone())) else {
+                continue;
+            };
             if let Some(name) = self.names.name(&hit.server, &hit.tool) {
-                let description = self
-                    .tools
-                    .get(&(hit.server.clone(), hit.tool.clone()))
-                    .map(|t| first_line(&t.description))
-                    .unwrap_or_default();
-                text.push_str(&format!("- {name}: {description}\n"));
+                text.push_str(&format!("- {name}: {}\n", first_line(&tool.description)));
+                sources.push(tool.source());
             }
         }
-        text
+        if sources.is_empty() {
+            return SearchAnswer::Nothing(HostText::new("no tool matches; try other keywords"));
+        }
+        SearchAnswer::Found(ServerText::definitions(sources, SEARCH_TOOL, text))
     }
 
     /// The tools whose schema did not compile for the provider.

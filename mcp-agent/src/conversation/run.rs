@@ -18,11 +18,13 @@ use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::flow::{Endorser, FlowDecision, FlowPolicy, ProposedCall};
+use crate::flow::{
+    Endorsement, Endorser, FlowDecision, FlowPolicy, FlowStore, HostText, ProposedCall, ServerText,
+};
 use crate::provider::{self, Arguments, StreamEvent, ToolCall, ToolContent, ToolResult};
 
 use super::core::{Conversation, Step, Stop};
-use super::offer::{Offer, Resolved, ToolInput};
+use super::offer::{Offer, Resolved, SearchAnswer, ToolInput};
 
 /// What a turn reports as it goes, for a terminal or a JSON transcript.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -37,6 +39,11 @@ pub enum Event {
         tools: usize,
         /// The messages sent.
         messages: usize,
+        /// Whether the flow policy held the context tainted when it was
+        /// sent: every byte of it was recorded in the ledger first.
+        tainted: bool,
+        /// The untrusted sources in the context then.
+        untrusted: Vec<String>,
     },
     /// More of the model's text, as it streams.
     Text {
@@ -76,6 +83,10 @@ pub struct CallRecord {
     pub result_digest: Option<String>,
     /// Whether the result is an error.
     pub is_error: bool,
+    /// The question put to a person, when the flow policy needed one: the
+    /// whole arguments, the untrusted sources and the highlights.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub question: Option<Value>,
 }
 
 /// Why a turn ended without an answer.
@@ -99,6 +110,7 @@ pub struct Agent<'a> {
     policy: FlowPolicy,
     offer: Offer,
     call_options: CallOptions,
+    store: Option<FlowStore>,
 }
 
 /// The host's catalogue as the offer takes it.
@@ -107,7 +119,11 @@ pub fn catalogue(host: &Host) -> Vec<ToolInput> {
         .into_iter()
         .map(|t| {
             let tool = t.tool.accept();
+            let digest = serde_json::to_value(&tool)
+                .map(|v| mcp_digest::digest(&v))
+                .unwrap_or_default();
             ToolInput {
+                digest,
                 server: t.server.as_str().to_owned(),
                 qualified: t.qualified,
                 description: tool.description.unwrap_or_default(),
@@ -135,7 +151,32 @@ impl<'a> Agent<'a> {
             policy,
             offer,
             call_options: CallOptions::default(),
+            store: None,
         }
+    }
+
+    /// Keeps what servers hold in `store`, so that it outlives the
+    /// process: written, merged with other processes' records, before
+    /// each call that gives a server untrusted data is sent.
+    #[must_use]
+    pub fn with_store(mut self, store: FlowStore) -> Self {
+        self.store = Some(store);
+        self
+    }
+
+    /// The host whose tools the model uses.
+    pub fn host(&self) -> &Host {
+        self.host
+    }
+
+    /// The flow policy, with the holdings recorded so far.
+    pub fn policy(&self) -> &FlowPolicy {
+        &self.policy
+    }
+
+    /// The flow policy, to change (a review during a conversation).
+    pub fn policy_mut(&mut self) -> &mut FlowPolicy {
+        &mut self.policy
     }
 
     /// The tools offered.
@@ -165,17 +206,23 @@ impl<'a> Agent<'a> {
     {
         conversation.user(text);
         loop {
-            let request = conversation.request(&self.model_name, &self.offer)?;
+            let request = conversation.request(&self.model_name, &self.offer, &self.policy)?;
             let bytes = self
                 .offer
                 .provider()
                 .encode(&request, true)
                 .map(|w| w.body.to_string().len())
                 .unwrap_or(0);
+            let ledger = conversation.ledger();
             events(Event::ModelRequest {
                 bytes,
                 tools: request.tools.len(),
                 messages: request.messages.len(),
+                tainted: ledger.tainted(),
+                untrusted: ledger
+                    .untrusted_sources()
+                    .map(|(origin, _)| origin.to_string())
+                    .collect(),
             });
             let response = self
                 .model
@@ -205,6 +252,13 @@ impl<'a> Agent<'a> {
     }
 
     /// One tool call, from the model's words to the result it gets back.
+    ///
+    /// Every text the model gets back is either the host's own
+    /// ([`HostText`]: templates and numbers) or what a server wrote
+    /// ([`ServerText`], labelled and enveloped): results, the server's
+    /// errors, errors that quote it (an undecodable result, a task's
+    /// status message, a failed start's standard error, a schema's
+    /// words), and the tool search's answer built from definitions.
     async fn run_call(
         &mut self,
         conversation: &mut Conversation,
@@ -219,12 +273,17 @@ impl<'a> Agent<'a> {
             reason: String::new(),
             result_digest: None,
             is_error: true,
+            question: None,
         };
         let arguments = match &call.arguments {
             Arguments::Object(map) => map.clone(),
             Arguments::Invalid(invalid) => {
-                let message = invalid.message();
-                return self.finish_host(conversation, call, record, message, "invalid arguments");
+                record.reason = invalid.message();
+                let message = HostText::new(
+                    "the arguments of this call are not a JSON object; call the tool again \
+                     with a JSON object as its arguments",
+                );
+                return self.finish_host(conversation, call, record, &message, "invalid arguments");
             }
         };
         let (server, tool, qualified, arguments) = match self.offer.resolve(&call.name, &arguments)
@@ -236,16 +295,20 @@ impl<'a> Agent<'a> {
                 arguments,
             } => (server, tool, qualified, arguments),
             Resolved::Search(query) => {
-                let text = self.offer.search(&query);
+                let result = match self.offer.search(&query) {
+                    SearchAnswer::Nothing(text) => conversation.host_result(call, &text, false),
+                    SearchAnswer::Found(text) => {
+                        conversation.server_output(&self.policy, call, &text, Vec::new(), false)
+                    }
+                };
                 record.decision = "sent";
                 record.is_error = false;
-                let result = conversation.host_result(call, &text, false);
                 record.reason = String::from("the host's tool search");
                 record.result_digest = Some(digest(&result));
                 return (result, record);
             }
             Resolved::Error(message) => {
-                return self.finish_host(conversation, call, record, message, "unknown tool");
+                return self.finish_host(conversation, call, record, &message, "unknown tool");
             }
         };
         record.qualified = Some(qualified.clone());
@@ -254,8 +317,21 @@ impl<'a> Agent<'a> {
         let prepared = match self.host.prepare(&qualified, arguments).await {
             Ok(prepared) => prepared,
             Err(error) => {
-                let message = format!("the call was not sent: {error}");
-                return self.finish_host(conversation, call, record, message, "not prepared");
+                record.reason = format!("not prepared: {error}");
+                // Its words come from the tool's schema (its definition)
+                // or from the server (its name list, its standard error,
+                // a quarantined definition's changes): labelled so.
+                let text = format!("the call was not sent: {error}");
+                let output = match (&error, self.offer.offered(&call.name)) {
+                    (ClientError::InvalidArguments(_), Some(offered)) => {
+                        ServerText::definitions(vec![offered.source()], &tool, text)
+                    }
+                    _ => ServerText::error(&server, &tool, text),
+                };
+                let result =
+                    conversation.server_output(&self.policy, call, &output, Vec::new(), true);
+                record.result_digest = Some(digest(&result));
+                return (result, record);
             }
         };
         let arguments_value = record.arguments.clone();
@@ -263,29 +339,64 @@ impl<'a> Agent<'a> {
             server: &server,
             tool: &tool,
             arguments: &arguments_value,
-            read_only_by_trusted_server: prepared.read_only_by_trusted_server(),
+            read_only_closed_world: prepared.read_only_closed_world_by_trusted_server(),
         };
-        match self.policy.check(conversation.ledger(), &proposed) {
-            FlowDecision::Free { reason, .. } => record.reason = reason,
-            FlowDecision::Endorsed(endorsement) => record.reason = endorsement.reason().to_owned(),
+        let endorsement = match self.policy.check(conversation.ledger(), &proposed) {
+            FlowDecision::Free { reason, .. } => {
+                self.audit(&prepared, "free", &reason, conversation, None);
+                record.reason = reason;
+                None
+            }
+            FlowDecision::Endorsed(endorsement) => {
+                record.reason = endorsement.reason().to_owned();
+                Some(endorsement)
+            }
             FlowDecision::NeedsEndorsement(question) => {
+                record.question = serde_json::to_value(&question).ok();
                 let answer = endorser.answer(&question);
                 match question.answer(answer) {
                     Ok(endorsement) if endorsement.covers(&proposed) => {
                         record.reason = endorsement.reason().to_owned();
+                        Some(endorsement)
                     }
                     Ok(_) => {
                         record.decision = "refused";
-                        let message = String::from("the endorsement does not cover this call");
-                        return self.finish_host(conversation, call, record, message, "refused");
+                        let reason = "the endorsement does not cover this call";
+                        self.audit(&prepared, "refused", reason, conversation, None);
+                        let message = HostText::new("the endorsement does not cover this call");
+                        return self.finish_host(conversation, call, record, &message, reason);
                     }
                     Err(refusal) => {
                         record.decision = "refused";
                         record.reason = refusal.reason().to_owned();
+                        self.audit(&prepared, "refused", refusal.reason(), conversation, None);
                         let message = refusal.model_message();
                         let reason = record.reason.clone();
-                        return self.finish_host(conversation, call, record, message, &reason);
+                        return self.finish_host(conversation, call, record, &message, &reason);
                     }
+                }
+            }
+        };
+        if let Some(endorsement) = &endorsement {
+            self.audit(
+                &prepared,
+                "endorsed",
+                endorsement.reason(),
+                conversation,
+                Some(endorsement),
+            );
+            // The server is about to be given the untrusted sources' data:
+            // it holds it from now on, recorded before the call is sent.
+            if self.policy.hold(endorsement) {
+                if let Err(error) = self.persist_holdings() {
+                    record.decision = "refused";
+                    record.reason = format!("what the server holds could not be recorded: {error}");
+                    let message = HostText::new(
+                        "the call was not made: the host could not record what the server would \
+                         hold",
+                    );
+                    let reason = record.reason.clone();
+                    return self.finish_host(conversation, call, record, &message, &reason);
                 }
             }
         }
@@ -294,8 +405,10 @@ impl<'a> Agent<'a> {
             Ok(approval) => approval,
             Err(denied) => {
                 record.decision = "refused";
-                let message = format!("the call was not approved: {denied}");
-                return self.finish_host(conversation, call, record, message, "denied");
+                record.reason = format!("denied at the host's gate: {denied}");
+                let message = HostText::new("the call was not approved at the host's gate");
+                let reason = record.reason.clone();
+                return self.finish_host(conversation, call, record, &message, &reason);
             }
         };
         let outcome = self
@@ -307,18 +420,23 @@ impl<'a> Agent<'a> {
             Ok(result) => {
                 let result = result.accept();
                 let is_error = result.is_error == Some(true);
-                let content = content_of(&result);
-                conversation.server_output(&self.policy, call, &server, &tool, &content, is_error)
+                let (text, images) = content_of(&result);
+                let output = ServerText::result(&server, &tool, text);
+                conversation.server_output(&self.policy, call, &output, images, is_error)
             }
             // The server's own error words are its output, like a result.
             Err(ClientError::Rpc(error)) => {
                 let error = error.accept();
                 let text = format!("error {}: {}", error.code, error.message);
-                let content = [ToolContent::Text(text)];
-                conversation.server_output(&self.policy, call, &server, &tool, &content, true)
+                let output = ServerText::error(&server, &tool, text);
+                conversation.server_output(&self.policy, call, &output, Vec::new(), true)
             }
+            // Any other failure may quote the server (an undecodable
+            // result, a task's status message, what it wrote on standard
+            // error): its words, labelled as its output.
             Err(error) => {
-                conversation.host_result(call, &format!("the call failed: {error}"), true)
+                let output = ServerText::error(&server, &tool, format!("the call failed: {error}"));
+                conversation.server_output(&self.policy, call, &output, Vec::new(), true)
             }
         };
         record.is_error = result.is_error;
@@ -326,15 +444,50 @@ impl<'a> Agent<'a> {
         (result, record)
     }
 
+    /// The flow decision on `call`, in the host's audit log beside the
+    /// gate's: the untrusted sources in the context, and who endorsed it.
+    fn audit(
+        &self,
+        call: &mcp_host::approval::ToolCall,
+        decision: &str,
+        reason: &str,
+        conversation: &Conversation,
+        endorsement: Option<&Endorsement>,
+    ) {
+        let sources: Vec<Value> = conversation
+            .ledger()
+            .untrusted_sources()
+            .map(|(origin, items)| serde_json::json!({"origin": origin, "items": items}))
+            .collect();
+        let mut flow = serde_json::json!({ "sources": sources });
+        if let Some(endorsement) = endorsement {
+            flow["endorsedBy"] = serde_json::to_value(endorsement.kind()).unwrap_or_default();
+        }
+        self.host.audit_flow(call, decision, reason, flow);
+    }
+
+    /// Writes what servers hold to the store, merged with what other host
+    /// processes wrote, and takes the merged book.
+    fn persist_holdings(&mut self) -> Result<(), crate::flow::StoreError> {
+        let Some(store) = &self.store else {
+            return Ok(());
+        };
+        let mine = self.policy.holdings().clone();
+        let ((), merged) = store.update_holdings(|book| book.merge(&mine))?;
+        let policy = std::mem::take(&mut self.policy);
+        self.policy = policy.with_holdings(merged);
+        Ok(())
+    }
+
     fn finish_host(
         &self,
         conversation: &mut Conversation,
         call: &ToolCall,
         mut record: CallRecord,
-        message: String,
+        message: &HostText,
         reason: &str,
     ) -> (ToolResult, CallRecord) {
-        let result = conversation.host_result(call, &message, true);
+        let result = conversation.host_result(call, message, true);
         if record.reason.is_empty() {
             record.reason = reason.to_owned();
         }
@@ -344,29 +497,29 @@ impl<'a> Agent<'a> {
     }
 }
 
-/// A tool result's blocks as the model can take them: text and images as
-/// they are, anything else (audio, links, embedded resources) as its JSON,
-/// and the structured content when there is no other.
-fn content_of(result: &CallToolResult) -> Vec<ToolContent> {
-    let mut out = Vec::new();
+/// A tool result's blocks as the model can take them: the text of text
+/// blocks, and of anything else but images (audio, links, embedded
+/// resources) its JSON, joined by lines; the structured content when
+/// there is no other; and the images apart.
+fn content_of(result: &CallToolResult) -> (String, Vec<ToolContent>) {
+    let mut text = Vec::new();
+    let mut images = Vec::new();
     for block in &result.content {
         match block {
-            ContentBlock::TextContent(text) => out.push(ToolContent::Text(text.text.clone())),
-            ContentBlock::ImageContent(image) => out.push(ToolContent::Image {
+            ContentBlock::TextContent(t) => text.push(t.text.clone()),
+            ContentBlock::ImageContent(image) => images.push(ToolContent::Image {
                 mime_type: image.mime_type.clone(),
                 data: image.data.clone(),
             }),
-            other => out.push(ToolContent::Text(
-                serde_json::to_string(other).unwrap_or_default(),
-            )),
+            other => text.push(serde_json::to_string(other).unwrap_or_default()),
         }
     }
-    if out.is_empty() {
+    if text.is_empty() && images.is_empty() {
         if let Some(structured) = &result.structured_content {
-            out.push(ToolContent::Text(structured.to_string()));
+            text.push(structured.to_string());
         }
     }
-    out
+    (text.join("\n"), images)
 }
 
 /// The SHA-256 of what the model got back, hex.

@@ -87,6 +87,33 @@ impl Ledger {
         ItemId(self.entries.len() - 1)
     }
 
+    /// Records one item that several origins wrote (text built from
+    /// several servers, or output of a server that holds others' data):
+    /// an entry per label, the text kept once, under the first untrusted
+    /// one. Returns the first entry's id; with no label, the item is
+    /// untrusted text of the host's.
+    pub fn record_labels(&mut self, labels: &[Label], text: &str) -> ItemId {
+        let Some(first) = labels
+            .iter()
+            .position(|l| l.integrity == Integrity::Untrusted)
+            .or((!labels.is_empty()).then_some(0))
+        else {
+            // Fails closed: text of no known origin is untrusted.
+            let unknown = Label {
+                origin: Origin::Host,
+                integrity: Integrity::Untrusted,
+            };
+            return self.record(unknown, text);
+        };
+        let id = self.record(labels[first].clone(), text);
+        for (at, label) in labels.iter().enumerate() {
+            if at != first {
+                self.record(label.clone(), "");
+            }
+        }
+        id
+    }
+
     /// Whether any untrusted item entered the context.
     pub fn tainted(&self) -> bool {
         !self.untrusted.is_empty()

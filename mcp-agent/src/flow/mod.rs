@@ -30,7 +30,7 @@
 //!     server: "notes",
 //!     tool: "append",
 //!     arguments: &arguments,
-//!     read_only_by_trusted_server: false,
+//!     read_only_closed_world: false,
 //! };
 //! let FlowDecision::NeedsEndorsement(question) = policy.check(&ledger, &call) else {
 //!     panic!("a write after untrusted output needs a person");
@@ -67,8 +67,12 @@
 //! - *egress*, when a `flow.egress` pattern (`server/tool` globs) matches:
 //!   a tool that can send data out (fetch, browser, mail, HTTP), whatever
 //!   its annotations say;
-//! - *read-only*, when the tool is marked `readOnlyHint: true` by a server
-//!   whose annotations are trusted, and it is not egress;
+//! - *read-only*, when the tool is marked `readOnlyHint: true` and
+//!   `openWorldHint: false` by a server whose annotations are trusted,
+//!   and it is not egress. The spec's default for `openWorldHint` is
+//!   `true`: a read-only tool that reaches the outside world (a fetch, a
+//!   web search) can carry the context out in its arguments, so it is
+//!   consequential unless it says it is closed-world;
 //! - *consequential*, everything else.
 //!
 //! # The decision
@@ -158,9 +162,13 @@ pub mod endorse;
 pub mod envelope;
 pub mod glob;
 pub mod highlight;
+pub mod holdings;
 pub mod label;
 pub mod ledger;
 pub mod policy;
+pub mod review;
+pub mod store;
+pub mod text;
 
 pub use config::{ConfigError, FlowConfig, FlowRule, FlowSection};
 pub use endorse::{
@@ -170,6 +178,10 @@ pub use endorse::{
 pub use envelope::{Data, DataKind, Envelope, Nonce, NonceError};
 pub use glob::{Glob, GlobError, ToolGlob};
 pub use highlight::{FragmentKind, Highlight, Highlights};
+pub use holdings::Holdings;
 pub use label::{Integrity, Label, Origin};
 pub use ledger::{ItemId, Ledger};
 pub use policy::{FlowDecision, FlowPolicy, ProposedCall, ToolClass};
+pub use review::Reviews;
+pub use store::{FlowStore, StoreError};
+pub use text::{HostText, ServerText, Source};

@@ -15,7 +15,7 @@
 //!     server: "docs",
 //!     tool: "search",
 //!     arguments: &arguments,
-//!     read_only_by_trusted_server: true,
+//!     read_only_closed_world: true,
 //! };
 //! assert!(matches!(policy.check(&ledger, &search), FlowDecision::Free { class: ToolClass::ReadOnly, .. }));
 //! // Egress stays consequential whatever the annotations say.
@@ -34,8 +34,11 @@ use super::endorse::{
     plain_name, sources_text, Endorsement, EndorsementKind, Question, SourceCount,
 };
 use super::highlight::Highlights;
-use super::label::Origin;
+use super::holdings::Holdings;
+use super::label::{Integrity, Label, Origin};
 use super::ledger::{ItemId, Ledger};
+use super::review::Reviews;
+use super::text::{ServerText, Source};
 
 /// A tool call the model proposes, as the host knows it.
 #[derive(Debug, Clone, Copy)]
@@ -46,18 +49,20 @@ pub struct ProposedCall<'a> {
     pub tool: &'a str,
     /// The arguments the model wrote.
     pub arguments: &'a Value,
-    /// Whether the tool is marked `readOnlyHint: true` by a server whose
-    /// annotations the host trusts (`mcp-host`'s
-    /// `read_only_by_trusted_server`).
-    pub read_only_by_trusted_server: bool,
+    /// Whether the tool is marked `readOnlyHint: true` and
+    /// `openWorldHint: false` by a server whose annotations the host
+    /// trusts (`mcp-host`'s `read_only_closed_world_by_trusted_server`).
+    /// A read-only tool that may reach the outside world (the spec's
+    /// default) can carry data out in its arguments, so it is not free.
+    pub read_only_closed_world: bool,
 }
 
 /// What a call can do, as far as flows go.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "kind")]
 pub enum ToolClass {
-    /// Marked read-only by a server whose annotations are trusted, and no
-    /// egress pattern matches.
+    /// Marked read-only and closed-world by a server whose annotations
+    /// are trusted, and no egress pattern matches.
     ReadOnly,
     /// Anything else that is not egress.
     Consequential,
@@ -77,10 +82,13 @@ impl ToolClass {
     pub(super) fn describe(&self) -> String {
         match self {
             Self::ReadOnly => {
-                "a read-only tool (readOnlyHint from a server whose annotations are trusted)".into()
+                "a read-only tool (readOnlyHint and no openWorldHint from a server whose \
+                 annotations are trusted)"
+                    .into()
             }
             Self::Consequential => {
-                "a consequential tool (not read-only by a server whose annotations are trusted)"
+                "a consequential tool (not read-only and closed-world by a server whose \
+                 annotations are trusted)"
                     .into()
             }
             Self::Egress { pattern, glob } => {
@@ -128,6 +136,8 @@ impl FlowDecision {
 pub struct FlowPolicy {
     config: FlowConfig,
     allow_flow: bool,
+    reviews: Reviews,
+    holdings: Holdings,
 }
 
 impl FlowPolicy {
@@ -136,6 +146,103 @@ impl FlowPolicy {
         Self {
             config,
             allow_flow: false,
+            reviews: Reviews::default(),
+            holdings: Holdings::default(),
+        }
+    }
+
+    /// The policy with the definitions a person reviewed and accepted:
+    /// those are trusted text although their server's output is not.
+    #[must_use]
+    pub fn with_reviews(mut self, reviews: Reviews) -> Self {
+        self.reviews = reviews;
+        self
+    }
+
+    /// The policy with what servers hold: their output carries those
+    /// sources' labels too.
+    #[must_use]
+    pub fn with_holdings(mut self, holdings: Holdings) -> Self {
+        self.holdings = holdings;
+        self
+    }
+
+    /// The reviewed definitions.
+    pub fn reviews(&self) -> &Reviews {
+        &self.reviews
+    }
+
+    /// Replaces the reviewed definitions (after a review during a
+    /// conversation; definitions already in the context keep the label
+    /// they entered with).
+    pub fn set_reviews(&mut self, reviews: Reviews) {
+        self.reviews = reviews;
+    }
+
+    /// What servers hold.
+    pub fn holdings(&self) -> &Holdings {
+        &self.holdings
+    }
+
+    /// Records that `endorsement`'s server was given data from the
+    /// untrusted sources it names; whether anything new was recorded.
+    /// The caller persists [`holdings`](Self::holdings) (see
+    /// [`FlowStore`](super::FlowStore)) before it sends the call.
+    pub fn hold(&mut self, endorsement: &Endorsement) -> bool {
+        let sources = endorsement
+            .sources()
+            .iter()
+            .filter_map(|s| s.origin.server().map(str::to_owned));
+        self.holdings.hold(endorsement.server(), sources)
+    }
+
+    /// The labels of text from `sources`: each server's output as the
+    /// configuration says, plus an untrusted label for every source it
+    /// holds data from; each definition trusted when its server's output
+    /// is or a person accepted that very definition, untrusted otherwise.
+    pub fn labels(&self, sources: &[Source]) -> Vec<Label> {
+        let mut labels: Vec<Label> = Vec::new();
+        let mut push = |label: Label| {
+            if !labels.contains(&label) {
+                labels.push(label);
+            }
+        };
+        for source in sources {
+            match source {
+                Source::Output(server) => {
+                    push(self.config.label(server));
+                    for held in self.holdings.held(server) {
+                        push(Label::server(held, Integrity::Untrusted));
+                    }
+                }
+                Source::Definition {
+                    server,
+                    tool,
+                    digest,
+                } => {
+                    let own = self.config.label(server);
+                    if own.integrity == Integrity::Trusted
+                        || self.reviews.accepted(server, tool, digest)
+                    {
+                        push(Label::server(server.clone(), Integrity::Trusted));
+                    } else {
+                        push(Label::server(server.clone(), Integrity::Untrusted));
+                    }
+                }
+            }
+        }
+        labels
+    }
+
+    /// Records `text` into `ledger` with the [`labels`](Self::labels) of
+    /// its sources; its integrity: untrusted if any label is.
+    pub fn record(&self, ledger: &mut Ledger, text: &ServerText) -> Integrity {
+        let labels = self.labels(text.sources());
+        ledger.record_labels(&labels, text.text());
+        if labels.iter().all(|l| l.integrity == Integrity::Trusted) && !labels.is_empty() {
+            Integrity::Trusted
+        } else {
+            Integrity::Untrusted
         }
     }
 
@@ -154,9 +261,11 @@ impl FlowPolicy {
     }
 
     /// Records what the server `server` wrote into the context, labelled
-    /// as the configuration says: untrusted unless its output is trusted.
+    /// as the configuration says (untrusted unless its output is
+    /// trusted), and with the sources it holds data from.
     pub fn record_output(&self, ledger: &mut Ledger, server: &str, text: &str) -> ItemId {
-        ledger.record(self.config.label(server), text)
+        let labels = self.labels(&[Source::Output(server.to_owned())]);
+        ledger.record_labels(&labels, text)
     }
 
     /// The class of `call`.
@@ -166,7 +275,7 @@ impl FlowPolicy {
                 pattern,
                 glob: self.config.egress_glob(pattern).to_owned(),
             },
-            None if call.read_only_by_trusted_server => ToolClass::ReadOnly,
+            None if call.read_only_closed_world => ToolClass::ReadOnly,
             None => ToolClass::Consequential,
         }
     }
@@ -209,6 +318,7 @@ impl FlowPolicy {
                 EndorsementKind::Rule(rules),
                 call,
                 reason,
+                sources,
             ));
         }
         let mut reason = format!(
@@ -223,12 +333,14 @@ impl FlowPolicy {
                 EndorsementKind::Flag,
                 call,
                 format!("--allow-flow endorses {reason}"),
+                sources,
             ));
         }
         FlowDecision::NeedsEndorsement(Question {
             server: call.server.to_owned(),
             tool: call.tool.to_owned(),
             arguments: mcp_digest::digest(call.arguments),
+            shown: call.arguments.clone(),
             highlights: ledger.highlights(call.arguments),
             class,
             sources,

@@ -2,8 +2,9 @@
 //! reads, on `127.0.0.1` (bound to port 0, the listener kept for the
 //! server's life).
 //!
-//! It scans every user message and every tool result of a request for
-//! lines `CALL <tool-name> <json-object>` (the grammar of
+//! It scans every tool definition offered (descriptions, schemas and the
+//! strings in them), every user message and every tool result of a
+//! request for lines `CALL <tool-name> <json-object>` (the grammar of
 //! `flow_scripted.rs`) and calls, in parallel, each such instruction whose
 //! tool the request offers and which no assistant message of the request
 //! already carries (same name, same arguments). With none pending (or
@@ -173,11 +174,16 @@ pub fn answer(body: &Value) -> Answer {
         .collect();
     let mut pending: Vec<(String, Value)> = Vec::new();
     if body["tool_choice"] != "none" {
-        for (name, arguments) in messages
-            .iter()
-            .filter(|m| m["role"] == "user" || m["role"] == "tool")
-            .flat_map(|m| instructions(&text(&m["content"])))
-        {
+        // The tools' definitions first: their descriptions and schemas
+        // are text the model reads like any other.
+        let mut from_tools = Vec::new();
+        strings(&body["tools"], &mut from_tools, 1);
+        for (name, arguments) in from_tools.into_iter().chain(
+            messages
+                .iter()
+                .filter(|m| m["role"] == "user" || m["role"] == "tool")
+                .flat_map(|m| instructions(&text(&m["content"]))),
+        ) {
             let called = made.iter().any(|(n, a, _)| *n == name && *a == arguments);
             let again = pending.iter().any(|(n, a)| *n == name && *a == arguments);
             if offered.contains(&name.as_str()) && !called && !again {
@@ -212,6 +218,12 @@ pub fn answer(body: &Value) -> Answer {
 fn instructions(text: &str) -> Vec<(String, Value)> {
     let mut found = Vec::new();
     scan(text, &mut found, 0);
+    // Text quoted with escapes (an error that quotes what it refused)
+    // reads the same to a model.
+    let unescaped = text.replace("\\n", "\n").replace("\\\"", "\"");
+    if unescaped != text {
+        scan(&unescaped, &mut found, 0);
+    }
     found
 }
 
@@ -241,9 +253,13 @@ fn scan(text: &str, found: &mut Vec<(String, Value)>, depth: usize) {
     }
     for line in text.lines() {
         let line = line.trim();
-        if let Some(rest) = line.strip_prefix("CALL ") {
+        // An instruction anywhere in a line, its JSON followed by
+        // anything: the model reads it wherever it stands.
+        if let Some(at) = line.find("CALL ") {
+            let rest = &line[at + "CALL ".len()..];
             if let Some((name, arguments)) = rest.split_once(' ') {
-                if let Ok(arguments @ Value::Object(_)) = serde_json::from_str(arguments) {
+                let mut values = serde_json::Deserializer::from_str(arguments).into_iter::<Value>();
+                if let Some(Ok(arguments @ Value::Object(_))) = values.next() {
                     found.push((name.to_owned(), arguments));
                 }
             }
@@ -393,4 +409,19 @@ fn chunks(id: &str, answer: &Answer, include_usage: bool) -> Vec<Value> {
         out.push(last);
     }
     out
+}
+
+/// The endorser of the suites: there is no person, so every question is
+/// refused, and counted.
+#[derive(Default)]
+pub struct Nobody {
+    /// The questions asked so far.
+    pub asked: usize,
+}
+
+impl mcp_agent::flow::Endorser for Nobody {
+    fn answer(&mut self, _: &mcp_agent::flow::Question) -> mcp_agent::flow::Answer {
+        self.asked += 1;
+        mcp_agent::flow::Answer::NoPerson
+    }
 }

@@ -417,8 +417,8 @@ pub mod read_note {
         type Output = Output;
         const DEFINITION: ::mcp_host::typed::Definition = ::mcp_host::typed::Definition {
             name: "read_note",
-            digest: "0b835c331b643dd410039e8fdca1a31e4c18c37314ab2607ef174d16f81b3504",
-            shape_digest: "914937f0f12d212f62c5f419de4c3c1eb3206fd068a919271497a31d0b4de2c2",
+            digest: "0d2a2cd4f2aaf6ae5236050d5cbc72c74c1f2c58b4dbbd244cfa35cb7af2f64a",
+            shape_digest: "e1799f5ebdef2af2cf3b977ab94809a8e38d1fe0c77786c7512689cea9901f4f",
             output_schema: ::core::option::Option::Some(
                 "{\"description\":\"A note.\",\"properties\":{\"body\":{\"description\":\"Its text.\",\"type\":\"string\"},\"title\":{\"description\":\"Its title.\",\"type\":\"string\"}},\"required\":[\"title\",\"body\"],\"type\":\"object\"}",
             ),
@@ -579,8 +579,8 @@ pub mod export_notes {
         type Output = Output;
         const DEFINITION: ::mcp_host::typed::Definition = ::mcp_host::typed::Definition {
             name: "export_notes",
-            digest: "fb7b4e1e219e2181d13f015c98e7de2d6c0b1a4c03303f66815025a63feaa250",
-            shape_digest: "ec44e8b7aba4f0def9b83da9916f300a1ed4f22b9811104fb873cf849d6d5a69",
+            digest: "ae04161026e90d8e7430f12518012b0a0e9453f0402ab70ec02159292f10d2d6",
+            shape_digest: "f7a684e6b65643f2287349960d43ddcb1286733791feec032c0366dd0e6031f7",
             output_schema: ::core::option::Option::None,
         };
     }

@@ -388,8 +388,8 @@ pub mod read_note {
         type Output = Output;
         const DEFINITION: ::mcp_host::typed::Definition = ::mcp_host::typed::Definition {
             name: "read_note",
-            digest: "ce7d8f365d689603a0e1b75abf09a27a968cf8ab95c1ad7658ec01181b9bf6b8",
-            shape_digest: "6f8000b97a9692f7ac0d7e5a4bc7209f6aaa1656ec8986bfd79f4c430788b1e2",
+            digest: "26dc9bd0138baad6a72fc0d7395a2bb9ec4b41fa5fa8d09e014b4cd8c587d57d",
+            shape_digest: "3a781126ad0b4e31061a90a256a1d7e995987a50f1259150b3d0c0666db5dc77",
             output_schema: ::core::option::Option::Some(
                 "{\"description\":\"A note.\",\"properties\":{\"body\":{\"description\":\"Its text.\",\"type\":\"string\"},\"title\":{\"description\":\"Its title.\",\"type\":\"string\"}},\"required\":[\"title\",\"body\"],\"type\":\"object\"}",
             ),
@@ -550,8 +550,8 @@ pub mod export_notes {
         type Output = Output;
         const DEFINITION: ::mcp_host::typed::Definition = ::mcp_host::typed::Definition {
             name: "export_notes",
-            digest: "fb7b4e1e219e2181d13f015c98e7de2d6c0b1a4c03303f66815025a63feaa250",
-            shape_digest: "ec44e8b7aba4f0def9b83da9916f300a1ed4f22b9811104fb873cf849d6d5a69",
+            digest: "ae04161026e90d8e7430f12518012b0a0e9453f0402ab70ec02159292f10d2d6",
+            shape_digest: "f7a684e6b65643f2287349960d43ddcb1286733791feec032c0366dd0e6031f7",
             output_schema: ::core::option::Option::None,
         };
     }

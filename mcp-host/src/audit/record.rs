@@ -52,6 +52,11 @@ pub struct AuditRecord {
     pub error: Option<String>,
     /// From the decision to the outcome, in milliseconds.
     pub duration_ms: u64,
+    /// The flow policy's account of a decision it made (`how` is `flow`):
+    /// the untrusted sources in the context and who endorsed the call, if
+    /// anyone did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow: Option<Value>,
 }
 
 impl AuditRecord {
@@ -100,7 +105,14 @@ impl AuditRecord {
             outcome: String::from("not-sent"),
             error: None,
             duration_ms: 0,
+            flow: None,
         }
+    }
+
+    /// The record with the flow policy's account of its decision.
+    pub fn with_flow(mut self, flow: Value) -> Self {
+        self.flow = Some(flow);
+        self
     }
 
     /// The record with the reason of a denial or refusal.
