@@ -542,14 +542,6 @@ async fn stored_untrusted_data_stays_untrusted_across_conversations() {
         first.records
     );
     assert_eq!(first.questions, 0);
-    assert_eq!(
-        rig.store()
-            .holdings()
-            .expect("holdings")
-            .held("vault")
-            .collect::<Vec<_>>(),
-        ["mail"]
-    );
     // The next conversation reads the vault: the stored instruction is
     // `mail`'s, and may not drive the egress call.
     let read = "What did I keep?\nCALL vault__read {}";
@@ -563,6 +555,15 @@ async fn stored_untrusted_data_stays_untrusted_across_conversations() {
         !landed(&rig.dir, "web", "send", MARKER),
         "{:?}",
         second.records
+    );
+    // What stopped it: the host's record that the vault holds `mail`.
+    assert_eq!(
+        rig.store()
+            .holdings()
+            .expect("holdings")
+            .held("vault")
+            .collect::<Vec<_>>(),
+        ["mail"]
     );
     // The control: once the person clears what the vault holds, the
     // same read drives the call (the vault's output is trusted again),

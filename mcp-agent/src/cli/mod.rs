@@ -27,6 +27,16 @@
 //! `--yes` approves calls at the host's gate, as `mcp-host call --yes`
 //! does; it does not endorse a call the flow policy stops. Only a person,
 //! a `flow.flows` rule of the configuration, or `--allow-flow` does.
+//!
+//! `review [SERVER [TOOL]]` shows tool definitions whole, with the
+//! poisoning checks' findings, and records the person's acceptance of
+//! them in the state directory (`reviews.json`), so that they no longer
+//! count as untrusted text (`--yes` accepts what is shown without
+//! asking; `--forget` takes it back); `/review` does the same in `chat`.
+//! `flow show` lists the servers that hold data from untrusted sources
+//! (`flow-holdings.json`), and `flow clear SERVER` forgets that one does.
+//! Both files follow `XDG_STATE_HOME`, like the pins; a file that cannot
+//! be read stops `chat` and `run` rather than counting as empty.
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;

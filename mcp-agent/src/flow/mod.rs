@@ -60,6 +60,50 @@
 //! of the conversation is tainted; text cannot be un-read. A new
 //! conversation starts a new ledger.
 //!
+//! # Every channel, by construction
+//!
+//! What a server wrote reaches the model through one path: it is a
+//! [`ServerText`], which carries the servers it came from, and only
+//! [`Conversation::server_output`](crate::conversation::Conversation::server_output)
+//! takes it, which records it with the [labels](FlowPolicy::labels) of
+//! its sources and wraps it in the [envelope]. The host's own
+//! words are a [`HostText`], built from templates and numbers only; no
+//! `String` converts into one (see [`text`] for the `compile_fail`
+//! test). So:
+//!
+//! - **Tool definitions** (names, descriptions, schemas with their
+//!   descriptions, enums, defaults and patterns, as lowered for the
+//!   provider) are recorded before each request that carries them, each
+//!   labelled by its server: trusted when the server's output is trusted
+//!   or a person accepted that very definition ([`Reviews`], by the
+//!   digest of the whole definition; `mcp-host review`), untrusted
+//!   otherwise. A configured, unreviewed server whose output is not
+//!   trusted therefore taints every conversation from the first request.
+//! - **The tool search's answer** quotes names and descriptions: it is
+//!   text of the definitions it names.
+//! - **Errors** a server answered, and every error of a call that may
+//!   quote a server (a result the client cannot decode, a task's status
+//!   message, a crashed server's standard error, a quarantined
+//!   definition's changes) are that server's output; an error that
+//!   quotes a tool's schema is that definition's text.
+//! - **Refusals and notes** of the host name sources by the host's ids,
+//!   never a tool's name or any server text.
+//! - **Input requests** (elicitation) go to the person through the host's
+//!   input handler, never to the model; resources, prompts and server
+//!   instructions do not enter the context.
+//!
+//! # Labels follow data into storage
+//!
+//! A flow a rule or a person endorsed gives the call's server data from
+//! untrusted sources; it may store it and hand it back later. The policy
+//! records that the server holds those sources ([`Holdings`],
+//! [`FlowPolicy::hold`]), and labels its later output with them, whatever
+//! its `trustOutput`. The agent keeps the record in the state directory
+//! ([`FlowStore`]), written before the call is sent, so the next
+//! conversation sees it too, until `mcp-host flow clear SERVER`. The cost:
+//! a server that once received untrusted data taints every conversation
+//! that reads it, until the person clears it.
+//!
 //! # Classes
 //!
 //! [`FlowPolicy::classify`] puts a call in one of three [`ToolClass`]es:
@@ -81,8 +125,9 @@
 //! the audit log:
 //!
 //! 1. No untrusted item in the ledger: [`FlowDecision::Free`].
-//! 2. A read-only call: free. It still passes the host's own approval
-//!    gate; this module answers only the flow question.
+//! 2. A read-only (and closed-world) call: free. It still passes the
+//!    host's own approval gate; this module answers only the flow
+//!    question.
 //! 3. A consequential or egress call after untrusted output needs an
 //!    endorsement. A set of flow rules (`{"from": "<server glob>", "to":
 //!    "<server/tool glob>"}`) endorses it when *every* untrusted source in
@@ -114,11 +159,14 @@
 //! item against 100 argument values is checked in about 1 to 2 ms; the
 //! most hostile inputs stop at a step budget near 10 ms and say so.
 //!
-//! The question quotes argument fragments, which the model wrote and
-//! perhaps copied from a server: the caller shows it through the host's
-//! terminal-safe renderer (`mcp_host::untrusted::visible`). This crate
-//! does not depend on `mcp-host`, so the question is structured data
-//! (sources, highlights) plus the summary, and rendering is the caller's.
+//! The question shows the whole arguments (long values folded over lines
+//! with their length; past 8,192 characters a value shows its head and
+//! tail and says how many characters are between) and quotes argument
+//! fragments, which the model wrote and perhaps copied from a server: the
+//! caller shows it through the host's terminal-safe renderer
+//! (`mcp_host::untrusted::visible`). The question is structured data
+//! (arguments, sources, highlights) plus the summary, and rendering is the
+//! caller's; the JSON transcript of `run --json` carries it whole.
 //!
 //! # Envelopes
 //!
@@ -129,18 +177,17 @@
 //!
 //! # What it cannot catch
 //!
-//! - **Leaks through read-only calls.** A read-only call is free, so the
-//!   model can hand context text to a read-only tool in its query (a
-//!   search whose terms are the user's secrets, sent to a malicious
-//!   search server). The policy does not block it: blocking every read
-//!   after taint would make taint the end of every conversation. It flags
-//!   it instead: the [`FlowDecision::Free`] of a read-only call after
-//!   untrusted output carries the highlights, and its reason says how many
-//!   argument values also occur in untrusted output and which server they
-//!   go to, for the transcript. Only untrusted text is highlighted: the
-//!   user's own secrets sent in a query are not. A server whose reads can
-//!   leak should have its tools listed under `egress`, which makes them
-//!   consequential.
+//! - **Leaks through closed-world reads.** A read-only, closed-world call
+//!   is free, so the model can hand context text to such a tool in its
+//!   query. A tool that says it is closed-world keeps the data on its
+//!   server, which is why only those are free (an open-world read, the
+//!   spec's default, is consequential); a server that lies about it can
+//!   still receive what the model read. The policy flags it: the
+//!   [`FlowDecision::Free`] of a read-only call after untrusted output
+//!   carries the highlights, and its reason says how many argument values
+//!   also occur in untrusted output and which server they go to, for the
+//!   transcript. A server whose reads can leak should have its tools
+//!   listed under `egress`, which makes them consequential.
 //! - **Trusted data shaped by untrusted data.** Secrets the user typed
 //!   are trusted text; the policy sees no difference between the model
 //!   writing them to a tool because the user asked and because a web page
@@ -154,6 +201,9 @@
 //! - **Lying annotations of trusted servers.** A tool marked read-only by
 //!   a server whose annotations are trusted is believed; mark tools that
 //!   can send data out as egress.
+//! - **Reviewed definitions.** A definition a person accepted is trusted
+//!   text from then on; the review is as good as the reading. The
+//!   poisoning checks' findings are shown beside each definition to help.
 //! - **The model's own answer.** Text the model writes to the user is not
 //!   a tool call and is not checked here.
 

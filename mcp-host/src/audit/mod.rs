@@ -7,7 +7,11 @@
 //! (or, when the log is set to keep them, the arguments with the
 //! configured keys redacted), the decision (`allowed`, `denied` or
 //! `refused`) and how it was made (`policy`, `prompt`, `yes`, `schema`,
-//! `quarantine`), the outcome and how long the call took.
+//! `quarantine`), the outcome and how long the call took. The model side
+//! of a host adds a line per call for its flow policy
+//! ([`Host::audit_flow`](crate::Host::audit_flow)): `how` is `flow`, the
+//! decision `free`, `endorsed` or `refused`, and its `flow` object names
+//! the untrusted sources and who endorsed the call.
 //!
 //! ```
 //! use mcp_host::audit::{AuditLog, Arguments};
