@@ -43,7 +43,15 @@ for target in "${targets[@]}"; do
     if cargo fuzz run --debug-assertions "$target" -- \
         -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 >"$log" 2>&1; then
         runs="$(sed -n 's/^Done \([0-9]*\) runs in .*/\1/p' "$log" | tail -n 1)"
-        echo "fuzz $target: ${runs:-?} execs in ${seconds} s, no failure"
+        if [ -z "$runs" ] || [ "$runs" -eq 0 ]; then
+            # A target that ran nothing (or said nothing of it) fuzzed
+            # nothing: that is a failure, not a pass.
+            status=1
+            echo "fuzz $target: FAILED: libFuzzer reported no run count (log below)"
+            tail -n 60 "$log"
+        else
+            echo "fuzz $target: $runs execs in ${seconds} s, no failure"
+        fi
     else
         status=1
         echo "fuzz $target: FAILED (log below)"

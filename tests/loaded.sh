@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Runs the test binaries of mcp-server and mcp-host, and the end-to-end
-# binaries of the tests crate (OAuth, Redis tasks, the TypeScript SDK, load),
+# Runs the test binaries of mcp-server and mcp-host, the model side's
+# binaries whose claims depend on timing (mcp-agent's provider_http:
+# retries, deadlines, cancellation), and the end-to-end binaries of the
+# tests crate (OAuth, Redis tasks, the TypeScript SDK, load),
 # several times while a busy loop keeps every core of the machine occupied,
 # and fails on any failure: a test that passes only on an idle machine is found here rather
 # than on a busy CI runner. The compile-fail (trybuild) binaries are left
@@ -25,6 +27,8 @@ mapfile -t binaries < <(
     python3 -c '
 import json, os, sys
 END_TO_END = {"oauth_e2e", "tasks_redis", "interop_ts", "load"}
+# The model side's binaries that time things.
+TIMED_AGENT = {"provider_http"}
 for line in open(sys.argv[1]):
     try:
         message = json.loads(line)
@@ -37,7 +41,9 @@ for line in open(sys.argv[1]):
         continue
     crate = os.path.dirname(message["manifest_path"])
     name = message.get("target", {}).get("name", "")
-    ours = os.path.basename(crate) in ("mcp-server", "mcp-host")
+    ours = os.path.basename(crate) in ("mcp-server", "mcp-host") or (
+        os.path.basename(crate) == "mcp-agent" and name in TIMED_AGENT
+    )
     end_to_end = os.path.basename(crate) == "tests" and name in END_TO_END
     if not (ours or end_to_end):
         continue

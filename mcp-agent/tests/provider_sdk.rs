@@ -72,7 +72,7 @@ fn validate(items: &[(&str, Value)]) -> Vec<Option<String>> {
         .map(|(kind, body)| json!({"kind": kind, "body": body}))
         .collect();
     let answer = driver(&json!({"op": "validate", "items": items}));
-    answer["results"]
+    let verdicts: Vec<Option<String>> = answer["results"]
         .as_array()
         .expect("results")
         .iter()
@@ -80,7 +80,18 @@ fn validate(items: &[(&str, Value)]) -> Vec<Option<String>> {
             Some(true) => None,
             _ => Some(r["error"].as_str().unwrap_or("no error text").to_owned()),
         })
-        .collect()
+        .collect();
+    // One verdict per item, or a zip over them checks nothing: an empty
+    // answer would pass every test.
+    assert_eq!(
+        verdicts.len(),
+        items.len(),
+        "the driver answered {} verdicts for {} items: {answer}",
+        verdicts.len(),
+        items.len()
+    );
+    assert!(!items.is_empty(), "nothing to validate");
+    verdicts
 }
 
 /// The driver's kind of a request body. Gemini's streaming body is the

@@ -81,3 +81,54 @@ async fn a_router_can_leave_them_out() {
         assert_eq!(get(port, path, "127.0.0.1").await.0, 404, "{path}");
     }
 }
+
+/// The claim of this file for a server that does check tokens: the
+/// probes answer without one, and the endpoint beside them does not.
+#[cfg(feature = "auth")]
+#[tokio::test]
+async fn a_protected_server_answers_its_probes_without_a_token() {
+    use mcp_server::auth::{
+        AccessToken, Grant, Rejection, ResourceServer, TokenError, TokenVerifier,
+    };
+    use mcp_server::BoxFuture;
+
+    /// Accepts no token at all: every request that needs one fails.
+    struct Nobody;
+
+    impl TokenVerifier for Nobody {
+        fn verify<'a>(&'a self, _: AccessToken<'a>) -> BoxFuture<'a, Result<Grant, TokenError>> {
+            Box::pin(async { Err(TokenError::Invalid(Rejection::Inactive)) })
+        }
+    }
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let port = listener.local_addr().expect("address").port();
+    let resource = ResourceServer::builder(
+        format!("http://127.0.0.1:{port}/mcp"),
+        ["https://as.example"],
+    )
+    .verifier(Nobody)
+    .build()
+    .expect("resource server");
+    let server = Server::builder(Echo)
+        .info("echo", "1.0.0")
+        .tools()
+        .authorization(resource)
+        .build()
+        .expect("server builds");
+    let app = http::router(server, "/mcp", HttpConfig::default());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let host = format!("127.0.0.1:{port}");
+    for path in ["/healthz", "/readyz"] {
+        let (status, body) = get(port, path, &host).await;
+        assert_eq!(status, 200, "{path}: {body}");
+        let body: Value = serde_json::from_str(&body).expect("JSON");
+        assert_eq!(body, json!({"status": "ok"}), "{path}");
+    }
+    // The control: the same server refuses its endpoint without a token,
+    // so the probes' 200 is not a server that checks nothing.
+    let (status, _) = get(port, "/mcp", &host).await;
+    assert_eq!(status, 401, "the endpoint asks for a token");
+}

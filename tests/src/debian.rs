@@ -54,7 +54,19 @@ pub fn ensure(package: &str, version: &str, program: &str) -> Result<PathBuf, St
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     if let Some(found) = find(program) {
-        return Ok(found);
+        // Found is not enough: it must be the pinned package's build.
+        return match installed(package) {
+            Some(installed) if same_release(&installed, version) => Ok(found),
+            Some(installed) => Err(format!(
+                "`{program}` is {package} {installed}, not the pinned {version} (or a newer \
+                 build of its release): install {package}={version}"
+            )),
+            None => Err(format!(
+                "`{program}` at {} does not come from the Debian package {package}: install \
+                 {package}={version}",
+                found.display()
+            )),
+        };
     }
     let by_hand = format!(
         "`{program}` is missing: install the Debian package {package} (version {version}), \
@@ -86,7 +98,36 @@ pub fn ensure(package: &str, version: &str, program: &str) -> Result<PathBuf, St
             apt_get(&install).map_err(|e| format!("{by_hand} ({e})"))?;
         }
     }
-    find(program).ok_or(by_hand)
+    let found = find(program).ok_or_else(|| by_hand.clone())?;
+    match installed(package) {
+        Some(installed) if same_release(&installed, version) => Ok(found),
+        other => Err(format!(
+            "{by_hand} (after the install, dpkg reports {})",
+            other.as_deref().unwrap_or("no such package")
+        )),
+    }
+}
+
+/// The version of `package` dpkg has installed, if any.
+fn installed(package: &str) -> Option<String> {
+    let out = Command::new("dpkg-query")
+        .args(["-W", "-f=${Status}|${Version}", package])
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (status, version) = text.split_once('|')?;
+    (out.status.success() && status.ends_with(" installed") && !version.is_empty())
+        .then(|| version.to_owned())
+}
+
+/// Whether `installed` is the pinned `version`, or another build of its
+/// release (the same version up to its `deb12u` suffix), which is what
+/// Debian's security archive replaces a pinned build with.
+fn same_release(installed: &str, version: &str) -> bool {
+    installed == version
+        || version
+            .rfind("deb12u")
+            .is_some_and(|at| installed.starts_with(&version[..at + "deb12u".len()]))
 }
 
 /// The newest build of `version`'s release in the archive: the same
@@ -95,10 +136,23 @@ pub fn ensure(package: &str, version: &str, program: &str) -> Result<PathBuf, St
 /// release the archive no longer has.
 fn newer_build(package: &str, version: &str) -> Option<String> {
     let release = &version[..version.rfind("deb12u")?];
-    let listed = Command::new("apt-cache")
+    let listed = match Command::new("apt-cache")
         .args(["madison", package])
         .output()
-        .ok()?;
+    {
+        Ok(listed) if listed.status.success() => listed,
+        Ok(listed) => {
+            eprintln!(
+                "apt-cache madison {package} failed: {}",
+                String::from_utf8_lossy(&listed.stderr)
+            );
+            return None;
+        }
+        Err(e) => {
+            eprintln!("apt-cache is missing ({e}): cannot look for a newer build of {package}");
+            return None;
+        }
+    };
     let listed = String::from_utf8_lossy(&listed.stdout);
     let mut newest: Option<String> = None;
     for candidate in listed.lines().filter_map(|line| line.split('|').nth(1)) {
@@ -126,14 +180,36 @@ mod tests {
     #[test]
     fn a_replaced_security_build_resolves_to_a_build_of_the_same_release() {
         assert_eq!(newer_build("nginx", "1.22.1-9"), None, "no deb12u suffix");
-        if find("apt-cache").is_none() {
-            eprintln!("apt-cache is missing: only the suffix rule was checked");
-            return;
+        // Without apt-cache the rule below cannot be checked: that is a
+        // failure naming what is missing, not a pass.
+        assert!(
+            find("apt-cache").is_some(),
+            "apt-cache is missing: this test needs Debian's apt (the machine CI runs on)"
+        );
+        // An early build of the release CI pins, long replaced. Package
+        // lists that are missing are fetched once (as root, as on CI).
+        let mut found = newer_build("nginx", "1.22.1-9+deb12u1");
+        if found.is_none() && is_root() {
+            let _ = apt_get(&["update", "-qq"]);
+            found = newer_build("nginx", "1.22.1-9+deb12u1");
         }
-        // An early build of the release CI pins, long replaced.
-        match newer_build("nginx", "1.22.1-9+deb12u1") {
-            Some(found) => assert!(found.starts_with("1.22.1-9+deb12u"), "{found}"),
-            None => eprintln!("the package lists here have no nginx 1.22.1-9"),
-        }
+        let found = found.expect(
+            "the package lists have no build of nginx 1.22.1-9 (run `apt-get update` as root)",
+        );
+        assert!(found.starts_with("1.22.1-9+deb12u"), "{found}");
+    }
+}
+
+#[cfg(test)]
+mod release_tests {
+    use super::same_release;
+
+    #[test]
+    fn a_newer_build_of_the_release_counts_and_nothing_else() {
+        assert!(same_release("5:7.0.15-1~deb12u10", "5:7.0.15-1~deb12u10"));
+        assert!(same_release("5:7.0.15-1~deb12u11", "5:7.0.15-1~deb12u10"));
+        assert!(!same_release("5:7.2.4-1", "5:7.0.15-1~deb12u10"));
+        assert!(!same_release("5:7.0.16-1~deb12u1", "5:7.0.15-1~deb12u10"));
+        assert!(!same_release("1.0", "1.1"));
     }
 }
