@@ -751,6 +751,10 @@ async fn servers(host: &Host, source: &std::path::Path) -> Result<ExitCode, Stri
         if status.asleep {
             entry["asleep"] = json!(true);
         }
+        if let Some(url) = status.redirected {
+            // Requests go there now; the configuration keeps its URL.
+            entry["redirectedTo"] = json!(url);
+        }
         list.push(entry);
     }
     print(&Value::Array(list));

@@ -114,6 +114,8 @@ pub struct ServerStatus {
     /// A lazy server that is not running now: it starts when a request
     /// needs it, and its catalogue comes from its pins meanwhile.
     pub asleep: bool,
+    /// Where a followed redirect moved an HTTP server's endpoint.
+    pub redirected: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -614,6 +616,7 @@ impl Host {
             list.push(ServerStatus {
                 id: id.clone(),
                 asleep: self.asleep(slot).await,
+                redirected: client.as_ref().and_then(|c| c.redirected()),
                 session: client.and_then(|c| c.session()),
                 error: slot.error.lock().ok().and_then(|e| e.clone()),
             });

@@ -183,10 +183,10 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
         host.shutdown().await;
         return outcome;
     }
-    let model_args = match &args.command {
-        Command::Chat { model } | Command::Run { model, .. } => model.clone(),
-        Command::Review(_) | Command::Flow { .. } => unreachable!("answered above"),
+    let (Command::Chat { model } | Command::Run { model, .. }) = &args.command else {
+        return Err(String::from("no model to talk to for this command"));
     };
+    let model_args = model.clone();
     let chosen = model::choose(
         model_args.provider.as_deref(),
         model_args.model.as_deref(),
@@ -245,7 +245,8 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
         Command::Run { prompt, json, .. } => {
             once(&mut agent, &mut conversation, &prompt, json).await
         }
-        Command::Review(_) | Command::Flow { .. } => unreachable!("answered above"),
+        // Answered before any model was chosen.
+        Command::Review(_) | Command::Flow { .. } => Ok(ExitCode::SUCCESS),
     };
     host.shutdown().await;
     outcome

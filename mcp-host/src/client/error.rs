@@ -75,6 +75,17 @@ pub enum ClientError {
     /// The server sent something that breaks the protocol.
     #[error("the server broke the protocol: {0}")]
     Protocol(String),
+    /// The HTTP server redirected the request somewhere the client does
+    /// not follow (see [`redirect`](super::redirect)).
+    #[error("the server redirected the request (HTTP {status}) to `{}`, which is not followed: {why}", crate::untrusted::neutralise(.location))]
+    Redirect {
+        /// The status.
+        status: u16,
+        /// Where it pointed, as sent (at most 200 characters).
+        location: String,
+        /// Why it is not followed.
+        why: &'static str,
+    },
     /// The era probe failed.
     #[error(transparent)]
     Probe(#[from] ProbeError),

@@ -19,6 +19,8 @@ use mcp_types::jsonrpc::Message;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
 use serde_json::Value;
 
+use super::redirect::Method;
+
 use super::error::ClientError;
 use crate::sse::SseReader;
 
@@ -33,10 +35,22 @@ pub(crate) const MAX_RESUMES: usize = 5;
 /// The wait before resuming when the server named none.
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 
+/// The generation of the access token a request carried (nothing without
+/// OAuth).
+#[cfg(feature = "oauth")]
+type TokenGeneration = u64;
+#[cfg(not(feature = "oauth"))]
+type TokenGeneration = ();
+
 /// One MCP endpoint.
 pub(crate) struct Http {
     client: reqwest::Client,
-    url: reqwest::Url,
+    /// The endpoint as configured: what pins, tokens and the era are kept
+    /// under.
+    configured: reqwest::Url,
+    /// The endpoint requests go to: the configured one, or where a
+    /// followed redirect moved it for the rest of the session.
+    url: Mutex<reqwest::Url>,
     headers: HeaderMap,
     /// The legacy session, once `initialize` created one.
     session: Mutex<Option<String>>,
@@ -247,7 +261,8 @@ impl Http {
             .map_err(|e| ClientError::Http(e.to_string()))?;
         Ok(Self {
             client,
-            url,
+            configured: url.clone(),
+            url: Mutex::new(url),
             headers: map,
             session: Mutex::new(None),
             limit,
@@ -275,32 +290,60 @@ impl Http {
         self.oauth.as_ref()
     }
 
-    /// POSTs one message with the extra `headers`.
+    /// The endpoint requests go to now.
+    fn url(&self) -> reqwest::Url {
+        self.url
+            .lock()
+            .map(|u| u.clone())
+            .unwrap_or_else(|_| self.configured.clone())
+    }
+
+    /// Where a followed redirect moved the endpoint, if one did.
+    pub(crate) fn redirected(&self) -> Option<reqwest::Url> {
+        Some(self.url()).filter(|u| *u != self.configured)
+    }
+
+    /// Moves the endpoint to `to` for the rest of the session.
+    fn moved(&self, to: &reqwest::Url) {
+        if let Ok(mut url) = self.url.lock() {
+            *url = to.clone();
+        }
+    }
+
+    /// POSTs one message with the extra `headers`, following a redirect
+    /// that stays on the endpoint's origin and keeps the method (see
+    /// [`redirect`](super::redirect)).
     pub(crate) async fn post(
         &self,
         message: &Value,
         headers: &[(String, String)],
     ) -> Result<Answer, ClientError> {
-        let mut request = self
-            .client
-            .post(self.url.clone())
-            .headers(self.headers.clone())
-            .header(ACCEPT, "application/json, text/event-stream")
-            .header(CONTENT_TYPE, "application/json")
-            .body(message.to_string());
-        for (name, value) in headers {
-            request = request.header(name.as_str(), value.as_str());
-        }
-        if let Some(session) = self.session.lock().ok().and_then(|s| s.clone()) {
-            request = request.header(SESSION_HEADER, session);
-        }
-        #[cfg(feature = "oauth")]
-        let (request, generation) =
-            with_bearer(request, self.oauth.as_deref(), "POST", &self.url).await;
-        let mut response = request
-            .send()
-            .await
-            .map_err(|e| ClientError::Http(e.to_string()))?;
+        let body = message.to_string();
+        let mut hops = 0;
+        let (mut response, generation) = loop {
+            let url = self.url();
+            let (response, generation) = self.send_post(&url, &body, headers).await?;
+            let location = response
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|v| v.to_str().ok());
+            match super::redirect::next(&url, Method::Post, response.status().as_u16(), location)? {
+                Some(next) if hops < super::redirect::MAX_REDIRECTS => {
+                    hops += 1;
+                    self.moved(&next);
+                }
+                Some(next) => {
+                    return Err(ClientError::Redirect {
+                        status: response.status().as_u16(),
+                        location: next.as_str().chars().take(200).collect(),
+                        why: "too many redirects in a row",
+                    });
+                }
+                None => break (response, generation),
+            }
+        };
+        #[cfg(not(feature = "oauth"))]
+        let () = generation;
         #[cfg(feature = "oauth")]
         if let (Some(oauth), Some(nonce)) = (
             self.oauth.as_deref(),
@@ -348,6 +391,38 @@ impl Http {
         Ok(Answer::Json(Some(message)))
     }
 
+    /// One POST of `body` to `url`, and the generation of the token it
+    /// carried.
+    async fn send_post(
+        &self,
+        url: &reqwest::Url,
+        body: &str,
+        headers: &[(String, String)],
+    ) -> Result<(reqwest::Response, TokenGeneration), ClientError> {
+        let mut request = self
+            .client
+            .post(url.clone())
+            .headers(self.headers.clone())
+            .header(ACCEPT, "application/json, text/event-stream")
+            .header(CONTENT_TYPE, "application/json")
+            .body(body.to_owned());
+        for (name, value) in headers {
+            request = request.header(name.as_str(), value.as_str());
+        }
+        if let Some(session) = self.session.lock().ok().and_then(|s| s.clone()) {
+            request = request.header(SESSION_HEADER, session);
+        }
+        #[cfg(feature = "oauth")]
+        let (request, generation) = with_bearer(request, self.oauth.as_deref(), "POST", url).await;
+        #[cfg(not(feature = "oauth"))]
+        let generation = ();
+        let response = request
+            .send()
+            .await
+            .map_err(|e| ClientError::Http(e.to_string()))?;
+        Ok((response, generation))
+    }
+
     /// Lets a legacy request's answer resume its stream if it breaks (see
     /// the module docs). Of `headers`, the request's, only the protocol
     /// version goes with the GET; the session does too.
@@ -370,7 +445,7 @@ impl Http {
         }
         stream.resume = Some(Resume {
             client: self.client.clone(),
-            url: self.url.clone(),
+            url: self.url(),
             headers: map,
             last_event_id: None,
             retry: DEFAULT_RETRY,
@@ -385,22 +460,40 @@ impl Http {
     /// the server offers none (405, or any other refusal). It resumes like
     /// a request's stream when it breaks.
     pub(crate) async fn open_stream(&self, headers: &[(String, String)]) -> Option<Answer> {
-        let mut request = self
-            .client
-            .get(self.url.clone())
-            .headers(self.headers.clone())
-            .header(ACCEPT, "text/event-stream");
-        for (name, value) in headers {
-            request = request.header(name.as_str(), value.as_str());
-        }
-        if let Some(session) = self.session.lock().ok().and_then(|s| s.clone()) {
-            request = request.header(SESSION_HEADER, session);
-        }
-        #[cfg(feature = "oauth")]
-        let request = with_bearer(request, self.oauth.as_deref(), "GET", &self.url)
-            .await
-            .0;
-        let response = request.send().await.ok()?;
+        let mut url = self.url();
+        let mut hops = 0;
+        let response = loop {
+            let mut request = self
+                .client
+                .get(url.clone())
+                .headers(self.headers.clone())
+                .header(ACCEPT, "text/event-stream");
+            for (name, value) in headers {
+                request = request.header(name.as_str(), value.as_str());
+            }
+            if let Some(session) = self.session.lock().ok().and_then(|s| s.clone()) {
+                request = request.header(SESSION_HEADER, session);
+            }
+            #[cfg(feature = "oauth")]
+            let request = with_bearer(request, self.oauth.as_deref(), "GET", &url)
+                .await
+                .0;
+            let response = request.send().await.ok()?;
+            let location = response
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|v| v.to_str().ok());
+            // A redirect the client does not follow is a refusal, as any
+            // other status is here.
+            match super::redirect::next(&url, Method::Get, response.status().as_u16(), location) {
+                Ok(Some(next)) if hops < super::redirect::MAX_REDIRECTS => {
+                    hops += 1;
+                    url = next;
+                }
+                Ok(None) => break response,
+                Ok(Some(_)) | Err(_) => return None,
+            }
+        };
         if !is_event_stream(&response) {
             return None;
         }
@@ -414,13 +507,14 @@ impl Http {
         let Some(session) = self.session.lock().ok().and_then(|mut s| s.take()) else {
             return;
         };
+        let url = self.url();
         let request = self
             .client
-            .delete(self.url.clone())
+            .delete(url.clone())
             .headers(self.headers.clone())
             .header(SESSION_HEADER, session);
         #[cfg(feature = "oauth")]
-        let request = with_bearer(request, self.oauth.as_deref(), "DELETE", &self.url)
+        let request = with_bearer(request, self.oauth.as_deref(), "DELETE", &url)
             .await
             .0;
         let _ = request.send().await;

@@ -53,6 +53,7 @@ pub mod input;
 pub mod legacy_sse;
 mod listen;
 mod log;
+pub mod redirect;
 mod stdio;
 #[cfg(feature = "tasks")]
 mod task;
@@ -532,6 +533,18 @@ impl Client {
     /// What the client learnt when it connected.
     pub fn session(&self) -> Option<Session> {
         self.session.read().ok()?.clone()
+    }
+
+    /// Where a followed redirect moved an HTTP server's endpoint, if one
+    /// did (see [`redirect`]): requests go there for the rest of the
+    /// session. Pins, tokens and the remembered era stay under the
+    /// configured URL; an access token's DPoP proof names the URL the
+    /// request goes to.
+    pub fn redirected(&self) -> Option<String> {
+        match &*self.transport {
+            Transport::Http(http) => http.redirected().map(String::from),
+            Transport::Stdio(_) | Transport::Sse(_) => None,
+        }
     }
 
     /// The era to remember for this server.

@@ -87,3 +87,18 @@ pub fn sse_server(port: u16) -> (Running, String) {
         .expect("python starts");
     serving(child)
 }
+
+/// `mounted_server.py`: the Python SDK's Streamable HTTP app mounted under
+/// `/api/mcp` in Starlette, which answers that URL with `307` to
+/// `/api/mcp/`; the URL without the slash, as people configure it.
+pub fn mounted_server() -> (Running, String) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pypi/mounted_server.py");
+    let child = Command::new(bin().join("python"))
+        .arg(script)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("python starts");
+    serving(child)
+}
