@@ -19,6 +19,8 @@ const PACKAGE: (&str, &str) = ("redis-server", "5:7.0.15-1~deb12u10");
 pub struct Redis {
     child: Child,
     url: String,
+    server: std::path::PathBuf,
+    addr: std::net::SocketAddr,
 }
 
 impl Redis {
@@ -35,20 +37,22 @@ impl Redis {
         let addr = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .expect("a free port");
-        let child = Command::new(server)
-            .args(["--bind", "127.0.0.1", "--port", &addr.port().to_string()])
-            .args(["--save", "", "--appendonly", "no"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("redis-server starts");
+        let child = spawn(&server, addr);
         let mut redis = Redis {
             child,
             url: format!("redis://{addr}/"),
+            server,
+            addr,
         };
+        redis.wait_listening();
+        redis
+    }
+
+    fn wait_listening(&mut self) {
+        let addr = self.addr;
         let deadline = Instant::now() + Duration::from_secs(30);
         while TcpStream::connect(addr).is_err() {
-            if let Ok(Some(status)) = redis.child.try_wait() {
+            if let Ok(Some(status)) = self.child.try_wait() {
                 panic!("redis-server exited with {status} before it listened on {addr}");
             }
             assert!(
@@ -57,7 +61,20 @@ impl Redis {
             );
             std::thread::sleep(Duration::from_millis(20));
         }
-        redis
+    }
+
+    /// Cuts it off: the process is killed, so every connection drops and
+    /// new ones are refused (nothing listens), until [`Redis::restart`].
+    pub fn cut(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Starts it again on the same port, empty, after a [`Redis::cut`].
+    pub fn restart(&mut self) {
+        self.cut();
+        self.child = spawn(&self.server, self.addr);
+        self.wait_listening();
     }
 
     /// Its process id, for a test that stops and resumes it.
@@ -69,6 +86,16 @@ impl Redis {
     pub fn url(&self) -> &str {
         &self.url
     }
+}
+
+fn spawn(server: &std::path::Path, addr: std::net::SocketAddr) -> Child {
+    Command::new(server)
+        .args(["--bind", "127.0.0.1", "--port", &addr.port().to_string()])
+        .args(["--save", "", "--appendonly", "no"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("redis-server starts")
 }
 
 impl Drop for Redis {

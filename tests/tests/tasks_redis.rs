@@ -548,6 +548,50 @@ async fn tasks_outlive_a_redis_stopped_for_longer_than_the_lease() {
     }
 }
 
+/// How long a `tasks/get` may take to answer while the store is cut off:
+/// the Redis connection's connect and response timeouts, with room for
+/// a loaded machine (see `RedisTaskStore`'s docs).
+const POLL_BOUND: Duration = Duration::from_secs(4);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_poll_answers_within_its_bound_while_redis_is_cut_off() {
+    let (mut redis, url) = redis();
+    let (_first, first_url) = replica(&url);
+    let (_second, second_url) = replica(&url);
+    let a = client(&first_url).await;
+    let b = client(&second_url).await;
+    let long = start(&a, "slow_compute", json!({"seconds": 30, "label": "long"})).await;
+    until(&b, &long, "working", Duration::from_secs(5)).await;
+    // Cut: connections dropped, new ones refused, for 5 s.
+    redis.cut();
+    let cut = Instant::now();
+    let mut polls = Vec::new();
+    while cut.elapsed() < Duration::from_secs(5) {
+        for client in [&a, &b] {
+            let asked = Instant::now();
+            let outcome = client.get_task(&long).await;
+            let took = asked.elapsed();
+            // The last known state, or an error the host retries.
+            let answer = match outcome {
+                Ok(task) => format!("{:?}", task.accept()).chars().take(40).collect(),
+                Err(e) => e.to_string(),
+            };
+            polls.push((took, answer));
+        }
+    }
+    redis.restart();
+    let slowest = polls.iter().map(|(t, _)| *t).max().unwrap_or_default();
+    assert!(
+        slowest <= POLL_BOUND,
+        "a poll took {slowest:?} while Redis was cut (bound {POLL_BOUND:?}): {polls:#?}"
+    );
+    assert!(polls.len() >= 4, "{polls:#?}");
+    println!(
+        "store cut for 5 s: {} polls, the slowest answered in {slowest:?} (bound {POLL_BOUND:?})",
+        polls.len()
+    );
+}
+
 /// `redis-cli` against `url`, answering one line.
 fn redis_cli(url: &str, args: &[&str]) -> String {
     let out = Command::new("redis-cli")

@@ -58,6 +58,30 @@ fn backend(error: impl std::fmt::Display) -> SharedError {
     SharedError::Backend(error.to_string())
 }
 
+/// How long connecting to Redis may take, each attempt.
+pub(crate) const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// How long one command may wait for Redis's answer.
+pub(crate) const RESPONSE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// A connection to Redis that never hangs on an outage: each connection
+/// attempt gives up after [`CONNECT_TIMEOUT`], each command after
+/// [`RESPONSE_TIMEOUT`], and a lost connection is made again with one
+/// retry, 100 ms apart, before a request fails (redis-rs's defaults are no
+/// timeouts and six retries backing off to 3.2 s: a request waited 9 s
+/// for a Redis that was gone). A request made while Redis is cut off thus
+/// fails within about three seconds with the store's error, which the
+/// server answers as a JSON-RPC internal error a client may retry, and the
+/// next request tries again.
+pub(crate) async fn connection(client: redis::Client) -> redis::RedisResult<ConnectionManager> {
+    let config = redis::aio::ConnectionManagerConfig::new()
+        .set_connection_timeout(Some(CONNECT_TIMEOUT))
+        .set_response_timeout(Some(RESPONSE_TIMEOUT))
+        .set_number_of_retries(1)
+        .set_max_delay(std::time::Duration::from_millis(500));
+    ConnectionManager::new_with_config(client, config).await
+}
+
 impl RedisShared {
     /// Connects to the Redis at `url` (`redis://[:password@]host:port/db`),
     /// with every key under `prefix` (such as `mcp:shared:`), so that
@@ -70,7 +94,7 @@ impl RedisShared {
     /// reached.
     pub async fn connect(url: &str, prefix: &str) -> Result<Self, SharedError> {
         let client = redis::Client::open(url).map_err(backend)?;
-        let connection = ConnectionManager::new(client).await.map_err(backend)?;
+        let connection = connection(client).await.map_err(backend)?;
         Ok(RedisShared {
             connection,
             prefix: prefix.to_owned(),
