@@ -27,7 +27,7 @@ mapfile -t binaries < <(
     python3 -c '
 import json, os, sys
 END_TO_END = {"oauth_e2e", "tasks_redis", "interop_ts", "load"}
-# The model side's binaries that time things.
+# The binaries of the model side that time things.
 TIMED_AGENT = {"provider_http"}
 for line in open(sys.argv[1]):
     try:
