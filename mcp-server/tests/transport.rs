@@ -580,3 +580,103 @@ async fn http_refuses_media_types_before_reading_the_body() {
         );
     }
 }
+
+/// The code of the JSON-RPC error in a reply body.
+fn error_code(body: &str) -> Option<i64> {
+    serde_json::from_str::<Value>(body.trim()).ok()?["error"]["code"].as_i64()
+}
+
+/// One value per routing header: a second `Mcp-Name`, `Mcp-Method`,
+/// `MCP-Protocol-Version` or `Mcp-Param-*` is refused with the header
+/// validation error, whichever value it carries, in both eras; so is a
+/// second `Host`. A gateway that routes on the last value then never sees
+/// another tool from the one the server would run.
+#[tokio::test]
+async fn http_refuses_a_routing_header_given_twice_in_both_eras() {
+    let port = http_server().await;
+    let host = format!("127.0.0.1:{port}");
+    let add = call(1, "add", json!({"a": 1, "b": 1})).to_string();
+    // The control: each once, served.
+    let (status, body) = http_request(
+        port,
+        "POST",
+        &host,
+        &modern_headers("tools/call", Some("add")),
+        &add,
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let twice: [(&str, &str); 4] = [
+        ("Mcp-Name", "other"),
+        ("Mcp-Name", "add"),
+        ("Mcp-Method", "tools/call"),
+        ("MCP-Protocol-Version", "2026-07-28"),
+    ];
+    for extra in twice {
+        let mut headers = modern_headers("tools/call", Some("add"));
+        headers.push(extra);
+        let (status, body) = http_request(port, "POST", &host, &headers, &add).await;
+        assert_eq!(status, 400, "{extra:?} twice: {body}");
+        assert_eq!(error_code(&body), Some(-32020), "{extra:?} twice: {body}");
+    }
+    let mut headers = modern_headers("tools/call", Some("add"));
+    headers.extend([("Mcp-Param-Region", "eu"), ("Mcp-Param-Region", "us")]);
+    let (status, body) = http_request(port, "POST", &host, &headers, &add).await;
+    assert_eq!((status, error_code(&body)), (400, Some(-32020)), "{body}");
+    // The legacy era: the same refusal, before the session is looked at.
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}})
+    .to_string();
+    let legacy = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("Mcp-Method", "initialize"),
+        ("Mcp-Method", "tools/call"),
+    ];
+    let (status, body) = http_request(port, "POST", &host, &legacy, &initialize).await;
+    assert_eq!((status, error_code(&body)), (400, Some(-32020)), "{body}");
+    // A second Host.
+    let mut headers = modern_headers("tools/call", Some("add"));
+    headers.push(("Host", "evil.example"));
+    let (status, body) = http_request(port, "POST", &host, &headers, &add).await;
+    assert!(
+        matches!(status, 400 | 403),
+        "two Host headers: {status} {body}"
+    );
+}
+
+/// The routing headers of a legacy request, when present, must agree with
+/// its body too; and what a refusal quotes of a header is bounded.
+#[tokio::test]
+async fn http_checks_the_routing_headers_of_a_legacy_request() {
+    let port = http_server().await;
+    let host = format!("127.0.0.1:{port}");
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}})
+    .to_string();
+    let with = |method: &'static str| {
+        vec![
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+            ("Mcp-Method", method),
+        ]
+    };
+    let (status, body) = http_request(port, "POST", &host, &with("tools/call"), &initialize).await;
+    assert_eq!((status, error_code(&body)), (400, Some(-32020)), "{body}");
+    // The control: agreeing headers are served.
+    let (status, body) = http_request(port, "POST", &host, &with("initialize"), &initialize).await;
+    assert_eq!(status, 200, "{body}");
+    // A 50 KB header value is not echoed back.
+    let long = "x".repeat(50_000);
+    let headers = modern_headers(&long, Some("add"));
+    let add = call(1, "add", json!({"a": 1, "b": 1})).to_string();
+    let (status, body) = http_request(port, "POST", &host, &headers, &add).await;
+    assert_eq!(status, 400, "{}", &body[..body.len().min(300)]);
+    assert!(
+        body.len() < 2_000,
+        "the refusal quotes {} bytes",
+        body.len()
+    );
+}

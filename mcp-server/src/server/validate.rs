@@ -194,6 +194,52 @@ pub(crate) fn name_key(method: &str) -> Option<&'static str> {
     }
 }
 
+/// Longest piece of a header value a refusal quotes, in characters.
+const QUOTED: usize = 64;
+
+/// `value` as a refusal may quote it: at most [`QUOTED`] characters.
+pub(crate) fn quoted(value: &str) -> String {
+    let mut out: String = value.chars().take(QUOTED).collect();
+    if value.chars().nth(QUOTED).is_some() {
+        out.push('…');
+    }
+    out
+}
+
+/// Checks the routing headers a legacy request carries against its body:
+/// none is required in that era, but each one present must agree, as in
+/// the modern era, so that a gateway routing on them and the server see
+/// the same request.
+pub(crate) fn present_headers(
+    headers: &RequestHeaders,
+    message: &Value,
+) -> Result<(), ErrorObject> {
+    let Some(method) = message.get("method").and_then(Value::as_str) else {
+        return Ok(());
+    };
+    if let Some(value) = headers.method.as_deref().map(str::trim) {
+        if value != method {
+            return Err(ErrorObject::header_mismatch(format!(
+                "the Mcp-Method header says `{}` but the body's method is `{}`",
+                quoted(value),
+                quoted(method)
+            )));
+        }
+    }
+    if let (Some(key), Some(raw)) = (name_key(method), headers.name.as_deref()) {
+        let body = message
+            .get("params")
+            .and_then(|p| p.get(key))
+            .and_then(Value::as_str);
+        if header_value(raw).as_deref() != body {
+            return Err(ErrorObject::header_mismatch(format!(
+                "the Mcp-Name header does not match `params.{key}`"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Checks `Mcp-Method`, `Mcp-Name` and the protocol-version header against
 /// the body; any difference is -32020.
 ///
@@ -209,7 +255,9 @@ pub(crate) fn headers<'a>(
         Some(version) if version == meta_version => {}
         Some(version) => {
             return Err(ErrorObject::header_mismatch(format!(
-                "the MCP-Protocol-Version header says `{version}` but `_meta` says `{meta_version}`"
+                "the MCP-Protocol-Version header says `{}` but `_meta` says `{}`",
+                quoted(version),
+                quoted(meta_version)
             )))
         }
         None => {
@@ -222,7 +270,9 @@ pub(crate) fn headers<'a>(
         Some(value) if value == method => {}
         Some(value) => {
             return Err(ErrorObject::header_mismatch(format!(
-                "the Mcp-Method header says `{value}` but the body's method is `{method}`"
+                "the Mcp-Method header says `{}` but the body's method is `{}`",
+                quoted(value),
+                quoted(method)
             )))
         }
         None => {

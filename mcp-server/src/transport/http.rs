@@ -30,7 +30,7 @@ use std::sync::Arc;
 
 use tokio::net::TcpListener;
 
-use crate::server::{parse, Grant, Outcome, RequestHeaders, Server, LEGACY_VERSIONS};
+use crate::server::{parse, validate, Grant, Outcome, RequestHeaders, Server, LEGACY_VERSIONS};
 #[cfg(feature = "legacy")]
 use crate::server::{Session, Sessions};
 
@@ -402,22 +402,46 @@ fn allowed(config: &HttpConfig, host: &str) -> bool {
 
 /// Refuses requests whose `Host` or `Origin` is not an allowed hostname.
 fn check_origin(config: &HttpConfig, headers: &HeaderMap) -> Result<(), String> {
+    // One `Host`: with two, a proxy and this server may each judge another.
+    if headers.get_all(header::HOST).iter().nth(1).is_some() {
+        return Err(String::from("more than one Host header"));
+    }
     let host = headers
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
         .unwrap_or("");
     if !allowed(config, hostname(host.trim())) {
-        return Err(format!("host `{host}` is not allowed"));
+        return Err(format!("host `{}` is not allowed", validate::quoted(host)));
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
         let origin = origin.to_str().unwrap_or("");
         let authority = origin.split_once("://").map_or("", |(_, rest)| rest);
         let authority = authority.split('/').next().unwrap_or("");
         if !allowed(config, hostname(authority)) {
-            return Err(format!("origin `{origin}` is not allowed"));
+            return Err(format!(
+                "origin `{}` is not allowed",
+                validate::quoted(origin)
+            ));
         }
     }
     Ok(())
+}
+
+/// The first routing header given more than once: `Mcp-Method`,
+/// `Mcp-Name`, `MCP-Protocol-Version` or an `Mcp-Param-*`. One value each,
+/// or a gateway that reads the last (or all) and this server, which would
+/// read the first, could see different requests.
+fn repeated_routing_header(headers: &HeaderMap) -> Option<&str> {
+    let twice = |name: &HeaderName| headers.get_all(name).iter().nth(1).is_some();
+    for name in [&METHOD_HEADER, &NAME_HEADER, &PROTOCOL_VERSION_HEADER] {
+        if twice(name) {
+            return Some(name.as_str());
+        }
+    }
+    headers
+        .keys()
+        .find(|name| name.as_str().starts_with("mcp-param-") && twice(name))
+        .map(HeaderName::as_str)
 }
 
 /// The refusal of a POST whose body is not JSON (415) or whose client
@@ -505,6 +529,11 @@ async fn handle_post(State(app): State<Arc<App>>, request: axum::extract::Reques
     if let Some(refusal) = media_refusal(headers) {
         return refusal;
     }
+    if let Some(name) = repeated_routing_header(headers) {
+        let error =
+            ErrorObject::header_mismatch(format!("the {name} header is given more than once"));
+        return json_response(400, &crate::server::error_message(None, &error));
+    }
     let grant = match authorize(&app, &parts).await {
         Ok(grant) => grant,
         Err(response) => return response,
@@ -571,15 +600,21 @@ fn refused(refusal: &parse::Refusal) -> Response {
 #[cfg(not(feature = "legacy"))]
 async fn handle_legacy(
     app: &App,
-    _: &HeaderMap,
+    headers: &HeaderMap,
     body: &Bytes,
     grant: Option<&Arc<Grant>>,
 ) -> Response {
     match parse::message(body, app.server.limits()) {
-        Ok(value) => respond(
-            app.server.handle_legacy_as(value, None, grant).await.0,
-            &app.config,
-        ),
+        Ok(value) => {
+            // The routing headers, when present, agree with the body.
+            if let Err(error) = validate::present_headers(&request_headers(headers), &value) {
+                return json_response(400, &crate::server::error_message(None, &error));
+            }
+            respond(
+                app.server.handle_legacy_as(value, None, grant).await.0,
+                &app.config,
+            )
+        }
         Err(refusal) => refused(&refusal),
     }
 }
@@ -595,6 +630,14 @@ async fn handle_legacy(
         Ok(value) => value,
         Err(refusal) => return refused(&refusal),
     };
+    // The routing headers, when present, agree with the body in this era
+    // too.
+    if let Err(error) = validate::present_headers(&request_headers(headers), &value) {
+        let id = value
+            .get("id")
+            .and_then(|id| serde_json::from_value(id.clone()).ok());
+        return json_response(400, &crate::server::error_message(id.as_ref(), &error));
+    }
     let initialize = value.get("method").and_then(Value::as_str) == Some("initialize");
     let session = match header(headers, &SESSION_HEADER) {
         // A session of another principal is as good as unknown.
