@@ -210,6 +210,7 @@ pub(crate) fn quoted(value: &str) -> String {
 /// none is required in that era, but each one present must agree, as in
 /// the modern era, so that a gateway routing on them and the server see
 /// the same request.
+#[cfg(feature = "http")]
 pub(crate) fn present_headers(
     headers: &RequestHeaders,
     message: &Value,
