@@ -76,25 +76,25 @@ pub fn fetch() -> Target {
 /// `sse_server.py` on the Python SDK over the HTTP+SSE transport, on
 /// `port` (0 for any free one); the URL of its event stream.
 pub fn sse_server(port: u16) -> (Running, String) {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pypi/sse_server.py");
-    let child = Command::new(bin().join("python"))
-        .arg(script)
-        .args(["--port", &port.to_string()])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("python starts");
-    serving(child)
+    python_server("sse_server.py", &["--port", &port.to_string()])
 }
 
 /// `mounted_server.py`: the Python SDK's Streamable HTTP app mounted under
 /// `/api/mcp` in Starlette, which answers that URL with `307` to
 /// `/api/mcp/`; the URL without the slash, as people configure it.
 pub fn mounted_server() -> (Running, String) {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pypi/mounted_server.py");
+    python_server("mounted_server.py", &[])
+}
+
+/// A script of `tests/pypi` on the venv's Python with `args`, once it
+/// says where it serves; that URL.
+fn python_server(script: &str, args: &[&str]) -> (Running, String) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/pypi")
+        .join(script);
     let child = Command::new(bin().join("python"))
         .arg(script)
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
