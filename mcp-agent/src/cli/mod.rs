@@ -48,7 +48,9 @@ use mcp_host::cli::{Global, Terminal};
 use mcp_host::untrusted::visible;
 use serde_json::{json, Value};
 
-use crate::conversation::{catalogue, Agent, Bounds, CallRecord, Conversation, Event, Offer};
+use crate::conversation::{
+    catalogue, Agent, Bounds, CallRecord, Conversation, Event, Offer, OfferedTool,
+};
 use crate::flow::{Answer, Endorser, FlowConfig, FlowPolicy, FlowStore, Question, Unattended};
 use crate::names::{tool_budget, SelectionConfig, ServerRule};
 use crate::provider::http::Client;
@@ -486,7 +488,7 @@ impl Interrupt {
 fn unreviewed(agent: &Agent<'_>) -> Vec<String> {
     let policy = agent.policy();
     let mut out = Vec::new();
-    for (source, _) in agent.offer().definitions() {
+    for source in agent.offer().offered_tools().map(OfferedTool::source) {
         let labels = policy.labels(std::slice::from_ref(&source));
         if labels
             .iter()

@@ -13,7 +13,6 @@ use std::process::ExitCode;
 use mcp_host::untrusted::{safe_json, visible};
 use mcp_host::Host;
 
-use crate::conversation::catalogue;
 use crate::flow::{FlowConfig, FlowStore, Integrity, Reviews};
 
 /// What `review` does.
@@ -67,54 +66,33 @@ pub(crate) fn definitions(
     server: Option<&str>,
     tool: Option<&str>,
 ) -> Vec<Shown> {
-    let mut findings = std::collections::BTreeMap::new();
-    for t in host.tools() {
-        findings.insert(
-            (
-                t.server.as_str().to_owned(),
-                t.tool.accept_ref().name.clone(),
-            ),
-            t.findings
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>(),
-        );
-    }
-    let values: std::collections::BTreeMap<(String, String), serde_json::Value> = host
-        .tools()
+    host.tools()
         .into_iter()
+        .filter(|t| server.is_none_or(|s| s == t.server.as_str()))
+        .filter(|t| tool.is_none_or(|n| n == t.tool.accept_ref().name))
         .map(|t| {
-            let key = (
-                t.server.as_str().to_owned(),
-                t.tool.accept_ref().name.clone(),
-            );
-            (
-                key,
-                serde_json::to_value(t.tool.accept()).unwrap_or_default(),
-            )
-        })
-        .collect();
-    catalogue(host)
-        .into_iter()
-        .filter(|t| server.is_none_or(|s| s == t.server))
-        .filter(|t| tool.is_none_or(|n| n == t.tool))
-        .map(|t| {
-            let key = (t.server.clone(), t.tool.clone());
-            let status = if config.label(&t.server).integrity == Integrity::Trusted {
+            let server = t.server.as_str().to_owned();
+            let findings: Vec<String> = t.findings.iter().map(ToString::to_string).collect();
+            let definition = t.tool.accept();
+            let name = definition.name.clone();
+            // The digest as `catalogue` computes it for the flow policy.
+            let value = serde_json::to_value(&definition).unwrap_or_default();
+            let digest = mcp_digest::digest(&value);
+            let status = if config.label(&server).integrity == Integrity::Trusted {
                 "trusted output"
-            } else if reviews.accepted(&t.server, &t.tool, &t.digest) {
+            } else if reviews.accepted(&server, &name, &digest) {
                 "accepted"
             } else {
                 "not reviewed"
             };
-            let mut text = safe_json(values.get(&key).unwrap_or(&serde_json::Value::Null));
-            for finding in findings.get(&key).into_iter().flatten() {
+            let mut text = safe_json(&value);
+            for finding in &findings {
                 text.push_str(&format!("\n  poisoning check: {}", visible(finding)));
             }
             Shown {
-                server: t.server,
-                tool: t.tool,
-                digest: t.digest,
+                server,
+                tool: name,
+                digest,
                 text,
                 status,
             }

@@ -140,11 +140,14 @@ impl Conversation {
             return Err(Stop::Tokens(self.bounds.max_tokens));
         }
         self.requests += 1;
-        for (source, text) in offer.definitions() {
-            if self.definitions.insert(source.clone()) {
-                let server = source.server().to_owned();
-                let definition = ServerText::definitions(vec![source], &server, text);
+        // Each definition's text is made once, when it first enters.
+        for tool in offer.offered_tools() {
+            let source = tool.source();
+            if !self.definitions.contains(&source) {
+                let text = offer.declaration_text(tool);
+                let definition = ServerText::definitions(vec![source.clone()], &tool.server, text);
                 policy.record(&mut self.ledger, &definition);
+                self.definitions.insert(source);
             }
         }
         Ok(Request {
@@ -208,9 +211,12 @@ impl Conversation {
         is_error: bool,
     ) -> ToolResult {
         let integrity = policy.record(&mut self.ledger, output);
-        let servers: Vec<&str> = output.sources().iter().map(Source::server).collect();
-        let mut servers = servers;
-        servers.dedup();
+        let mut servers: Vec<&str> = Vec::new();
+        for server in output.sources().iter().map(Source::server) {
+            if !servers.contains(&server) {
+                servers.push(server);
+            }
+        }
         let wrapped = self.envelope.render(&Data {
             servers: &servers,
             kind: output.kind(),

@@ -220,24 +220,28 @@ impl Offer {
         out
     }
 
-    /// Every definition the [declarations](Self::declarations) of this
-    /// turn carry, with the text of its declaration (name, description,
-    /// parameters): what the flow policy records before the model reads
-    /// it.
-    pub fn definitions(&self) -> Vec<(Source, String)> {
+    /// Every tool the [declarations](Self::declarations) of this turn
+    /// carry: whose definitions the flow policy records before the model
+    /// reads them.
+    pub fn offered_tools(&self) -> impl Iterator<Item = &OfferedTool> {
         self.selection
             .offered_now()
-            .filter_map(|key| {
-                let tool = self.tools.get(key)?;
-                let name = self.names.name(&tool.server, &tool.tool)?;
-                let text = serde_json::json!({
-                    "name": name,
-                    "description": tool.description,
-                    "parameters": tool.compiled.parameters,
-                });
-                Some((tool.source(), text.to_string()))
-            })
-            .collect()
+            .filter_map(|key| self.tools.get(key))
+    }
+
+    /// The text of `tool`'s declaration as the provider gets it (name,
+    /// description, parameters): what the ledger keeps of its definition.
+    pub fn declaration_text(&self, tool: &OfferedTool) -> String {
+        let name = self
+            .names
+            .name(&tool.server, &tool.tool)
+            .unwrap_or_default();
+        serde_json::json!({
+            "name": name,
+            "description": tool.description,
+            "parameters": tool.compiled.parameters,
+        })
+        .to_string()
     }
 
     /// The tool behind the provider name `name`, offered this turn.
