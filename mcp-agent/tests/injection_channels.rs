@@ -30,11 +30,10 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::{Arc, OnceLock};
 
 use common::obedient::{Nobody, Obedient, MODEL};
-use common::workspace::{root, Scratch};
+use common::workspace::Scratch;
 use mcp_agent::conversation::{catalogue, Agent, Bounds, CallRecord, Conversation, Event, Offer};
 use mcp_agent::flow::{FlowConfig, FlowPolicy, FlowStore, Reviews};
 use mcp_agent::names::{SelectionConfig, ServerRule};
@@ -47,27 +46,7 @@ use serde_json::{json, Value};
 /// The `recorder` example, built once.
 fn recorder() -> &'static Path {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let status = Command::new(cargo)
-            .current_dir(root())
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "mcp-agent",
-                "--example",
-                "recorder",
-            ])
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "the recorder example builds");
-        let target = std::env::var_os("CARGO_TARGET_DIR")
-            .map(PathBuf::from)
-            .map(|t| if t.is_absolute() { t } else { root().join(t) })
-            .unwrap_or_else(|| root().join("target"));
-        target.join("debug/examples/recorder")
-    })
+    PATH.get_or_init(|| mcp_tests::build::example("recorder"))
 }
 
 /// A tool definition with a behaviour, for the recorder's script.

@@ -20,8 +20,9 @@ cli="$here/node_modules/.bin/conformance"
 echo "conformance suite $("$cli" --version) on node $(node --version)"
 
 # Always through cargo: a binary left from an older checkout is rebuilt,
-# and an up-to-date one costs a no-op build.
-(cd "$root" && cargo build --quiet --locked -p mcp-toolkit-server --features sealed-state,validation --example everything)
+# and an up-to-date one costs a no-op build. With the workspace's features,
+# as ./test builds it, so that after the suite nothing is built again.
+(cd "$root" && cargo build --quiet --locked --workspace --example everything)
 target="${CARGO_TARGET_DIR:-$root/target}"
 case "$target" in /*) ;; *) target="$root/$target" ;; esac
 server="$target/debug/examples/everything"

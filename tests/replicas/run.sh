@@ -31,7 +31,9 @@ if [ ! -x "$redis" ]; then
     exit 1
 fi
 lease_ms=1500
-(cd "$root" && cargo build --quiet --locked -p mcp-toolkit-server --features sealed-state,redis,validation --example everything)
+# With the workspace's features, as ./test builds it: after the suite,
+# a no-op.
+(cd "$root" && cargo build --quiet --locked --workspace --example everything)
 
 work="$(mktemp -d)"
 # nginx workers run as an unprivileged user when started by root; they

@@ -1,4 +1,5 @@
-//! Helpers shared by the cross-crate tests in `tests/tests/`: where the
+//! Helpers shared by the tests of the workspace: the workspace's own
+//! programs, built as the suite builds them ([`build`]); where the
 //! Model Context Protocol spec files live, and which example files they hold
 //! ([`spec`]); a real OAuth authorization server to test against, with a
 //! program to sign in at it ([`oauth`]); the install of the pinned Node
@@ -19,6 +20,7 @@
 
 #![deny(missing_docs)]
 
+pub mod build;
 pub mod debian;
 pub mod npm;
 pub mod oauth;

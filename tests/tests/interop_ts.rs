@@ -40,27 +40,7 @@ fn node() -> PathBuf {
 /// Builds the example once per test process and returns its path.
 fn everything() -> &'static Path {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let status = Command::new(cargo)
-            .current_dir(root())
-            .args(["build", "--quiet", "--locked", "-p", "mcp-toolkit-server"])
-            .args([
-                "--features",
-                "sealed-state,validation",
-                "--example",
-                "everything",
-            ])
-            .stdout(Stdio::null())
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "building the everything example failed");
-        // A relative CARGO_TARGET_DIR is relative to where cargo ran.
-        let target = root().join(std::env::var_os("CARGO_TARGET_DIR").unwrap_or("target".into()));
-        let path = target.join("debug/examples/everything");
-        assert!(path.is_file(), "{} was not built", path.display());
-        path
-    })
+    PATH.get_or_init(|| mcp_tests::build::example("everything"))
 }
 
 /// A child process that is killed when dropped.

@@ -28,55 +28,14 @@ use mcp_host::{BoxFuture, ServerId};
 use mcp_tests::oauth::{self, AuthServer, Settings};
 use serde_json::{json, Value};
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the tests crate sits in the workspace root")
-}
-
-fn target_dir() -> PathBuf {
-    // A relative CARGO_TARGET_DIR is relative to where cargo ran.
-    match std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from) {
-        Some(dir) if dir.is_absolute() => dir,
-        Some(dir) => root().join(dir),
-        None => root().join("target"),
-    }
-}
-
-/// Builds `what` once per test process and returns the binary's path.
-fn build(args: &[&str], binary: &str) -> PathBuf {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = Command::new(cargo)
-        .current_dir(root())
-        .args(["build", "--quiet", "--locked"])
-        .args(args)
-        .stdout(Stdio::null())
-        .status()
-        .expect("cargo runs");
-    assert!(status.success(), "cargo build {args:?} failed");
-    target_dir().join("debug").join(binary)
-}
-
 fn notes() -> &'static Path {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        build(
-            &[
-                "-p",
-                "mcp-toolkit-server",
-                "--features",
-                "auth",
-                "--example",
-                "notes",
-            ],
-            "examples/notes",
-        )
-    })
+    PATH.get_or_init(|| mcp_tests::build::example("notes"))
 }
 
 fn host_binary() -> &'static Path {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| build(&["-p", "mcp-toolkit-host", "--bin", "mcp-host"], "mcp-host"))
+    PATH.get_or_init(|| mcp_tests::build::binary("mcp-host"))
 }
 
 /// A process killed and reaped when dropped.

@@ -7,7 +7,7 @@
 //! themselves keep concurrent updates, carry signals between processes and
 //! let a single-use token through once across replicas.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -26,20 +26,6 @@ use mcp_tests::redis::Redis;
 use mcp_types::ext::tasks::GetTaskResult;
 use mcp_types::v2026_07_28::{ClientCapabilities, ElicitRequestParams, ElicitResult};
 use serde_json::{json, Value};
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the tests crate sits in the workspace root")
-}
-
-fn target_dir() -> PathBuf {
-    match std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from) {
-        Some(dir) if dir.is_absolute() => dir,
-        Some(dir) => root().join(dir),
-        None => root().join("target"),
-    }
-}
 
 /// A child process killed (by its own pid) when dropped.
 struct Running(Child);
@@ -62,23 +48,7 @@ fn redis() -> (Redis, String) {
 fn everything() -> PathBuf {
     static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     BUILT
-        .get_or_init(|| {
-            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-            let status = Command::new(cargo)
-                .current_dir(root())
-                .args(["build", "--quiet", "--locked", "-p", "mcp-toolkit-server"])
-                .args([
-                    "--features",
-                    "sealed-state,redis,validation",
-                    "--example",
-                    "everything",
-                ])
-                .stdout(Stdio::null())
-                .status()
-                .expect("cargo runs");
-            assert!(status.success(), "building the everything example failed");
-            target_dir().join("debug/examples/everything")
-        })
+        .get_or_init(|| mcp_tests::build::example("everything"))
         .clone()
 }
 

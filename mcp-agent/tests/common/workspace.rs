@@ -1,69 +1,25 @@
-//! The workspace around the tests: its root, its target directory, the
-//! `mcp-host` command and the example servers built once per test
-//! process, and scratch folders.
+//! The workspace around the tests: its root, the example servers built
+//! once per test process, and scratch folders.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::OnceLock;
+use std::sync::Mutex;
 
 /// The workspace's root.
 pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// The workspace's `target/debug`, as cargo places it.
-fn debug_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .map(|t| if t.is_absolute() { t } else { root().join(t) })
-        .unwrap_or_else(|| root().join("target"))
-        .join("debug")
-}
-
-/// `target/debug`, once the `mcp-host` command and the `notes` and
-/// `everything` examples of `mcp-server` are built.
-pub fn built() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let builds: [&[&str]; 2] = [
-            &[
-                "build",
-                "--quiet",
-                "-p",
-                "mcp-toolkit-host",
-                "--bin",
-                "mcp-host",
-            ],
-            &[
-                "build",
-                "--quiet",
-                "-p",
-                "mcp-toolkit-server",
-                "--features",
-                "sealed-state,validation",
-                "--example",
-                "everything",
-                "--example",
-                "notes",
-            ],
-        ];
-        for args in builds {
-            let status = Command::new(&cargo)
-                .current_dir(root())
-                .args(args)
-                .stdout(Stdio::null())
-                .status()
-                .expect("cargo runs");
-            assert!(status.success(), "cargo {args:?} failed");
-        }
-        debug_dir()
-    })
-}
-
-/// The example server `name`, built.
+/// The example server `name` of the workspace, built as the suite builds
+/// it (once per test process and name).
 pub fn example(name: &str) -> PathBuf {
-    built().join("examples").join(name)
+    static BUILT: Mutex<Vec<(String, PathBuf)>> = Mutex::new(Vec::new());
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, path)) = built.iter().find(|(n, _)| n == name) {
+        return path.clone();
+    }
+    let path = mcp_tests::build::example(name);
+    built.push((name.to_owned(), path.clone()));
+    path
 }
 
 /// A scratch folder of its own, removed when dropped.

@@ -35,31 +35,10 @@ fn root() -> &'static Path {
         .expect("mcp-host sits in the workspace root")
 }
 
-/// Builds the example servers once per test process; the directory that
-/// holds them.
-fn examples() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let status = Command::new(cargo)
-            .current_dir(root())
-            .args(["build", "--quiet", "-p", "mcp-toolkit-server"])
-            .args(["--features", "sealed-state,validation"])
-            .args(["--example", "everything", "--example", "notes"])
-            .stdout(Stdio::null())
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "building the example servers failed");
-        let target = root().join(std::env::var_os("CARGO_TARGET_DIR").unwrap_or("target".into()));
-        target.join("debug/examples")
-    })
-}
-
-/// The example server `name` of `mcp-server`, built.
+/// The example server `name` of `mcp-server`, built as the suite builds
+/// it.
 fn example(name: &str) -> PathBuf {
-    let path = examples().join(name);
-    assert!(path.is_file(), "{} was not built", path.display());
-    path
+    mcp_tests::build::example(name)
 }
 
 /// The `everything` example, built once per test process; its path.
