@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the test binaries of mcp-server and mcp-host, the model side's
+# Runs the test binaries of mcp-server, mcp-host and the mcp-host
+# application (but its install test), the model side's
 # binaries whose claims depend on timing (mcp-agent's provider_http:
 # retries, deadlines, cancellation), and the end-to-end binaries of the
 # tests crate (OAuth, Redis tasks, the TypeScript SDK, load),
@@ -42,6 +43,9 @@ for line in open(sys.argv[1]):
     crate = os.path.dirname(message["manifest_path"])
     name = message.get("target", {}).get("name", "")
     ours = os.path.basename(crate) in ("mcp-server", "mcp-host") or (
+        # The application's, but the install: it times nothing.
+        os.path.basename(crate) == "mcp-host-app" and name != "install"
+    ) or (
         os.path.basename(crate) == "mcp-agent" and name in TIMED_AGENT
     )
     end_to_end = os.path.basename(crate) == "tests" and name in END_TO_END

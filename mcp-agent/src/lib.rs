@@ -20,14 +20,14 @@
 //! - [`conversation`]: the loop between the model and the host's tools:
 //!   the offer and the books of a conversation sans-IO, and
 //!   [`Agent::turn`](conversation::Agent::turn) with I/O.
-//! - [`cli`]: the `mcp-agent` command, which `mcp-host chat` and
-//!   `mcp-host run` run.
+//!
+//! `mcp-host chat`, `run`, `review` and `flow` (the `mcp-toolkit-host-app`
+//! package) are this crate at the terminal.
 
 // On docs.rs, each item gated by a feature shows which one.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
-pub mod cli;
 pub mod conversation;
 pub mod flow;
 pub mod names;

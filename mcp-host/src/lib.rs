@@ -113,8 +113,11 @@
 //! - [`Host`]: every configured server ([`config`]), restarted when a
 //!   stdio server crashes, and one catalogue of their tools, prompts,
 //!   resources and resource templates.
-//! - [`cli`]: the `mcp-host` command (`snapshot` writes a server's tool
-//!   list for `mcp-gen client`).
+//!
+//! The `mcp-host` command is an application on top of this library and
+//! `mcp-agent` (the `mcp-toolkit-host-app` package, `mcp-host-app/` in the
+//! repository): a client needs none of its command-line and terminal
+//! dependencies.
 //!
 //! Servers are named by the key of their configuration entry
 //! ([`ServerId`]), never by what they call themselves.
@@ -130,7 +133,6 @@ pub mod approval;
 pub mod audit;
 #[cfg(feature = "oauth")]
 pub mod auth;
-pub mod cli;
 pub mod client;
 pub mod config;
 pub mod digest;

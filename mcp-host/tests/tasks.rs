@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{everything_http, everything_stdio, first_text, host_command, options, scripted};
+use common::{everything_http, everything_stdio, first_text, options, scripted};
 use mcp_host::approval::{ApproveAll, Gate, Policy};
 use mcp_host::client::{
     CallOptions, Client, ClientError, InputHandler, Progress, Target, ToolStart,
@@ -341,89 +341,6 @@ async fn tasks_over_http() {
     // An id the server never gave answers as a JSON-RPC error.
     let outcome = later.get_task("no-such-task").await;
     assert!(matches!(outcome, Err(ClientError::Rpc(_))), "{outcome:?}");
-}
-
-/// Starts `slow_compute` with `args` through a client of its own over
-/// HTTP, as another host would; the task it became.
-async fn start_over_http(url: &str, args: Value) -> String {
-    let target = Target::Http {
-        url: url.to_owned(),
-        headers: Vec::new(),
-    };
-    let client = connect(target, Arc::new(Confirm::default())).await;
-    let (call, approval) = approved(&client, "slow_compute", args).await;
-    match client
-        .start_tool(call, approval, &CallOptions::default())
-        .await
-        .expect("started")
-    {
-        ToolStart::Task(task) => task.accept().task_id,
-        other => panic!("{other:?}"),
-    }
-}
-
-#[test]
-fn the_command_shows_a_task_and_gets_waits_and_cancels_by_id() {
-    let (_server, url) = everything_http();
-    let config = common::config_file("tasks", json!({ "ev": { "url": url } }));
-    let runtime = tokio::runtime::Runtime::new().expect("runtime");
-
-    // A call that becomes a task shows its status line and prints the result.
-    let output = host_command(
-        &config,
-        &[
-            "call",
-            "ev__slow_compute",
-            "--args",
-            r#"{"seconds": 1, "label": "cli"}"#,
-            "--yes",
-        ],
-    );
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
-    assert!(
-        stderr.contains("task ") && stderr.contains("working"),
-        "{stderr}"
-    );
-    let printed = common::printed(&output);
-    assert_eq!(printed["content"][0]["text"], "computed `cli` in 1 s");
-
-    // A task started elsewhere: looked at, then cancelled, by id.
-    let task_id = runtime.block_on(start_over_http(&url, json!({"seconds": 600})));
-    let got = host_command(&config, &["task", "get", "ev", &task_id]);
-    assert!(
-        got.status.success(),
-        "{}",
-        String::from_utf8_lossy(&got.stderr)
-    );
-    let got = common::printed(&got);
-    assert_eq!(got["taskId"], task_id.as_str());
-    assert_eq!(got["status"], "working");
-    let cancelled = host_command(&config, &["task", "cancel", "ev", &task_id]);
-    assert!(
-        cancelled.status.success(),
-        "{}",
-        String::from_utf8_lossy(&cancelled.stderr)
-    );
-    assert_eq!(common::printed(&cancelled)["cancelRequested"], true);
-    let got = common::printed(&host_command(&config, &["task", "get", "ev", &task_id]));
-    assert_eq!(got["status"], "cancelled");
-
-    // `task wait` follows a task to its result.
-    let task_id = runtime.block_on(start_over_http(
-        &url,
-        json!({"seconds": 1, "label": "waited"}),
-    ));
-    let waited = host_command(&config, &["task", "wait", "ev", &task_id]);
-    assert!(
-        waited.status.success(),
-        "{}",
-        String::from_utf8_lossy(&waited.stderr)
-    );
-    assert_eq!(
-        common::printed(&waited)["content"][0]["text"],
-        "computed `waited` in 1 s"
-    );
 }
 
 /// An HTTP proxy on 127.0.0.1 in front of `upstream` that answers the

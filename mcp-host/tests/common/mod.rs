@@ -4,12 +4,11 @@
 #![allow(dead_code)]
 
 pub mod interop;
-pub mod pty;
 pub mod pypi;
 
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -29,7 +28,9 @@ use mcp_types::v2026_07_28::{
 };
 use serde_json::{json, Value};
 
-fn root() -> &'static Path {
+/// The workspace's root (the `mcp-host` application's tests share these
+/// helpers, so paths are taken from here, not from the crate).
+pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("mcp-host sits in the workspace root")
@@ -84,7 +85,7 @@ pub fn everything_stdio() -> Target {
 
 /// A scripted python server in `mode`, with `env` added.
 pub fn scripted(mode: &str, env: Vec<(String, String)>) -> Target {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scripted/server.py");
+    let script = root().join("mcp-host/tests/scripted/server.py");
     Target::Stdio(StdioCommand {
         command: "python3".into(),
         args: vec![script.display().to_string(), mode.into()],
@@ -136,40 +137,10 @@ pub fn config_file(name: &str, entries: Value) -> PathBuf {
     path
 }
 
-/// The `--probe-timeout` the command tests pass, in seconds: generous, since
-/// every server they probe answers `server/discover` one way or another.
-pub const PROBE_TIMEOUT: &str = "20";
-
 /// The state directory the commands of this test process use, in place
 /// of the user's: pins, the audit log and credentials stay out of it.
 pub fn state_home() -> PathBuf {
     std::env::temp_dir().join(format!("mcp-host-test-state-{}", std::process::id()))
-}
-
-/// Runs `mcp-host --config CONFIG ARGS..` to its end, with stdin closed:
-/// no terminal to ask.
-pub fn host_command(config: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcp-host"))
-        .env("XDG_STATE_HOME", state_home())
-        .arg("--config")
-        .arg(config)
-        // Room for slow-starting servers on a loaded machine.
-        .args(["--probe-timeout", PROBE_TIMEOUT])
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("mcp-host runs")
-}
-
-/// What the command printed to stdout, as JSON.
-pub fn printed(output: &Output) -> Value {
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not JSON ({e}): {}\nstderr: {}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )
-    })
 }
 
 /// A file the scripted server logs its tool calls to, removed on drop.

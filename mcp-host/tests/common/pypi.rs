@@ -18,7 +18,7 @@ use super::{serving, Running};
 fn bin() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pypi");
+        let dir = super::root().join("mcp-host/tests/pypi");
         let requirements = std::fs::read_to_string(dir.join("requirements.txt"))
             .expect("tests/pypi/requirements.txt is readable");
         let venv = dir.join(".venv");
@@ -89,9 +89,7 @@ pub fn mounted_server() -> (Running, String) {
 /// A script of `tests/pypi` on the venv's Python with `args`, once it
 /// says where it serves; that URL.
 fn python_server(script: &str, args: &[&str]) -> (Running, String) {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/pypi")
-        .join(script);
+    let script = super::root().join("mcp-host/tests/pypi").join(script);
     let child = Command::new(bin().join("python"))
         .arg(script)
         .args(args)

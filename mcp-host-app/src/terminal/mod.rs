@@ -22,7 +22,7 @@
 //! ```
 //!
 //! `add` and `remove` change only the entry they name (see
-//! [`config::edit`](crate::config::edit)); every command's `--help` ends
+//! [`config::edit`](mcp_host::config::edit)); every command's `--help` ends
 //! with examples.
 //!
 //! Every tool, prompt and resource template, and each server's
@@ -51,7 +51,7 @@
 //! Code's `.mcp.json`, Cursor) or VS Code's `servers` shape; `--from
 //! claude-desktop|claude-code|vscode|cursor` finds the file that host
 //! keeps, and `servers` says which file each entry came from. See
-//! [`config`](crate::config) for `type`, `${VAR}` expansion and the tool
+//! [`config`](mcp_host::config) for `type`, `${VAR}` expansion and the tool
 //! filters.
 //!
 //! A name that names nothing says why: no such server in the
@@ -91,14 +91,16 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 use serde_json::{json, Map, Value};
 
-use crate::approval::{ApproveAll, Approver};
-use crate::audit::{Arguments, AuditLog};
-use crate::client::{CallOptions, ClientOptions, Progress};
-use crate::trust::PinFile;
-use crate::untrusted::Untrusted;
-use crate::Host;
+use mcp_host::approval::{ApproveAll, Approver};
+use mcp_host::audit::{Arguments, AuditLog};
+use mcp_host::client::{CallOptions, ClientOptions, Progress};
+use mcp_host::trust::PinFile;
+use mcp_host::untrusted::Untrusted;
+use mcp_host::Host;
 
+mod ask;
 mod catalogue;
+mod chat;
 
 /// The text each command's `--help` ends with: examples of its use.
 macro_rules! example {
@@ -111,13 +113,14 @@ pub(crate) use example;
 
 mod content;
 mod edit;
+mod review;
 #[cfg(feature = "tasks")]
 mod task;
-mod terminal;
 mod trust;
 mod verbose;
 
-pub use terminal::Terminal;
+pub use ask::Terminal;
+pub use chat::ModelArgs;
 
 /// Command-line arguments.
 #[derive(Debug, Parser)]
@@ -303,53 +306,52 @@ pub enum Command {
         #[command(subcommand)]
         command: task::TaskCommand,
     },
-    /// Talks with a model that uses the servers' tools, at the terminal
-    /// (the `mcp-agent` command; `mcp-host chat --help` shows its options).
-    #[command(
-        disable_help_flag = true,
-        after_help = example!("mcp-host --config servers.json chat --provider openai --model gpt-4.1-mini")
-    )]
+    /// Talks with a model that uses the servers' tools, at the terminal,
+    /// a line at a time.
+    #[command(after_help = example!(
+        "mcp-host --config servers.json chat --provider openai --model gpt-4.1-mini",
+        "mcp-host --config servers.json chat --provider openai --base-url http://127.0.0.1:8080/v1 --model local",
+    ))]
     Chat {
-        /// The options of `mcp-agent chat`.
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        args: Vec<String>,
+        /// The model and the bounds.
+        #[command(flatten)]
+        model: ModelArgs,
     },
     /// Gives a model one task that may use the servers' tools and prints
-    /// its answer (the `mcp-agent` command; `mcp-host run --help` shows
-    /// its options).
-    #[command(
-        disable_help_flag = true,
-        after_help = example!("mcp-host --config servers.json run \"list my notes\" --provider openai --model gpt-4.1-mini --json")
-    )]
+    /// its answer.
+    #[command(after_help = example!(
+        "mcp-host --config servers.json run \"list my notes\" --provider openai --model gpt-4.1-mini --json"
+    ))]
     Run {
-        /// The options and prompt of `mcp-agent run`.
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        args: Vec<String>,
+        /// The task.
+        prompt: String,
+        /// Print a JSON transcript instead of the answer.
+        #[arg(long)]
+        json: bool,
+        /// The model and the bounds.
+        #[command(flatten)]
+        model: ModelArgs,
     },
     /// Shows servers' tool definitions whole, with the poisoning checks'
     /// findings, and records a person's acceptance of them, so that the
-    /// flow policy does not count them as untrusted text (the `mcp-agent`
-    /// command; `mcp-host review --help` shows its options).
-    #[command(
-        disable_help_flag = true,
-        after_help = example!("mcp-host --config servers.json review notes")
-    )]
-    Review {
-        /// The options of `mcp-agent review`.
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        args: Vec<String>,
-    },
+    /// flow policy does not count them as untrusted text until they
+    /// change.
+    #[command(after_help = example!(
+        "mcp-host --config servers.json review",
+        "mcp-host --config servers.json review notes",
+        "mcp-host --config servers.json review notes create_note --yes",
+    ))]
+    Review(review::ReviewArgs),
     /// Shows which servers hold data from untrusted sources, and clears
-    /// that record for one (the `mcp-agent` command; `mcp-host flow
-    /// --help` shows its options).
-    #[command(
-        disable_help_flag = true,
-        after_help = example!("mcp-host --config servers.json flow clear notes")
-    )]
+    /// that record for one.
+    #[command(after_help = example!(
+        "mcp-host --config servers.json flow show",
+        "mcp-host --config servers.json flow clear notes",
+    ))]
     Flow {
-        /// The options of `mcp-agent flow`.
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        args: Vec<String>,
+        /// What to do.
+        #[command(subcommand)]
+        command: review::FlowCommand,
     },
     /// Writes a server's tool list as `mcp-gen client --tools` reads it.
     #[command(after_help = example!("mcp-host --config servers.json snapshot notes --out tools.json"))]
@@ -418,7 +420,7 @@ pub fn block_on(
     match runtime.block_on(future) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("{name}: {}", crate::untrusted::visible(&e));
+            eprintln!("{name}: {}", mcp_host::untrusted::visible(&e));
             ExitCode::FAILURE
         }
     }
@@ -436,7 +438,12 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
         Command::Chat { .. }
         | Command::Run { .. }
         | Command::Review { .. }
-        | Command::Flow { .. } => return delegate(),
+        | Command::Flow { .. } => {
+            if args.global.verbose {
+                verbose::install();
+            }
+            return chat::run(&args.global, args.command).await;
+        }
         Command::Add(add) => return edit::add(&config_path(&args.global)?, add),
         Command::Remove { name } => return edit::remove(&config_path(&args.global)?, &name),
         Command::Completions { shell } => {
@@ -457,12 +464,12 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
     match &args.command {
         Command::Login { server } | Command::Logout { server } => {
             let store = store.clone()?;
-            let id = crate::ServerId::new(server.clone()).map_err(|e| e.to_string())?;
+            let id = mcp_host::ServerId::new(server.clone()).map_err(|e| e.to_string())?;
             let entry = config
                 .servers
                 .remove(&id)
                 .ok_or_else(|| format!("no server `{id}` in {}", source.display()))?;
-            if !matches!(entry.target, crate::client::Target::Http { .. }) {
+            if !matches!(entry.target, mcp_host::client::Target::Http { .. }) {
                 return Err(format!(
                     "server `{id}` runs over stdio, which takes its credentials from `env`, not a login"
                 ));
@@ -508,8 +515,8 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
         Command::Chat { .. }
         | Command::Run { .. }
         | Command::Review { .. }
-        | Command::Flow { .. } => delegate(),
-        Command::Add(_)
+        | Command::Flow { .. }
+        | Command::Add(_)
         | Command::Remove { .. }
         | Command::Completions { .. }
         | Command::Man { .. } => unreachable!("answered before any server starts"),
@@ -530,9 +537,9 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
 ///
 /// A message when neither `--config` nor `--from` is usable, or the file
 /// cannot be read or is not a valid configuration.
-pub async fn load(global: &Global) -> Result<(PathBuf, crate::HostConfig), String> {
+pub async fn load(global: &Global) -> Result<(PathBuf, mcp_host::HostConfig), String> {
     let source = config_path(global)?;
-    let config = terminal::load_config(source.clone()).await?;
+    let config = ask::load_config(source.clone()).await?;
     Ok((source, config))
 }
 
@@ -572,7 +579,7 @@ fn man(dir: Option<&std::path::Path>) -> Result<ExitCode, String> {
 #[cfg_attr(not(feature = "oauth"), allow(unused_variables, unused_mut))]
 pub async fn start_host(
     global: &Global,
-    config: crate::HostConfig,
+    config: mcp_host::HostConfig,
     approver: Arc<dyn Approver>,
     login: bool,
 ) -> Result<Host, String> {
@@ -611,12 +618,12 @@ pub async fn start_host(
     let builder = {
         // Without a state directory, tokens last as long as the command.
         let store =
-            credential_store().unwrap_or_else(|_| Arc::new(crate::auth::MemoryStore::new()));
+            credential_store().unwrap_or_else(|_| Arc::new(mcp_host::auth::MemoryStore::new()));
         let builder = builder.credentials(store);
         if login {
-            builder.login(Arc::new(crate::auth::LoopbackLogin {
+            builder.login(Arc::new(mcp_host::auth::LoopbackLogin {
                 open_browser: !global.no_browser,
-                ..crate::auth::LoopbackLogin::default()
+                ..mcp_host::auth::LoopbackLogin::default()
             }))
         } else {
             builder
@@ -625,44 +632,11 @@ pub async fn start_host(
     Ok(builder.start().await)
 }
 
-/// `chat`, `run`, `review` and `flow`: the model side, which is the `mcp-agent` command
-/// (of the `mcp-agent` crate, installed beside this one), run in place of
-/// this process with the same arguments.
-fn delegate() -> Result<ExitCode, String> {
-    let own = std::env::current_exe().ok();
-    let beside = own
-        .as_ref()
-        .map(|p| p.with_file_name("mcp-agent"))
-        .filter(|p| p.is_file());
-    let program = beside.unwrap_or_else(|| PathBuf::from("mcp-agent"));
-    let mut command = std::process::Command::new(&program);
-    command.args(std::env::args_os().skip(1));
-    let missing = |e: std::io::Error| {
-        format!(
-            "`chat` and `run` are the `mcp-agent` command, which could not be run ({e}); \
-             install it beside mcp-host (`cargo install --path mcp-agent`)"
-        )
-    };
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        // Only returns when it could not run the program.
-        Err(missing(command.exec()))
-    }
-    #[cfg(not(unix))]
-    {
-        let status = command.status().map_err(missing)?;
-        Ok(ExitCode::from(
-            status.code().unwrap_or(1).clamp(0, 255) as u8
-        ))
-    }
-}
-
 /// The credential store of the command: the file in the state directory.
 #[cfg(feature = "oauth")]
-fn credential_store() -> Result<Arc<dyn crate::auth::CredentialStore>, String> {
-    crate::auth::FileStore::in_state_dir()
-        .map(|s| Arc::new(s) as Arc<dyn crate::auth::CredentialStore>)
+fn credential_store() -> Result<Arc<dyn mcp_host::auth::CredentialStore>, String> {
+    mcp_host::auth::FileStore::in_state_dir()
+        .map(|s| Arc::new(s) as Arc<dyn mcp_host::auth::CredentialStore>)
         .map_err(|e| e.to_string())
 }
 
@@ -670,14 +644,14 @@ fn credential_store() -> Result<Arc<dyn crate::auth::CredentialStore>, String> {
 /// were any.
 #[cfg(feature = "oauth")]
 fn forget_tokens(
-    store: &Arc<dyn crate::auth::CredentialStore>,
-    entry: &crate::config::ServerConfig,
+    store: &Arc<dyn mcp_host::auth::CredentialStore>,
+    entry: &mcp_host::config::ServerConfig,
 ) -> Result<bool, String> {
-    let crate::client::Target::Http { url, .. } = &entry.target else {
+    let mcp_host::client::Target::Http { url, .. } = &entry.target else {
         return Ok(false);
     };
     let url = reqwest::Url::parse(url).map_err(|e| format!("url: {e}"))?;
-    let key = crate::auth::discovery::canonical_resource(&url);
+    let key = mcp_host::auth::discovery::canonical_resource(&url);
     let had = store.tokens(&key).map_err(|e| e.to_string())?.is_some();
     store.set_tokens(&key, None).map_err(|e| e.to_string())?;
     Ok(had)
@@ -691,7 +665,7 @@ async fn login(host: &Host, server: &str) -> Result<ExitCode, String> {
     if let Some(error) = status.as_ref().and_then(|s| s.error.clone()) {
         return Err(error);
     }
-    let oauth = crate::ServerId::new(server)
+    let oauth = mcp_host::ServerId::new(server)
         .ok()
         .and_then(|id| host.oauth(&id));
     match oauth {
@@ -729,7 +703,7 @@ fn seconds(text: &str) -> Result<Duration, String> {
 
 /// Prints `value` as JSON, every hidden character escaped.
 fn print(value: &Value) {
-    println!("{}", crate::untrusted::safe_json(value));
+    println!("{}", mcp_host::untrusted::safe_json(value));
 }
 
 async fn servers(host: &Host, source: &std::path::Path) -> Result<ExitCode, String> {
@@ -776,7 +750,7 @@ async fn call(host: &Host, name: &str, args: &str) -> Result<ExitCode, String> {
     #[cfg(feature = "tasks")]
     let progress = running.watch();
     #[cfg(not(feature = "tasks"))]
-    let progress: crate::client::ProgressFn = Arc::new(progress_bar);
+    let progress: mcp_host::client::ProgressFn = Arc::new(progress_bar);
     let options = CallOptions {
         progress: Some(progress),
         ..CallOptions::default()
@@ -794,7 +768,7 @@ async fn call(host: &Host, name: &str, args: &str) -> Result<ExitCode, String> {
     let result = match called {
         Ok(result) => result,
         Err(e) => {
-            if let crate::ClientError::Quarantined { reason, .. } = &e {
+            if let mcp_host::ClientError::Quarantined { reason, .. } = &e {
                 trust::show_quarantine(reason);
             }
             return Err(e.to_string());
@@ -805,7 +779,7 @@ async fn call(host: &Host, name: &str, args: &str) -> Result<ExitCode, String> {
 
 /// Ends the progress line and prints a tool's result, this command's
 /// output, as the server wrote it; fails when the tool reported an error.
-fn print_result(result: Untrusted<crate::types::v2026_07_28::CallToolResult>) -> ExitCode {
+fn print_result(result: Untrusted<mcp_host::types::v2026_07_28::CallToolResult>) -> ExitCode {
     eprintln!();
     let result = result.accept();
     print(&json!(result));
@@ -823,7 +797,7 @@ async fn snapshot(
     server: &str,
     out: Option<&std::path::Path>,
 ) -> Result<ExitCode, String> {
-    let id = crate::ServerId::new(server).map_err(|e| e.to_string())?;
+    let id = mcp_host::ServerId::new(server).map_err(|e| e.to_string())?;
     let client = host
         .client(&id)
         .await
@@ -836,7 +810,7 @@ async fn snapshot(
             excluded.error
         );
     }
-    let text = crate::untrusted::safe_json(&crate::typed::snapshot(&list)) + "\n";
+    let text = mcp_host::untrusted::safe_json(&mcp_host::typed::snapshot(&list)) + "\n";
     let Some(out) = out else {
         print!("{text}");
         return Ok(ExitCode::SUCCESS);

@@ -142,8 +142,15 @@ fn completions_for_each_shell() {
         assert!(output.status.success(), "{shell}: {}", stderr(&output));
         let script = String::from_utf8_lossy(&output.stdout);
         assert!(script.contains(mark), "{shell}: {script}");
-        for command in ["add", "remove", "tools", "call"] {
+        for command in [
+            "add", "remove", "tools", "call", "chat", "run", "review", "flow",
+        ] {
             assert!(script.contains(command), "{shell} lacks {command}");
+        }
+        // The model side's options are the command's own, not passed
+        // through to another program.
+        for option in ["provider", "base-url", "allow-flow"] {
+            assert!(script.contains(option), "{shell} lacks {option}");
         }
     }
 }
@@ -162,8 +169,20 @@ fn a_manual_page() {
     let dir = std::env::temp_dir().join(format!("mcp-host-man-{}", std::process::id()));
     let output = host(&["man", "--dir", dir.to_str().unwrap()]);
     assert!(output.status.success(), "{}", stderr(&output));
-    for page in ["mcp-host.1", "mcp-host-add.1", "mcp-host-call.1"] {
+    for page in [
+        "mcp-host.1",
+        "mcp-host-add.1",
+        "mcp-host-call.1",
+        "mcp-host-review.1",
+    ] {
         assert!(dir.join(page).is_file(), "{page} missing");
+    }
+    for page in ["mcp-host-chat.1", "mcp-host-run.1"] {
+        let text = std::fs::read_to_string(dir.join(page)).unwrap_or_default();
+        assert!(
+            text.contains("provider") && text.contains("base\\-url"),
+            "{page}: {text}"
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

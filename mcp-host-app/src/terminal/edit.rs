@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use serde_json::json;
 
-use crate::config::edit::{self, NewServer, RemoteTransport};
+use mcp_host::config::edit::{self, NewServer, RemoteTransport};
 
 /// The transport `add --url` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -140,7 +140,7 @@ fn read(path: &Path, may_be_new: bool) -> Result<String, String> {
 /// Replaces the file atomically. Entries often carry credentials in `env`
 /// or `headers`, so the new file is readable by its owner alone.
 fn write(path: &Path, text: &str) -> Result<(), String> {
-    crate::state::replace(path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))
+    mcp_host::state::replace(path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 #[cfg(test)]

@@ -6,12 +6,12 @@ use std::process::ExitCode;
 
 use serde_json::{json, Value};
 
+use super::ask::{ask_line, yes, Answer};
 use super::print;
-use super::terminal::{ask_line, yes, Answer};
-use crate::trust::{Change, Quarantine};
-use crate::untrusted::neutralise;
-use crate::PinEvent;
-use crate::{Host, ServerId};
+use mcp_host::trust::{Change, Quarantine};
+use mcp_host::untrusted::neutralise;
+use mcp_host::PinEvent;
+use mcp_host::{Host, ServerId};
 
 /// Says on stderr what the host pinned and found changed when it started.
 pub(super) fn report(host: &Host) {
@@ -94,7 +94,7 @@ pub(super) async fn trust(
             neutralise(&change.name),
             difference_lines(change)
         );
-        let findings = crate::trust::poison::check(&change.definition, &Default::default());
+        let findings = mcp_host::trust::poison::check(&change.definition, &Default::default());
         for finding in findings {
             eprintln!("    warning: {finding}");
         }

@@ -1,7 +1,6 @@
-//! `mcp-host run` end to end: the `mcp-host` command hands `run` to
-//! `mcp-agent`, which talks to a scripted model on loopback (one that obeys
-//! every instruction it reads) and calls the `everything` and `notes`
-//! example servers. With no terminal, a call the flow policy stops is
+//! `mcp-host run` end to end: the command talks to a scripted model on
+//! loopback (one that obeys every instruction it reads) and calls the
+//! `everything` and `notes` example servers. With no terminal, a call the flow policy stops is
 //! refused and the refusal goes back to the model; `--allow-flow` endorses
 //! it; the JSON transcript records every decision.
 
@@ -22,7 +21,7 @@ fn scratch(config: &Value) -> Scratch {
 /// `mcp-host ARGS` in `dir`: its configuration, pins, audit log, and the
 /// state directory of the flow policy's files.
 fn host(dir: &Scratch, args: &[&str]) -> std::process::Output {
-    Command::new(mcp_tests::build::binary("mcp-host"))
+    Command::new(env!("CARGO_BIN_EXE_mcp-host"))
         .arg("--config")
         .arg(dir.0.join("servers.json"))
         .arg("--pins")

@@ -100,7 +100,7 @@ impl Subscriber for Verbose {
             fields.0,
             fields.1
         );
-        eprintln!("{}", crate::untrusted::visible(&line));
+        eprintln!("{}", mcp_host::untrusted::visible(&line));
     }
 
     fn current_span(&self) -> tracing_core::span::Current {

@@ -8,9 +8,9 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::provider::http::Endpoint;
-use crate::provider::key::ApiKey;
-use crate::provider::Provider;
+use mcp_agent::provider::http::Endpoint;
+use mcp_agent::provider::key::ApiKey;
+use mcp_agent::provider::Provider;
 
 /// The `model` object of a configuration file.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -110,7 +110,7 @@ pub fn choose(
         None => match key {
             Some(key) => Endpoint::official(provider, key),
             None => {
-                let names = crate::provider::key::env_names(provider).join(" or ");
+                let names = mcp_agent::provider::key::env_names(provider).join(" or ");
                 return Err(format!(
                     "{} needs a key: set {names}, or give --base-url for a local server",
                     provider.name()

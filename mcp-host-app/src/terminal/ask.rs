@@ -11,12 +11,12 @@ use mcp_types::v2026_07_28::{ElicitRequestParams, ElicitResult, ElicitResultActi
 use nix::sys::termios::{self, LocalFlags, SetArg, SpecialCharacterIndices, Termios};
 use serde_json::{json, Map, Value};
 
-use crate::approval::{ApprovalRequest, Approver, AskReason, Decision};
-use crate::client::input::{accepted, cancelled, declined};
-use crate::client::InputHandler;
-use crate::config::inputs::{Input, InputKind, Prompter, Unanswered};
-use crate::untrusted::Untrusted;
-use crate::{BoxFuture, HostConfig};
+use mcp_host::approval::{ApprovalRequest, Approver, AskReason, Decision};
+use mcp_host::client::input::{accepted, cancelled, declined};
+use mcp_host::client::InputHandler;
+use mcp_host::config::inputs::{Input, InputKind, Prompter, Unanswered};
+use mcp_host::untrusted::{neutralise, Untrusted};
+use mcp_host::{BoxFuture, HostConfig};
 
 /// Asks at the terminal: approvals, elicitations and inputs.
 #[derive(Debug, Clone, Copy)]
@@ -67,7 +67,7 @@ fn read_line(prompt: &str) -> Answer {
 
 /// Shows `prompt` on stderr, hidden characters made visible.
 fn show(prompt: &str) {
-    eprint!("{}", crate::untrusted::visible(prompt));
+    eprint!("{}", mcp_host::untrusted::visible(prompt));
     let _ = std::io::stderr().flush();
 }
 
@@ -307,11 +307,11 @@ impl Approver for Terminal {
                         .join(", ")
                 ),
             };
-            let tool = Untrusted::new(call.server().clone(), call.tool()).render();
-            let arguments = crate::untrusted::safe_json(call.arguments());
+            let tool = neutralise(call.tool());
+            let arguments = mcp_host::untrusted::safe_json(call.arguments());
             let mut text = format!(
                 "\nTool `{}` of server `{}` ({}) needs approval because {why}.\nArguments:\n{arguments}\n",
-                tool.text(),
+                tool,
                 call.server(),
                 call.qualified()
             );
@@ -353,11 +353,12 @@ impl InputHandler for Terminal {
         request: Untrusted<ElicitRequestParams>,
     ) -> BoxFuture<'a, ElicitResult> {
         Box::pin(async move {
-            let origin = request.origin().clone();
-            match request.accept() {
+            // Each part shown is marked as the server's, as the request is.
+            let part = |text: &String| request.as_ref().map(|_| text.clone()).render();
+            match request.accept_ref() {
                 ElicitRequestParams::URL(url) => {
-                    let message = Untrusted::new(origin.clone(), url.message).render();
-                    let link = Untrusted::new(origin, url.url).render();
+                    let message = part(&url.message);
+                    let link = part(&url.url);
                     let answer = ask_line(format!(
                         "\n{message}\nThe server asks you to open this URL yourself:\n{link}\n{CHOICE}"
                     ))
@@ -369,13 +370,13 @@ impl InputHandler for Terminal {
                     }
                 }
                 ElicitRequestParams::Form(form) => {
-                    let message = Untrusted::new(origin.clone(), form.message).render();
+                    let message = part(&form.message);
                     let answer = ask_line(format!("\n{message}\n{CHOICE}")).await;
                     match choice(&answer) {
                         ElicitResultAction::Accept => {
                             let schema =
                                 serde_json::to_value(&form.requested_schema).unwrap_or_default();
-                            match fill_form(&origin, &schema).await {
+                            match fill_form(&schema).await {
                                 Some(content) => accepted(content),
                                 None => cancelled(),
                             }
@@ -393,18 +394,8 @@ impl InputHandler for Terminal {
 /// for, all as the server wrote them, rendered, and a colon. A
 /// description's own closing `.` or `:` is dropped, so the line never
 /// ends in `.:`.
-fn field_prompt(
-    origin: &crate::ServerId,
-    name: &str,
-    kind: &str,
-    description: Option<&str>,
-) -> String {
-    let shown = |text: &str| {
-        Untrusted::new(origin.clone(), text)
-            .render()
-            .text()
-            .to_owned()
-    };
+fn field_prompt(name: &str, kind: &str, description: Option<&str>) -> String {
+    let shown = |text: &str| neutralise(text);
     let hint = description
         .map(|d| {
             shown(d)
@@ -418,7 +409,7 @@ fn field_prompt(
 }
 
 /// Asks each field of a flat form; `None` if the terminal goes away.
-async fn fill_form(origin: &crate::ServerId, schema: &Value) -> Option<Map<String, Value>> {
+async fn fill_form(schema: &Value) -> Option<Map<String, Value>> {
     let mut content = Map::new();
     let properties = schema.get("properties").and_then(Value::as_object)?;
     for (name, field) in properties {
@@ -427,7 +418,7 @@ async fn fill_form(origin: &crate::ServerId, schema: &Value) -> Option<Map<Strin
             .and_then(Value::as_str)
             .unwrap_or("string");
         let description = field.get("description").and_then(Value::as_str);
-        let prompt = field_prompt(origin, name, kind, description);
+        let prompt = field_prompt(name, kind, description);
         let Answer::Line(line) = ask_line(prompt).await else {
             return None;
         };
@@ -449,12 +440,11 @@ async fn fill_form(origin: &crate::ServerId, schema: &Value) -> Option<Map<Strin
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::inputs::PickOption;
+    use mcp_host::config::inputs::PickOption;
 
     #[test]
     fn a_field_line_never_ends_in_a_period_and_a_colon() {
-        let origin = crate::ServerId::new("notes").expect("id");
-        let line = |d| field_prompt(&origin, "delete", "boolean", d);
+        let line = |d| field_prompt("delete", "boolean", d);
         assert_eq!(
             line(Some("Tick to delete the note for good.")),
             "delete (boolean) – Tick to delete the note for good: "
@@ -462,7 +452,7 @@ mod tests {
         assert_eq!(line(Some("Why: ")), "delete (boolean) – Why: ");
         assert_eq!(line(Some(" . ")), "delete (boolean): ");
         assert_eq!(line(None), "delete (boolean): ");
-        let hostile = field_prompt(&origin, "x\u{1b}[2J", "string\u{202e}", Some("go\u{7}."));
+        let hostile = field_prompt("x\u{1b}[2J", "string\u{202e}", Some("go\u{7}."));
         assert!(
             !hostile.contains(['\u{1b}', '\u{202e}', '\u{7}']),
             "{hostile:?}"

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use serde_json::{json, Value};
 
 use super::{object, print};
-use crate::{Host, ServerId};
+use mcp_host::{Host, ServerId};
 
 /// `prompt NAME --args JSON`: gets a prompt; its arguments are strings.
 pub(super) async fn prompt(host: &Host, name: &str, args: &str) -> Result<ExitCode, String> {

@@ -9,8 +9,8 @@ use clap::Subcommand;
 use serde_json::json;
 
 use super::{print, print_result, progress_bar};
-use crate::client::{CallOptions, Client, Progress};
-use crate::{Host, ServerId};
+use mcp_host::client::{CallOptions, Client, Progress};
+use mcp_host::{Host, ServerId};
 
 /// What to do with a task.
 #[derive(Debug, Subcommand)]
@@ -94,7 +94,7 @@ pub(super) struct Running(Arc<Mutex<Option<(ServerId, String)>>>);
 
 impl Running {
     /// A progress callback that shows each report and keeps the task.
-    pub(super) fn watch(&self) -> crate::client::ProgressFn {
+    pub(super) fn watch(&self) -> mcp_host::client::ProgressFn {
         let running = self.clone();
         Arc::new(move |report: Progress| {
             if let Some(task) = &report.task {
@@ -114,7 +114,7 @@ impl Running {
         let Some(client) = host.client(&server).await else {
             return;
         };
-        let shown = crate::untrusted::visible(&task_id);
+        let shown = mcp_host::untrusted::visible(&task_id);
         match client.cancel_task(&task_id).await {
             Ok(()) => eprintln!("\ncancelled task {shown} of server `{server}`"),
             Err(e) => eprintln!("\ncould not cancel task {shown} of server `{server}`: {e}"),

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use mcp_host::untrusted::{safe_json, visible};
 use mcp_host::Host;
 
-use crate::flow::{FlowConfig, FlowStore, Integrity, Reviews};
+use mcp_agent::flow::{FlowConfig, FlowStore, Integrity, Reviews};
 
 /// What `review` does.
 #[derive(Debug, Clone, clap::Args)]

@@ -1,6 +1,6 @@
-//! The `mcp-agent` command, which `mcp-host chat` and `mcp-host run` run:
-//! a model that uses the configured servers' tools, through the flow
-//! policy and the host's approval gate.
+//! `chat`, `run`, `review` and `flow`: a model that uses the configured
+//! servers' tools (`mcp_agent`), through the flow policy and the host's
+//! approval gate.
 //!
 //! ```text
 //! mcp-host --config servers.json chat --provider openai --model gpt-4.1-mini
@@ -9,7 +9,7 @@
 //! ```
 //!
 //! The options before the command are `mcp-host`'s own
-//! ([`mcp_host::cli::Global`]): the configuration, timeouts, pins, audit
+//! ([`Global`]): the configuration, timeouts, pins, audit
 //! log. The model is chosen by `--provider`, `--model` and `--base-url`,
 //! or by a `model` object in the configuration file
 //! ([`model::ModelSection`]); the flow policy is configured there too
@@ -42,83 +42,18 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use clap::{Parser, Subcommand};
+use mcp_agent::conversation::{
+    catalogue, Agent, Bounds, CallRecord, Conversation, Event, Offer, OfferedTool,
+};
+use mcp_agent::flow::{Answer, Endorser, FlowConfig, FlowPolicy, FlowStore, Question, Unattended};
+use mcp_agent::names::{tool_budget, SelectionConfig, ServerRule};
+use mcp_agent::provider::http::Client;
 use mcp_host::approval::{ApproveAll, Approver};
-use mcp_host::cli::{Global, Terminal};
 use mcp_host::untrusted::visible;
 use serde_json::{json, Value};
 
-use crate::conversation::{
-    catalogue, Agent, Bounds, CallRecord, Conversation, Event, Offer, OfferedTool,
-};
-use crate::flow::{Answer, Endorser, FlowConfig, FlowPolicy, FlowStore, Question, Unattended};
-use crate::names::{tool_budget, SelectionConfig, ServerRule};
-use crate::provider::http::Client;
-
-pub mod model;
-mod review;
-
-pub use review::{FlowCommand, ReviewArgs};
-
-/// Command-line arguments.
-#[derive(Debug, Parser)]
-#[command(
-    name = "mcp-agent",
-    version,
-    about = "Talk with a model that uses the tools of MCP servers."
-)]
-pub struct Args {
-    /// The host's options, as `mcp-host` takes them.
-    #[command(flatten)]
-    pub global: Global,
-    /// What to do.
-    #[command(subcommand)]
-    pub command: Command,
-}
-
-/// The subcommands.
-#[derive(Debug, Subcommand)]
-pub enum Command {
-    /// Talks with the model at the terminal, a line at a time.
-    #[command(
-        after_help = "Example:\n  mcp-host --config servers.json chat --provider openai --model gpt-4.1-mini"
-    )]
-    Chat {
-        /// The model and the bounds.
-        #[command(flatten)]
-        model: ModelArgs,
-    },
-    /// Shows tool definitions whole and records a person's acceptance of
-    /// them: accepted definitions are not untrusted text to the flow
-    /// policy until they change.
-    #[command(
-        after_help = "Examples:\n  mcp-host --config servers.json review\n  mcp-host --config servers.json review notes\n  mcp-host --config servers.json review notes create_note --yes"
-    )]
-    Review(review::ReviewArgs),
-    /// Which servers hold data from untrusted sources.
-    #[command(
-        after_help = "Examples:\n  mcp-host --config servers.json flow show\n  mcp-host --config servers.json flow clear notes"
-    )]
-    Flow {
-        /// What to do.
-        #[command(subcommand)]
-        command: review::FlowCommand,
-    },
-    /// Gives the model one task and prints its answer.
-    #[command(
-        after_help = "Example:\n  mcp-host --config servers.json run \"list my notes\" --provider openai --model gpt-4.1-mini --json"
-    )]
-    Run {
-        /// The task.
-        prompt: String,
-        /// Print a JSON transcript instead of the answer.
-        #[arg(long)]
-        json: bool,
-        /// The model and the bounds.
-        #[command(flatten)]
-        model: ModelArgs,
-    },
-}
+use super::{review, Command, Global, Terminal};
+use crate::model;
 
 /// The model and the bounds of the conversation.
 #[derive(Debug, Clone, clap::Args)]
@@ -152,40 +87,34 @@ pub struct ModelArgs {
     pub max_tokens: u64,
 }
 
-/// Runs the command line of this process.
-pub fn main() -> ExitCode {
-    mcp_host::cli::block_on("mcp-agent", run(Args::parse()))
-}
-
-/// Runs one command.
+/// Runs `chat`, `run`, `review` or `flow`.
 ///
 /// # Errors
 ///
 /// A message for the user when the configuration, the model or a server
 /// cannot be used.
-pub async fn run(args: Args) -> Result<ExitCode, String> {
+pub async fn run(global: &Global, command: Command) -> Result<ExitCode, String> {
     let store = FlowStore::in_state_dir().ok_or(
         "no state directory for the flow policy's files: set XDG_STATE_HOME or HOME to an \
          absolute path",
     )?;
-    if let Command::Flow { command } = &args.command {
+    if let Command::Flow { command } = &command {
         return review::flow(&store, command);
     }
-    let (source, config) = mcp_host::cli::load(&args.global).await?;
+    let (source, config) = super::load(global).await?;
     let document: Value = std::fs::read_to_string(&source)
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
         .unwrap_or(Value::Null);
     let flow_config = FlowConfig::from_host_json(&document).map_err(|e| e.to_string())?;
-    if let Command::Review(review) = &args.command {
+    if let Command::Review(review) = &command {
         let someone = std::io::stdin().is_terminal();
-        let host =
-            mcp_host::cli::start_host(&args.global, config, Arc::new(Terminal), someone).await?;
+        let host = super::start_host(global, config, Arc::new(Terminal), someone).await?;
         let outcome = review::review(&host, &flow_config, &store, review).await;
         host.shutdown().await;
         return outcome;
     }
-    let (Command::Chat { model } | Command::Run { model, .. }) = &args.command else {
+    let (Command::Chat { model } | Command::Run { model, .. }) = &command else {
         return Err(String::from("no model to talk to for this command"));
     };
     let model_args = model.clone();
@@ -212,11 +141,11 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
         Arc::new(Terminal)
     };
     let someone = std::io::stdin().is_terminal();
-    let host = mcp_host::cli::start_host(&args.global, config, approver, someone).await?;
+    let host = super::start_host(global, config, approver, someone).await?;
     for status in host.servers().await {
         if let Some(error) = status.error {
             eprintln!(
-                "mcp-agent: server `{}` is not running: {}",
+                "mcp-host: server `{}` is not running: {}",
                 status.id,
                 visible(&error)
             );
@@ -224,12 +153,12 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
     }
     let selection = selection(
         &document,
-        tool_budget(crate::conversation::offer::target(provider)),
+        tool_budget(mcp_agent::conversation::offer::target(provider)),
     );
     let offer = Offer::build(provider, &catalogue(&host), &selection);
     for refused in offer.refused() {
         eprintln!(
-            "mcp-agent: `{}` is not offered to the model: {}",
+            "mcp-host: `{}` is not offered to the model: {}",
             refused.qualified, refused.error
         );
     }
@@ -242,13 +171,14 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
         Conversation::new(model_args.system.clone(), bounds).map_err(|e| e.to_string())?;
     let mut agent =
         Agent::new(&host, &client, chosen.name, policy, offer).with_store(store.clone());
-    let outcome = match args.command {
+    let outcome = match command {
         Command::Chat { .. } => chat(&mut agent, &mut conversation, &store).await,
         Command::Run { prompt, json, .. } => {
             once(&mut agent, &mut conversation, &prompt, json).await
         }
-        // Answered before any model was chosen.
-        Command::Review(_) | Command::Flow { .. } => Ok(ExitCode::SUCCESS),
+        // Answered before any model was chosen; the other commands are
+        // not the model's.
+        _ => Ok(ExitCode::SUCCESS),
     };
     host.shutdown().await;
     outcome
@@ -385,7 +315,7 @@ async fn chat(
     let unreviewed = unreviewed(agent);
     if !unreviewed.is_empty() {
         eprintln!(
-            "mcp-agent: {} tool definitions of servers whose output is not trusted were not \
+            "mcp-host: {} tool definitions of servers whose output is not trusted were not \
              reviewed ({}): they are untrusted text in the model's context from the first \
              request, so every consequential call will ask for your endorsement. Type /review \
              to read and accept them now.",
@@ -437,7 +367,7 @@ async fn chat(
             .await;
         println!();
         if let Err(e) = outcome {
-            eprintln!("mcp-agent: {}", visible(&e.to_string()));
+            eprintln!("mcp-host: {}", visible(&e.to_string()));
         }
     }
 }
@@ -492,9 +422,9 @@ fn unreviewed(agent: &Agent<'_>) -> Vec<String> {
         let labels = policy.labels(std::slice::from_ref(&source));
         if labels
             .iter()
-            .any(|l| l.integrity == crate::flow::Integrity::Untrusted)
+            .any(|l| l.integrity == mcp_agent::flow::Integrity::Untrusted)
         {
-            if let crate::flow::Source::Definition { server, tool, .. } = source {
+            if let mcp_agent::flow::Source::Definition { server, tool, .. } = source {
                 out.push(format!("{server}/{}", visible(&tool)));
             }
         }
@@ -521,12 +451,12 @@ fn chat_review(
             agent.policy_mut().set_reviews(reviews);
             if conversation.ledger().tainted() {
                 eprintln!(
-                    "mcp-agent: accepted; this conversation already read them as untrusted and \
+                    "mcp-host: accepted; this conversation already read them as untrusted and \
                      stays so; the next one starts clean of them"
                 );
             }
         }
         Ok(None) => {}
-        Err(e) => eprintln!("mcp-agent: {}", visible(&e)),
+        Err(e) => eprintln!("mcp-host: {}", visible(&e)),
     }
 }

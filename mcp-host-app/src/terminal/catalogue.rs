@@ -8,17 +8,18 @@ use std::process::ExitCode;
 use serde_json::{json, Value};
 
 use super::print;
-use crate::untrusted::Untrusted;
-use crate::{Host, ServerId};
+use mcp_host::untrusted::neutralise;
+use mcp_host::Host;
 
-/// `text`, written by `origin`, as it may be shown.
-fn shown(origin: &ServerId, text: &str) -> Value {
-    json!(Untrusted::new(origin.clone(), text).render().text())
+/// `text`, written by a server, as it may be shown: every hidden
+/// character made visible (the entry names the server).
+fn shown(text: &str) -> Value {
+    json!(neutralise(text))
 }
 
 /// [`shown`] for text a server may leave out.
-fn shown_optional(origin: &ServerId, text: Option<&String>) -> Value {
-    text.map_or(Value::Null, |text| shown(origin, text))
+fn shown_optional(text: Option<&String>) -> Value {
+    text.map_or(Value::Null, |text| shown(text))
 }
 
 /// Prints `list` and says, on stderr, which servers are not running;
@@ -31,7 +32,7 @@ async fn listed(host: &Host, list: Value) -> ExitCode {
             eprintln!(
                 "warning: server `{}` is not running: {}",
                 status.id,
-                crate::untrusted::visible(&error)
+                mcp_host::untrusted::visible(&error)
             );
             down = true;
         }
@@ -63,8 +64,8 @@ pub(super) async fn tools(host: &Host) -> ExitCode {
             let mut entry = json!({
                 "name": t.qualified,
                 "server": t.server.as_str(),
-                "tool": shown(&t.server, &tool.name),
-                "description": shown_optional(&t.server, tool.description.as_ref()),
+                "tool": shown(&tool.name),
+                "description": shown_optional(tool.description.as_ref()),
                 "readOnlyHint": tool.annotations.as_ref().and_then(|a| a.read_only_hint),
                 "callable": t.quarantine.is_none(),
             });
@@ -94,8 +95,8 @@ pub(super) async fn prompts(host: &Host) -> ExitCode {
                 .flatten()
                 .map(|a| {
                     json!({
-                        "name": shown(&p.server, &a.name),
-                        "description": shown_optional(&p.server, a.description.as_ref()),
+                        "name": shown(&a.name),
+                        "description": shown_optional(a.description.as_ref()),
                         "required": a.required.unwrap_or(false),
                     })
                 })
@@ -103,8 +104,8 @@ pub(super) async fn prompts(host: &Host) -> ExitCode {
             json!({
                 "name": p.qualified,
                 "server": p.server.as_str(),
-                "prompt": shown(&p.server, &prompt.name),
-                "description": shown_optional(&p.server, prompt.description.as_ref()),
+                "prompt": shown(&prompt.name),
+                "description": shown_optional(prompt.description.as_ref()),
                 "arguments": arguments,
             })
         })
@@ -121,10 +122,10 @@ pub(super) async fn resources(host: &Host) -> ExitCode {
             let resource = r.resource.accept_ref();
             json!({
                 "server": r.server.as_str(),
-                "uri": shown(&r.server, &resource.uri),
-                "name": shown(&r.server, &resource.name),
-                "description": shown_optional(&r.server, resource.description.as_ref()),
-                "mimeType": shown_optional(&r.server, resource.mime_type.as_ref()),
+                "uri": shown(&resource.uri),
+                "name": shown(&resource.name),
+                "description": shown_optional(resource.description.as_ref()),
+                "mimeType": shown_optional(resource.mime_type.as_ref()),
             })
         })
         .collect();
@@ -135,10 +136,10 @@ pub(super) async fn resources(host: &Host) -> ExitCode {
             let template = t.template.accept_ref();
             json!({
                 "server": t.server.as_str(),
-                "uriTemplate": shown(&t.server, &template.uri_template),
-                "name": shown(&t.server, &template.name),
-                "description": shown_optional(&t.server, template.description.as_ref()),
-                "mimeType": shown_optional(&t.server, template.mime_type.as_ref()),
+                "uriTemplate": shown(&template.uri_template),
+                "name": shown(&template.name),
+                "description": shown_optional(template.description.as_ref()),
+                "mimeType": shown_optional(template.mime_type.as_ref()),
             })
         })
         .collect();
