@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
-# Runs the test binaries of mcp-server, mcp-host and the mcp-host
-# application (but its install test), the model side's
-# binaries whose claims depend on timing (mcp-agent's provider_http:
-# retries, deadlines, cancellation), and the end-to-end binaries of the
-# tests crate (OAuth, Redis tasks, the TypeScript SDK, load),
-# several times while a busy loop keeps every core of the machine occupied,
-# and fails on any failure: a test that passes only on an idle machine is found here rather
-# than on a busy CI runner. The compile-fail (trybuild) binaries are left
-# out: they time nothing, and compiling under load only takes longer.
+# Runs the test binaries whose claims depend on timing (deadlines,
+# timeouts, retries, leases, reconnects, what a pseudo-terminal shows in
+# time) several times while a busy loop keeps every core of the machine
+# occupied, and fails on any failure: a test that passes only on an idle
+# machine is found here rather than on a busy CI runner. The list is
+# below, by crate; a name that no longer matches a test binary fails the
+# run, so the list cannot go quietly empty. The end-to-end binaries of the
+# tests crate (OAuth, Redis tasks, the TypeScript SDK, load) run once.
 #
 # usage: tests/loaded.sh [RUNS]   (default 2; the end-to-end binaries run once)
 # Builds the test binaries once (a no-op when ./test already built them).
@@ -16,20 +15,26 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 runs="${1:-2}"
 cd "$root"
 
-# "executable<TAB>crate directory" of each test binary of the two crates,
-# and of the end-to-end binaries of the tests crate, as cargo reports them;
-# cargo runs each binary from its crate's directory, and so do we. The
+# "executable<TAB>crate directory<TAB>runs" of each listed test binary, as
+# cargo reports them; cargo runs each binary from its crate's directory,
+# and so do we. The
 # build is the workspace's, as ./test builds it, so that features unify the
 # same way and nothing is built twice. Its messages go to a file first, so
 # that a failed build fails the run instead of leaving a short list.
 messages="$(mktemp)"
 cargo test --workspace --locked --no-run --message-format=json >"$messages"
-mapfile -t binaries < <(
-    python3 -c '
+list="$(mktemp)"
+python3 -c '
 import json, os, sys
+# Test binaries with timing in their claims, by crate directory.
+TIMED = {
+    "mcp-server": {"connections", "limits", "tasks", "auth", "subscriptions", "transport", "metrics", "handle"},
+    "mcp-host": {"reissue", "lazy", "probe", "faults", "tasks", "everything", "resume", "lifecycle", "legacy_sse"},
+    "mcp-host-app": {"cli", "terminal", "terminal_commands", "trust", "cli_interop"},
+    "mcp-agent": {"provider_http"},
+}
 END_TO_END = {"oauth_e2e", "tasks_redis", "interop_ts", "load"}
-# The binaries of the model side that time things.
-TIMED_AGENT = {"provider_http"}
+found = set()
 for line in open(sys.argv[1]):
     try:
         message = json.loads(line)
@@ -42,21 +47,21 @@ for line in open(sys.argv[1]):
         continue
     crate = os.path.dirname(message["manifest_path"])
     name = message.get("target", {}).get("name", "")
-    ours = os.path.basename(crate) in ("mcp-server", "mcp-host") or (
-        # The application's, but the install: it times nothing.
-        os.path.basename(crate) == "mcp-host-app" and name != "install"
-    ) or (
-        os.path.basename(crate) == "mcp-agent" and name in TIMED_AGENT
-    )
-    end_to_end = os.path.basename(crate) == "tests" and name in END_TO_END
-    if not (ours or end_to_end):
+    base = os.path.basename(crate)
+    timed = name in TIMED.get(base, ())
+    end_to_end = base == "tests" and name in END_TO_END
+    if not (timed or end_to_end):
         continue
-    if os.path.basename(executable).startswith("ui"):
-        continue
+    found.add((base, name))
     print(executable + "\t" + crate + "\t" + ("1" if end_to_end else "all"))
-' "$messages"
-)
-rm -f "$messages"
+wanted = {(c, n) for c, names in TIMED.items() for n in names} | {("tests", n) for n in END_TO_END}
+missing = sorted(wanted - found)
+if missing:
+    print("loaded: no test binary for " + ", ".join(c + "/" + n for c, n in missing), file=sys.stderr)
+    sys.exit(1)
+' "$messages" >"$list"
+mapfile -t binaries <"$list"
+rm -f "$messages" "$list"
 if [ "${#binaries[@]}" -eq 0 ]; then
     echo "loaded: no test binaries were built" >&2
     exit 1

@@ -4,51 +4,8 @@
 
 mod common;
 
-use std::sync::Arc;
-
-use common::{everything_http, host_command};
-use mcp_host::approval::{ApproveAll, Gate, Policy};
-use mcp_host::client::{CallOptions, Client, Target, ToolStart};
-use mcp_host::ServerId;
-use serde_json::{json, Value};
-
-/// Starts `slow_compute` with `args` through a client of its own over
-/// HTTP, as another host would; the task it became.
-async fn start_over_http(url: &str, args: Value) -> String {
-    let target = Target::Http {
-        url: url.to_owned(),
-        headers: Vec::new(),
-    };
-    let id = ServerId::new("ev").expect("id");
-    let client = Client::connect(
-        id,
-        target,
-        common::Answers::new(),
-        common::options(false),
-        None,
-    )
-    .await
-    .expect("connects");
-    let Value::Object(args) = args else {
-        panic!("arguments are an object")
-    };
-    let call = client
-        .prepare_call("slow_compute", args)
-        .await
-        .expect("prepared");
-    let approval = Gate::new(Policy::default(), Arc::new(ApproveAll))
-        .authorize(&call)
-        .await
-        .expect("approved");
-    let started = client
-        .start_tool(call, approval, &CallOptions::default())
-        .await
-        .expect("started");
-    let ToolStart::Task(task) = started else {
-        panic!("not a task")
-    };
-    task.accept().task_id
-}
+use common::{everything_http, host_command, start_over_http};
+use serde_json::json;
 
 #[test]
 fn the_command_shows_a_task_and_gets_waits_and_cancels_by_id() {

@@ -26,3 +26,21 @@ pub mod npm;
 pub mod oauth;
 pub mod redis;
 pub mod spec;
+
+/// The Rust blocks of the README and the guides under `docs/`, compiled
+/// (and run, unless marked `no_run`) as this crate's doctests; a block
+/// marked `ignore` is a sketch on purpose and says so in its first line.
+/// Their `mcp-host` command lines are run by `mcp-host-app/tests/docs.rs`.
+#[cfg(doctest)]
+mod documentation {
+    #[doc = include_str!("../../README.md")]
+    struct Readme;
+    #[doc = include_str!("../../docs/server.md")]
+    struct Server;
+    #[doc = include_str!("../../docs/host.md")]
+    struct Host;
+    #[doc = include_str!("../../docs/production.md")]
+    struct Production;
+    #[doc = include_str!("../../docs/types.md")]
+    struct Types;
+}

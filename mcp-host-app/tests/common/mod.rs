@@ -22,6 +22,13 @@ pub use host::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use std::sync::Arc;
+
+use mcp_host::approval::{ApproveAll, Gate, Policy};
+#[cfg(feature = "tasks")]
+use mcp_host::client::ToolStart;
+use mcp_host::client::{CallOptions, Client, Target};
+use mcp_host::ServerId;
 use serde_json::Value;
 
 /// The `--probe-timeout` the command tests pass, in seconds: generous, since
@@ -52,4 +59,37 @@ pub fn printed(output: &Output) -> Value {
             String::from_utf8_lossy(&output.stderr)
         )
     })
+}
+
+/// Starts `slow_compute` with `args` through a client of its own over
+/// HTTP, as another host would; the task it became.
+#[cfg(feature = "tasks")]
+pub async fn start_over_http(url: &str, args: Value) -> String {
+    let target = Target::Http {
+        url: url.to_owned(),
+        headers: Vec::new(),
+    };
+    let id = ServerId::new("ev").expect("id");
+    let client = Client::connect(id, target, Answers::new(), options(false), None)
+        .await
+        .expect("connects");
+    let Value::Object(args) = args else {
+        panic!("arguments are an object")
+    };
+    let call = client
+        .prepare_call("slow_compute", args)
+        .await
+        .expect("prepared");
+    let approval = Gate::new(Policy::default(), Arc::new(ApproveAll))
+        .authorize(&call)
+        .await
+        .expect("approved");
+    let started = client
+        .start_tool(call, approval, &CallOptions::default())
+        .await
+        .expect("started");
+    let ToolStart::Task(task) = started else {
+        panic!("not a task")
+    };
+    task.accept().task_id
 }
