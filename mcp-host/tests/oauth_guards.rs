@@ -1,6 +1,7 @@
 //! The OAuth client's refusals against a scripted protected server: every
 //! URL the server or its metadata names is checked before it is fetched,
-//! documents are bounded and never followed through redirects, and the
+//! documents are bounded and followed through a redirect only on their own
+//! origin (as the MCP client follows one), and the
 //! flow stops, with the exact error, at the first document that is not
 //! about this server or not from the issuer it claims.
 
@@ -32,8 +33,9 @@ struct Script {
     challenge: Option<String>,
     /// The Protected Resource Metadata at the path-based well-known URL.
     resource: Option<Value>,
-    /// A redirect for the Protected Resource Metadata instead.
-    redirect: bool,
+    /// A redirect for the Protected Resource Metadata instead: its status
+    /// and `Location` (`{origin}` filled in).
+    redirect: Option<(StatusCode, String)>,
     /// A document of this many bytes instead.
     oversized: Option<usize>,
     /// The authorization server metadata.
@@ -46,6 +48,8 @@ struct Peer {
     origin: Arc<Mutex<String>>,
     /// Requests to anything of the authorization server.
     server_hits: Arc<AtomicUsize>,
+    /// Requests to where a redirect of the metadata leads on this origin.
+    moved_hits: Arc<AtomicUsize>,
     /// The `Authorization` headers of MCP requests.
     bearers: Arc<Mutex<Vec<String>>>,
 }
@@ -85,12 +89,9 @@ async fn mcp(State(peer): State<Peer>, headers: HeaderMap, body: String) -> Resp
 }
 
 async fn resource(State(peer): State<Peer>) -> Response {
-    if peer.script.redirect {
-        return (
-            StatusCode::FOUND,
-            [("location", "http://127.0.0.1:9/elsewhere")],
-        )
-            .into_response();
+    if let Some((status, location)) = &peer.script.redirect {
+        let location = peer.fill(&json!(location));
+        return (*status, [("location", location.as_str().unwrap_or(""))]).into_response();
     }
     if let Some(size) = peer.script.oversized {
         return reply(StatusCode::OK, json!({"resource": "x".repeat(size)}));
@@ -99,6 +100,12 @@ async fn resource(State(peer): State<Peer>) -> Response {
         Some(document) => reply(StatusCode::OK, peer.fill(document)),
         None => StatusCode::NOT_FOUND.into_response(),
     }
+}
+
+/// Where a redirect of the metadata leads on this origin: the metadata.
+async fn moved(State(peer): State<Peer>) -> Response {
+    peer.moved_hits.fetch_add(1, Ordering::SeqCst);
+    reply(StatusCode::OK, peer.fill(&prm()))
 }
 
 async fn server(State(peer): State<Peer>) -> Response {
@@ -120,11 +127,13 @@ async fn start(script: Script) -> (Peer, String) {
         script,
         origin: Arc::default(),
         server_hits: Arc::default(),
+        moved_hits: Arc::default(),
         bearers: Arc::default(),
     };
     let router = Router::new()
         .route("/mcp", post(mcp))
         .route("/.well-known/oauth-protected-resource/mcp", get(resource))
+        .route("/moved/oauth-protected-resource/mcp", get(moved))
         .route("/.well-known/oauth-authorization-server", get(server))
         .route("/.well-known/openid-configuration", get(counted))
         .route("/register", post(counted))
@@ -192,20 +201,70 @@ async fn metadata_urls_off_the_loopback_or_of_other_schemes_are_not_fetched() {
     }
 }
 
+/// A listener that counts the connections it accepts; its origin.
+async fn witness() -> (Arc<AtomicUsize>, String) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("binds");
+    let origin = format!("http://{}", listener.local_addr().expect("address"));
+    let seen = Arc::new(AtomicUsize::new(0));
+    let counter = seen.clone();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            counter.fetch_add(1, Ordering::SeqCst);
+            drop(stream);
+        }
+    });
+    (seen, origin)
+}
+
 #[tokio::test]
-async fn redirects_are_not_followed() {
-    let (error, _) = refused(Script {
-        redirect: true,
+async fn a_redirect_to_another_origin_is_refused_and_nothing_reaches_it() {
+    let (seen, elsewhere) = witness().await;
+    for status in [StatusCode::TEMPORARY_REDIRECT, StatusCode::FOUND] {
+        let (error, _) = refused(Script {
+            redirect: Some((
+                status,
+                format!("{elsewhere}/.well-known/oauth-protected-resource/mcp"),
+            )),
+            ..Script::default()
+        })
+        .await;
+        match error {
+            AuthError::Fetch { what, reason } => {
+                assert_eq!(what, "protected resource metadata");
+                assert!(
+                    reason.contains(&elsewhere),
+                    "names where it pointed: {reason}"
+                );
+            }
+            other => panic!("{other}"),
+        }
+    }
+    assert_eq!(
+        seen.load(Ordering::SeqCst),
+        0,
+        "the other origin was reached"
+    );
+}
+
+#[tokio::test]
+async fn a_same_origin_redirect_of_the_metadata_is_followed() {
+    let (error, peer) = refused(Script {
+        redirect: Some((
+            StatusCode::PERMANENT_REDIRECT,
+            String::from("{origin}/moved/oauth-protected-resource/mcp"),
+        )),
+        server: Some(as_metadata()),
         ..Script::default()
     })
     .await;
-    match error {
-        AuthError::Fetch { what, reason } => {
-            assert_eq!(what, "protected resource metadata");
-            assert!(reason.contains("redirect (302)"), "{reason}");
-        }
-        other => panic!("{other}"),
-    }
+    // The metadata was fetched where the redirect led, and the flow went
+    // on to the authorization server it names (and stopped at the login,
+    // which this test has no seam for).
+    assert_eq!(peer.moved_hits.load(Ordering::SeqCst), 1, "{error}");
+    assert!(peer.server_hits.load(Ordering::SeqCst) >= 1, "{error}");
+    assert!(!error.to_string().contains("redirect"), "{error}");
 }
 
 #[tokio::test]

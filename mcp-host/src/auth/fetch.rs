@@ -1,8 +1,12 @@
 //! The flow's HTTP: every URL passes the [`UrlPolicy`] first, every name
 //! is resolved once and the addresses it resolved to pass the policy too
 //! before anything connects (so a name that resolves, or rebinds, to an
-//! address inside the network is refused), redirects are never followed,
-//! bodies are bounded, and every exchange has a timeout. Nothing here logs
+//! address inside the network is refused), bodies are bounded, and every
+//! exchange has a timeout. A discovery document (a GET) follows a redirect
+//! as the MCP client does ([`client::redirect`](crate::client::redirect)):
+//! only on the same origin, at most five in a row, each new URL through
+//! the policy again; every other redirect, and any redirect of a POST
+//! (tokens, registration), is refused. Nothing here logs
 //! or keeps what it sends.
 
 use std::future::Future;
@@ -26,6 +30,14 @@ pub const MAX_BODY: usize = 256 * 1024;
 
 /// How long one exchange may take.
 const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// What a request gave: an answer, or a redirect to judge.
+enum Sent {
+    /// The status and the body.
+    Answer(u16, Vec<u8>),
+    /// A `3xx`, with its `Location`.
+    Redirect(u16, Option<String>),
+}
 
 /// What a GET of a document gave.
 #[derive(Debug)]
@@ -168,9 +180,30 @@ impl Fetcher {
         what: &'static str,
         url: &Url,
     ) -> Result<Document<T>, AuthError> {
-        let url = self.policy.check(what, url.as_str())?;
-        let request = self.client.get(url).header(ACCEPT, "application/json");
-        let (status, body) = self.exchange(what, request, None).await?;
+        use crate::client::redirect::{next, Method, MAX_REDIRECTS};
+        let mut url = self.policy.check(what, url.as_str())?;
+        let mut followed = 0;
+        let (status, body) = loop {
+            let request = self
+                .client
+                .get(url.clone())
+                .header(ACCEPT, "application/json");
+            let (status, location) = match self.send(what, request, None).await? {
+                Sent::Answer(status, body) => break (status, body),
+                Sent::Redirect(status, location) => (status, location),
+            };
+            let refused = |reason: String| AuthError::Fetch { what, reason };
+            let to = next(&url, Method::Get, status, location.as_deref())
+                .map_err(|e| refused(neutral(&e.to_string())))?
+                .ok_or_else(|| refused(format!("answered {status} without a usable Location")))?;
+            followed += 1;
+            if followed > MAX_REDIRECTS {
+                return Err(refused(format!(
+                    "more than {MAX_REDIRECTS} redirects in a row"
+                )));
+            }
+            url = self.policy.check(what, to.as_str())?;
+        };
         if !(200..300).contains(&status) {
             return Ok(Document::Missing(status));
         }
@@ -227,13 +260,30 @@ impl Fetcher {
     }
 
     /// Sends `request` and reads the answer, bounded; its DPoP nonce
-    /// goes to `nonce` when asked for.
+    /// goes to `nonce` when asked for. A redirect is refused.
     async fn exchange(
         &self,
         what: &'static str,
         request: reqwest::RequestBuilder,
         nonce: Option<&mut Option<String>>,
     ) -> Result<(u16, Vec<u8>), AuthError> {
+        match self.send(what, request, nonce).await? {
+            Sent::Answer(status, body) => Ok((status, body)),
+            Sent::Redirect(status, _) => Err(AuthError::Fetch {
+                what,
+                reason: format!("answered with a redirect ({status}), which is not followed"),
+            }),
+        }
+    }
+
+    /// Sends `request` and reads the answer, bounded, or the redirect it
+    /// answered with; its DPoP nonce goes to `nonce` when asked for.
+    async fn send(
+        &self,
+        what: &'static str,
+        request: reqwest::RequestBuilder,
+        nonce: Option<&mut Option<String>>,
+    ) -> Result<Sent, AuthError> {
         let fail = |reason: String| AuthError::Fetch { what, reason };
         // The error of a failed send names the URL, which holds nothing
         // secret (tokens travel in bodies and headers only).
@@ -246,10 +296,13 @@ impl Fetcher {
                 .and_then(|v| v.to_str().ok())
                 .and_then(dpop::nonce);
         }
-        if (300..400).contains(&status) {
-            return Err(fail(format!(
-                "answered with a redirect ({status}), which is not followed"
-            )));
+        if (300..400).contains(&status) && status != 304 {
+            let location = response
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            return Ok(Sent::Redirect(status, location));
         }
         if response
             .content_length()
@@ -264,6 +317,6 @@ impl Fetcher {
             }
             body.extend_from_slice(&chunk);
         }
-        Ok((status, body))
+        Ok(Sent::Answer(status, body))
     }
 }
