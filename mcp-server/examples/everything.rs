@@ -1034,6 +1034,34 @@ async fn stopped() {
     let _ = tokio::signal::ctrl_c().await;
 }
 
+/// Serves the metrics for Prometheus at `http://addr/metrics`, to requests
+/// whose `Host` passes the same check as the MCP endpoint's: binding
+/// loopback alone does not stop a page the browser loaded from a
+/// rebinding name from reading them.
+#[cfg(feature = "metrics")]
+async fn serve_metrics(addr: SocketAddr) -> Result<(), Box<dyn std::error::Error>> {
+    use axum::response::IntoResponse;
+    let handle = metrics_exporter_prometheus::PrometheusBuilder::new()
+        .install_recorder()
+        .map_err(|e| format!("cannot record metrics: {e}"))?;
+    let config = http::HttpConfig::default();
+    let metrics = axum::routing::get(move |request: axum::extract::Request| {
+        let (parts, _) = request.into_parts();
+        let answer = match config.refusal(&parts) {
+            Some(reason) => (axum::http::StatusCode::FORBIDDEN, reason).into_response(),
+            None => handle.render().into_response(),
+        };
+        std::future::ready(answer)
+    });
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| format!("cannot serve metrics on {addr}: {e}"))?;
+    eprintln!("metrics at http://{}/metrics", listener.local_addr()?);
+    let app = axum::Router::new().route("/metrics", metrics);
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    Ok(())
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The server's events (refusals, limits, tasks, panics) as JSON lines
@@ -1056,12 +1084,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // at http://MCP_METRICS_ADDR/metrics.
     #[cfg(feature = "metrics")]
     if let Ok(addr) = std::env::var("MCP_METRICS_ADDR") {
-        let addr: SocketAddr = addr.parse()?;
-        metrics_exporter_prometheus::PrometheusBuilder::new()
-            .with_http_listener(addr)
-            .install()
-            .map_err(|e| format!("cannot serve metrics on {addr}: {e}"))?;
-        eprintln!("metrics at http://{addr}/metrics");
+        serve_metrics(addr.parse()?).await?;
     }
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();

@@ -20,7 +20,7 @@
 //! | --- | --- |
 //! | `era` | `modern` (2026-07-28) or `legacy` (the handshake era) |
 //! | `method` | the method, as sent (cut at 256 bytes) |
-//! | `about` | the tool or prompt (`tools/call`, `prompts/get`), the URI (`resources/read`) or the task (`tasks/*`), when the method has one |
+//! | `about` | the tool or prompt (`tools/call`, `prompts/get`) as sent; for a resource URI (`resources/*`) and a task id (`tasks/*`), which may be or carry a bearer secret the server minted (a handle, a task id), its [digest](redacted) |
 //! | `id` | the request's id |
 //! | `principal` | on a protected server, the first 8 bytes of the SHA-256 of the token's principal, in hex |
 //! | `outcome` | `ok`, `error`, or `cancelled` (the client left or cancelled it) |
@@ -196,4 +196,15 @@ pub(crate) fn tasks_running(change: i8) {
     metrics::gauge!("mcp_tasks_running").increment(f64::from(change));
     #[cfg(not(feature = "metrics"))]
     let _ = change;
+}
+
+/// How logs name what may be a bearer secret the server minted (a task id,
+/// a handle, a resource URI that carries one): `sha256:` and the first 8
+/// bytes of its SHA-256, in hex. The same value always gets the same name,
+/// so the lines about one task still line up, and none can be used.
+pub(crate) fn redacted(secret: &str) -> String {
+    use sha2::{Digest as _, Sha256};
+    let digest = Sha256::digest(secret.as_bytes());
+    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
 }

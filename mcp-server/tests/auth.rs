@@ -724,7 +724,7 @@ async fn a_rotated_key_is_picked_up() {
     );
     let next = Keys::new();
     fx.auth.set_jwks(json!({"keys": [next.ec_jwk("ec-2")]}));
-    let header = json!({"alg": "ES256", "kid": "ec-2"});
+    let header = json!({"alg": "ES256", "kid": "ec-2", "typ": "at+jwt"});
     let rotated = next.mint_with(Alg::Es256, &header, &fx.claims("alice", "notes:read"));
     fx.invalid(&rotated, "the token names no known signing key")
         .await;
@@ -900,4 +900,52 @@ async fn a_verifier_of_our_own_sits_behind_the_cache() {
             "capacity {capacity}"
         );
     }
+}
+
+/// RFC 9068 §4: an access token says so in its header. A token of the same
+/// issuer, for this server, validly signed, but typed `JWT` (an ID token,
+/// say) or untyped is refused, unless the verifier is told that the
+/// authorization server does not stamp the type.
+#[tokio::test]
+async fn a_token_not_typed_at_jwt_is_refused_unless_plain_jwts_are_accepted() {
+    let fx = fixture(|b, _, _| b).await;
+    let claims = fx.claims("alice", "notes:read");
+    for header in [
+        json!({"alg": "ES256", "kid": "ec-1", "typ": "JWT"}),
+        json!({"alg": "ES256", "kid": "ec-1"}),
+    ] {
+        let token = fx.keys.mint_with(Alg::Es256, &header, &claims);
+        fx.invalid(
+            &token,
+            "the token is malformed (the header's `typ` is not `at+jwt`)",
+        )
+        .await;
+    }
+    for typ in ["at+jwt", "application/at+jwt", "AT+JWT"] {
+        let header = json!({"alg": "ES256", "kid": "ec-1", "typ": typ});
+        let token = fx.keys.mint_with(Alg::Es256, &header, &claims);
+        assert_eq!(fx.call("whoami", Some(&token)).await.status, 200, "{typ}");
+    }
+
+    let lenient = fixture(|b, resource, issuer| {
+        let jwt = JwtVerifier::builder(resource, [issuer])
+            .accept_plain_jwt(true)
+            .build()
+            .expect("builds");
+        b.verifier(jwt)
+    })
+    .await;
+    let claims = lenient.claims("alice", "notes:read");
+    let header = json!({"alg": "ES256", "kid": "ec-1", "typ": "JWT"});
+    let token = lenient.keys.mint_with(Alg::Es256, &header, &claims);
+    assert_eq!(lenient.call("whoami", Some(&token)).await.status, 200);
+}
+
+/// An empty `sub` names nobody: every such token would be one principal.
+#[tokio::test]
+async fn a_token_with_an_empty_subject_is_refused() {
+    let fx = fixture(|b, _, _| b).await;
+    let token = fx.keys.mint(Alg::Es256, &fx.claims("", "notes:read"));
+    fx.invalid(&token, "the token's `sub` claim is missing or malformed")
+        .await;
 }

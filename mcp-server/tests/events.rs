@@ -365,7 +365,7 @@ async fn a_protected_call_names_its_principal_by_a_digest_alone() {
 }
 
 #[tokio::test]
-async fn a_tasks_life_is_told_without_its_arguments() {
+async fn a_tasks_life_is_told_without_its_arguments_or_its_id() {
     let (capture, _guard) = Capture::install();
     let server = Server::builder(Jobs)
         .info("jobs", "1.0.0")
@@ -401,18 +401,33 @@ async fn a_tasks_life_is_told_without_its_arguments() {
     assert!(answer.get("result").is_some(), "{answer}");
 
     let seen = capture.seen();
+    // A task id is a bearer secret: logs name it by a digest alone.
+    let named = |task: &str| {
+        use sha2::{Digest as _, Sha256};
+        let digest = Sha256::digest(task.as_bytes());
+        let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+        format!("sha256:{hex}")
+    };
     let told = |message: &str, task: &str| {
         seen.iter().any(|e| {
             e.target == "mcp_server::tasks"
                 && e.field("message") == Some(message)
-                && e.field("task") == Some(task)
+                && e.field("task") == Some(named(task).as_str())
         })
     };
     assert!(told("task created", &worked), "{seen:#?}");
     assert!(told("task completed", &worked), "{seen:#?}");
     assert!(told("task created", &stopped), "{seen:#?}");
     assert!(told("task cancelled", &stopped), "{seen:#?}");
+    let polled = capture.requests();
+    let get = polled
+        .iter()
+        .find(|span| span.field("method") == Some("tasks/get"))
+        .expect("a tasks/get span");
+    assert_eq!(get.field("about"), Some(named(&worked).as_str()));
     capture.never_shows(SECRET);
+    capture.never_shows(&worked);
+    capture.never_shows(&stopped);
 }
 
 #[tokio::test]

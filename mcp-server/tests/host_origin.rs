@@ -1,4 +1,5 @@
-//! DNS-rebinding protection over the wire: every `Host` and `Origin` case
+//! DNS-rebinding protection over the wire: every `Host`, `Origin` and
+//! absolute-form target case
 //! gets the exact status, JSON-RPC code and message, on POST, GET and
 //! DELETE alike, before anything else about the request is looked at.
 
@@ -9,6 +10,11 @@ use mcp_server::{tool, tools, Server};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// How many times `add` ran, in this test process.
+static ADDED: AtomicUsize = AtomicUsize::new(0);
+
 struct Calc;
 
 #[tools]
@@ -16,6 +22,7 @@ impl Calc {
     /// Adds two numbers.
     #[tool]
     fn add(&self, a: i64, b: i64) -> i64 {
+        ADDED.fetch_add(1, Ordering::SeqCst);
         a + b
     }
 }
@@ -62,12 +69,20 @@ async fn exchange(
          Content-Length: {}\r\n\r\n{body}",
         body.len()
     ));
+    send(port, &request).await
+}
+
+/// Sends `request` as it is, on a connection of its own; the status and
+/// the body.
+async fn send(port: u16, request: &str) -> (u16, String) {
     let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
         .await
         .expect("connect");
     stream.write_all(request.as_bytes()).await.expect("send");
     let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).await.expect("read");
+    // Bounded: a peer that keeps the connection open answers nothing more.
+    let read = stream.read_to_end(&mut raw);
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), read).await;
     let raw = String::from_utf8_lossy(&raw).into_owned();
     let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
     let status = head
@@ -115,6 +130,12 @@ async fn foreign_hosts_are_refused_with_the_exact_error() {
         ("a port that is not a number", "localhost:http".to_owned()),
         ("another IPv6 address", format!("[::2]:{port}")),
         ("an unclosed IPv6 literal", "[::1".to_owned()),
+        (
+            "a name after a loopback IPv6 literal",
+            "[::1].evil.example".to_owned(),
+        ),
+        ("an unbracketed IPv6 address", "::1".to_owned()),
+        ("a second port", format!("localhost:{port}:{port}")),
         ("IPv4 mapped into IPv6", "[::ffff:127.0.0.1]".to_owned()),
         ("an empty host", String::new()),
     ] {
@@ -196,4 +217,47 @@ async fn loopback_names_are_served_in_any_case_with_any_port() {
             "{answer}"
         );
     }
+}
+
+/// A request whose target is in absolute form names the host it is for,
+/// whatever `Host` says: another host is refused as a foreign `Host` is,
+/// and the tool it calls never runs.
+#[tokio::test]
+async fn an_absolute_target_for_another_host_is_refused_and_nothing_runs() {
+    let port = serve().await;
+    let call = |target: String| {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+            "name": "add", "arguments": {"a": 2, "b": 3}}})
+        .to_string();
+        format!(
+            "POST {target} HTTP/1.1\r\nConnection: close\r\nHost: 127.0.0.1:{port}\r\n\
+             Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+             MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: add\r\n\
+             Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    let before = ADDED.load(Ordering::SeqCst);
+    for target in [
+        "http://evil.example/mcp".to_owned(),
+        format!("http://evil.example:{port}/mcp"),
+        format!("http://[::1].evil.example:{port}/mcp"),
+    ] {
+        let (status, body) = send(port, &call(target.clone())).await;
+        // hyper refuses what it cannot parse as a target (400) before we
+        // see it; what it parses, this server refuses (403).
+        assert!(matches!(status, 400 | 403), "{target}: {status} {body}");
+        if status == 403 {
+            assert!(body.contains("is not allowed"), "{target}: {body}");
+        }
+    }
+    assert_eq!(ADDED.load(Ordering::SeqCst), before, "the tool ran");
+    // The same request for this host is served: the control.
+    let (status, body) = send(port, &call(format!("http://127.0.0.1:{port}/mcp"))).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(ADDED.load(Ordering::SeqCst), before + 1);
 }

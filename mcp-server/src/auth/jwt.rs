@@ -38,7 +38,12 @@ use keys::{KeySet, Lookup, Refresh};
 ///   ([RFC 8707](https://www.rfc-editor.org/rfc/rfc8707.html));
 /// - `exp` is present and not past, `nbf` (if present) is reached and
 ///   `iat` (if present) is not in the future, all within the leeway;
-/// - `sub` is a string, and every claim read has its proper type; a
+/// - its header's `typ` is `at+jwt` (or `application/at+jwt`), as RFC 9068
+///   §4 asks, so that an ID token or another JWT of the same issuer is not
+///   taken for an access token; [`JwtVerifierBuilder::accept_plain_jwt`]
+///   also takes `JWT` or no `typ`, for authorization servers that do not
+///   stamp the type;
+/// - `sub` is a non-empty string, and every claim read has its proper type; a
 ///   `cnf` holds nothing but a `jkt` (a key binding of RFC 9449, checked
 ///   by the [`ResourceServer`](super::ResourceServer) against the
 ///   request's DPoP proof).
@@ -62,6 +67,7 @@ pub struct JwtVerifier {
     leeway: Duration,
     refresh: Refresh,
     fetcher: Fetcher,
+    plain_jwt: bool,
 }
 
 /// One trusted authorization server and what is known of its keys.
@@ -107,6 +113,7 @@ impl JwtVerifier {
             max_key_age: Duration::from_secs(3600),
             timeout: Duration::from_secs(10),
             max_response_bytes: 256 * 1024,
+            plain_jwt: false,
         }
     }
 
@@ -121,6 +128,10 @@ impl JwtVerifier {
         let key = self.key(issuer, jws.kid.as_deref(), jws.alg).await?;
         if !key.verify(jws.alg, jws.signing_input, &jws.signature) {
             return Err(Rejection::Signature.into());
+        }
+        // Another JWT of the same issuer (an ID token) is not an access token.
+        if !jws.access_token_type && !self.plain_jwt {
+            return Err(Rejection::Malformed("the header's `typ` is not `at+jwt`").into());
         }
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
@@ -264,9 +275,21 @@ pub struct JwtVerifierBuilder {
     max_key_age: Duration,
     timeout: Duration,
     max_response_bytes: usize,
+    plain_jwt: bool,
 }
 
 impl JwtVerifierBuilder {
+    /// Also accepts tokens whose header says `typ: JWT`, or has no `typ`
+    /// (default: only `at+jwt`, as RFC 9068 §4 asks). For an authorization
+    /// server that issues JWT access tokens without stamping their type;
+    /// the audience, issuer and signature checks still tell its access
+    /// tokens apart only as far as it gives its other JWTs (ID tokens)
+    /// another audience.
+    pub fn accept_plain_jwt(mut self, accept: bool) -> Self {
+        self.plain_jwt = accept;
+        self
+    }
+
     /// Takes the JWK Set of `issuer` from `uri` instead of finding it in
     /// the issuer's metadata.
     pub fn jwks_uri(mut self, issuer: impl Into<String>, uri: impl Into<String>) -> Self {
@@ -357,6 +380,7 @@ impl JwtVerifierBuilder {
                 max_age: self.max_key_age,
             },
             fetcher,
+            plain_jwt: self.plain_jwt,
         })
     }
 }

@@ -42,8 +42,8 @@ const MAX_FIELD: usize = 256;
 /// as `cancelled` when dropped first (the client left, the request was
 /// cancelled).
 ///
-/// The fields: `era`, `method`, `about` (the tool or prompt, the resource's
-/// URI or the task, when the method has one), `id`, `principal` (the first
+/// The fields: `era`, `method`, `about` (the tool or prompt; the digest of
+/// the resource's URI or the task's id, which may be bearer secrets), `id`, `principal` (the first
 /// 8 bytes of the SHA-256 of the grant's principal, in hex, on a protected
 /// server), then `outcome` (`ok`, `error`, `cancelled`), `code` (the
 /// JSON-RPC error code of an error) and `duration_ms`. Never arguments,
@@ -95,7 +95,13 @@ impl RequestSpan {
         }
         if !span.is_disabled() {
             if let Some(name) = name() {
-                span.record("about", clip(name));
+                // A URI may carry a handle and a task id is one: a log
+                // line is read by more people than the secret was for.
+                if method.starts_with("resources/") || method.starts_with("tasks/") {
+                    span.record("about", super::redacted(name));
+                } else {
+                    span.record("about", clip(name));
+                }
             }
             span.record("id", clip(&id.to_string()));
             if let Some(principal) = principal(grant) {

@@ -262,7 +262,7 @@ impl Runtime {
             .map(|(id, live)| (id.clone(), live.cancel.clone()))
             .collect();
         for (id, cancel) in &running {
-            tracing::warn!(target: "mcp_server::tasks", task = %id, "failing a task still running at shutdown");
+            tracing::warn!(target: "mcp_server::tasks", task = %crate::observe::redacted(id), "failing a task still running at shutdown");
             crate::observe::task("shut_down");
             self.fail_with(id, SHUT_DOWN).await;
             let _ = cancel.send(true);
@@ -283,7 +283,7 @@ impl Runtime {
             Ok(Some(record)) if record.owned_by(principal) => Some(record.detailed()),
             Ok(_) => None,
             Err(error) => {
-                tracing::warn!(task = id, %error, "reading a task for a listen stream failed");
+                tracing::warn!(task = %crate::observe::redacted(id), %error, "reading a task for a listen stream failed");
                 None
             }
         }
@@ -304,7 +304,7 @@ impl Runtime {
                 // A lost notice costs a subscriber elsewhere this change
                 // (it hears of the next); the task itself is unaffected.
                 if let Err(error) = store.notify(&id, Signal::Changed).await {
-                    tracing::warn!(task = %id, %error, "telling other replicas of a task change failed");
+                    tracing::warn!(task = %crate::observe::redacted(&id), %error, "telling other replicas of a task change failed");
                 }
             });
         }
@@ -459,7 +459,7 @@ impl Runtime {
             created,
             expires,
         } = created;
-        tracing::info!(target: "mcp_server::tasks", task = %id, "task created");
+        tracing::info!(target: "mcp_server::tasks", task = %crate::observe::redacted(&id), "task created");
         crate::observe::task("created");
         let cancelled = cancel.subscribe();
         let wake = Arc::new(Notify::new());
@@ -651,7 +651,7 @@ impl Runtime {
             let guarded = AssertUnwindSafe(&mut run).catch_unwind();
             let outcome = tokio::select! {
                 outcome = guarded => outcome.unwrap_or_else(|_| {
-                    tracing::error!(target: "mcp_server::tasks", task = id, "a task's handler panicked");
+                    tracing::error!(target: "mcp_server::tasks", task = %crate::observe::redacted(id), "a task's handler panicked");
                     crate::observe::task("panicked");
                     Outcome::Error(ErrorObject::internal_error("the tool panicked"))
                 }),
@@ -668,7 +668,7 @@ impl Runtime {
                     }))
                     .await;
                     if ended {
-                        tracing::info!(target: "mcp_server::tasks", task = id, "task completed");
+                        tracing::info!(target: "mcp_server::tasks", task = %crate::observe::redacted(id), "task completed");
                         crate::observe::task("completed");
                     }
                     return true;
@@ -682,7 +682,7 @@ impl Runtime {
                     if ended {
                         tracing::info!(
                             target: "mcp_server::tasks",
-                            task = id,
+                            task = %crate::observe::redacted(id),
                             code = error.code,
                             "task failed"
                         );
@@ -756,7 +756,7 @@ impl Runtime {
                 Ok(live) => return live,
                 // Trying again would write the same bytes.
                 Err(error @ super::StoreError::TooLarge { .. }) => {
-                    tracing::error!(task = id, %error, "a task's outcome is too large to store");
+                    tracing::error!(task = %crate::observe::redacted(id), %error, "a task's outcome is too large to store");
                     return self.fail_with(id, TOO_LARGE).await;
                 }
                 Err(error) => error,
@@ -777,10 +777,10 @@ impl Runtime {
                 .min(first.saturating_add(patience));
             let left = Duration::from_millis(give_up_ms.saturating_sub(now));
             let Some(wait) = SETTLE_BACKOFF.delay(failures, left) else {
-                tracing::error!(task = id, failures, %error, "gave up storing a task's outcome");
+                tracing::error!(task = %crate::observe::redacted(id), failures, %error, "gave up storing a task's outcome");
                 break;
             };
-            tracing::warn!(task = id, failures, %error, "storing a task's outcome failed; trying again");
+            tracing::warn!(task = %crate::observe::redacted(id), failures, %error, "storing a task's outcome failed; trying again");
             tokio::time::sleep(wait).await;
         }
         self.fail_with(id, UNSTORED).await
@@ -857,7 +857,7 @@ impl Runtime {
                 if lapsed {
                     tracing::warn!(
                         target: "mcp_server::tasks",
-                        task = id,
+                        task = %crate::observe::redacted(id),
                         "task failed: the replica running it stopped renewing its lease"
                     );
                     crate::observe::task("lapsed");
@@ -944,7 +944,7 @@ impl Runtime {
         let updated = self.store().update(&record.id, now, &mut apply).await;
         let after = self.reached(updated).map_err(store_error)?;
         if let (Some(after), true) = (after, changed) {
-            tracing::info!(target: "mcp_server::tasks", task = %record.id, "task cancelled");
+            tracing::info!(target: "mcp_server::tasks", task = %crate::observe::redacted(&record.id), "task cancelled");
             crate::observe::task("cancelled");
             self.announce(after);
         }

@@ -66,8 +66,10 @@ static NAME_HEADER: HeaderName = HeaderName::from_static("mcp-name");
 #[derive(Clone, Debug)]
 pub struct HttpConfig {
     /// The `Host` and `Origin` hostnames (without port) the endpoint
-    /// accepts, against DNS rebinding, compared case-insensitively
-    /// (default: loopback only, `localhost`, `127.0.0.1`, `[::1]`, `::1`).
+    /// accepts, against DNS rebinding, compared case-insensitively; an
+    /// IPv6 literal is written bracketed, as it appears in `Host` (default:
+    /// loopback only, `localhost`, `127.0.0.1`, `[::1]`). The same list
+    /// judges an absolute-form request target.
     pub allowed_hosts: Vec<String>,
     /// How long an answer streamed as server-sent events may stay silent
     /// before the server sends a `: keep-alive` comment (default 15 s), so
@@ -111,7 +113,7 @@ pub struct HttpConfig {
 impl Default for HttpConfig {
     fn default() -> Self {
         HttpConfig {
-            allowed_hosts: ["localhost", "127.0.0.1", "[::1]", "::1"]
+            allowed_hosts: ["localhost", "127.0.0.1", "[::1]"]
                 .map(str::to_owned)
                 .to_vec(),
             sse_keep_alive: Duration::from_secs(15),
@@ -126,6 +128,34 @@ impl Default for HttpConfig {
 }
 
 impl HttpConfig {
+    /// Why the endpoint would refuse a request with these `parts` for its
+    /// `Host` (one, and on the list), `Origin` or absolute-form target, as
+    /// it refuses a request to `/mcp` with 403; `None` when they pass. For
+    /// routes mounted beside the endpoint (metrics, an admin page), so that
+    /// a page the browser loaded from a rebinding name reads nothing there
+    /// either.
+    ///
+    /// ```
+    /// use mcp_server::transport::http::HttpConfig;
+    ///
+    /// let config = HttpConfig::default();
+    /// let (ours, _) = axum::http::Request::get("/metrics")
+    ///     .header("host", "127.0.0.1:9464")
+    ///     .body(())
+    ///     .unwrap()
+    ///     .into_parts();
+    /// assert_eq!(config.refusal(&ours), None);
+    /// let (rebound, _) = axum::http::Request::get("/metrics")
+    ///     .header("host", "attacker.example:9464")
+    ///     .body(())
+    ///     .unwrap()
+    ///     .into_parts();
+    /// assert!(config.refusal(&rebound).is_some());
+    /// ```
+    pub fn refusal(&self, parts: &axum::http::request::Parts) -> Option<String> {
+        check_origin(self, &parts.uri, &parts.headers).err()
+    }
+
     /// The keep-alive period, or `None` when keep-alives are off.
     fn keep_alive(&self) -> Option<Duration> {
         Some(self.sse_keep_alive).filter(|d| !d.is_zero() && *d != Duration::MAX)
@@ -336,7 +366,7 @@ fn health(status: StatusCode, body: Value) -> Response {
 /// every request.
 async fn handle_get(State(app): State<Arc<App>>, request: axum::extract::Request) -> Response {
     let (parts, _) = request.into_parts();
-    if let Err(reason) = check_origin(&app.config, &parts.headers) {
+    if let Err(reason) = check_origin(&app.config, &parts.uri, &parts.headers) {
         let error = ErrorObject::invalid_request(reason);
         return json_response(403, &crate::server::error_message(None, &error));
     }
@@ -378,30 +408,40 @@ async fn not_allowed() -> Response {
     response
 }
 
-/// The hostname of a `Host` value or of an origin's authority.
-fn hostname(authority: &str) -> &str {
-    if authority.starts_with('[') {
-        return authority
-            .find(']')
-            .map_or(authority, |end| &authority[..=end]);
-    }
-    match authority.rsplit_once(':') {
-        Some((host, port)) if port.chars().all(|c| c.is_ascii_digit()) && !host.contains(':') => {
-            host
-        }
-        _ => authority,
-    }
+/// The hostname of a `Host` value or of an origin's authority: a name or
+/// IPv4 address, or a whole bracketed IPv6 literal, then at most a port of
+/// digits, and nothing else; `None` for anything that does not parse so
+/// (`[::1].evil.example`, `::1` unbracketed, `host:`, `host:80:80`).
+fn hostname(authority: &str) -> Option<&str> {
+    let (host, rest) = if authority.starts_with('[') {
+        authority.split_at(authority.find(']')? + 1)
+    } else {
+        authority.split_at(authority.find(':').unwrap_or(authority.len()))
+    };
+    let port_ok = match rest.strip_prefix(':') {
+        None => rest.is_empty(),
+        Some(port) => (1..=5).contains(&port.len()) && port.bytes().all(|b| b.is_ascii_digit()),
+    };
+    (port_ok && !host.is_empty()).then_some(host)
 }
 
-fn allowed(config: &HttpConfig, host: &str) -> bool {
-    config
-        .allowed_hosts
-        .iter()
-        .any(|h| h.eq_ignore_ascii_case(host))
+/// Whether `authority` parses to a hostname of the allow list.
+fn allowed(config: &HttpConfig, authority: &str) -> bool {
+    hostname(authority).is_some_and(|host| {
+        config
+            .allowed_hosts
+            .iter()
+            .any(|h| h.eq_ignore_ascii_case(host))
+    })
 }
 
-/// Refuses requests whose `Host` or `Origin` is not an allowed hostname.
-fn check_origin(config: &HttpConfig, headers: &HeaderMap) -> Result<(), String> {
+/// Refuses requests whose `Host`, `Origin` or absolute-form target is not
+/// an allowed hostname.
+fn check_origin(
+    config: &HttpConfig,
+    uri: &axum::http::Uri,
+    headers: &HeaderMap,
+) -> Result<(), String> {
     // One `Host`: with two, a proxy and this server may each judge another.
     if headers.get_all(header::HOST).iter().nth(1).is_some() {
         return Err(String::from("more than one Host header"));
@@ -410,14 +450,24 @@ fn check_origin(config: &HttpConfig, headers: &HeaderMap) -> Result<(), String> 
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
         .unwrap_or("");
-    if !allowed(config, hostname(host.trim())) {
+    if !allowed(config, host.trim()) {
         return Err(format!("host `{}` is not allowed", validate::quoted(host)));
+    }
+    // An absolute-form target (`POST http://host/mcp`) names the host the
+    // request is for, whatever `Host` says (RFC 9112 §3.2.2): the same list.
+    if let Some(authority) = uri.authority() {
+        if !allowed(config, authority.as_str()) {
+            return Err(format!(
+                "request target `{}` is not allowed",
+                validate::quoted(&uri.to_string())
+            ));
+        }
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
         let origin = origin.to_str().unwrap_or("");
         let authority = origin.split_once("://").map_or("", |(_, rest)| rest);
         let authority = authority.split('/').next().unwrap_or("");
-        if !allowed(config, hostname(authority)) {
+        if !allowed(config, authority) {
             return Err(format!(
                 "origin `{}` is not allowed",
                 validate::quoted(origin)
@@ -522,7 +572,7 @@ fn is_legacy(headers: &HeaderMap) -> bool {
 async fn handle_post(State(app): State<Arc<App>>, request: axum::extract::Request) -> Response {
     let (parts, body) = request.into_parts();
     let headers = &parts.headers;
-    if let Err(reason) = check_origin(&app.config, headers) {
+    if let Err(reason) = check_origin(&app.config, &parts.uri, headers) {
         let error = ErrorObject::invalid_request(reason);
         return json_response(403, &crate::server::error_message(None, &error));
     }
@@ -680,7 +730,7 @@ async fn handle_legacy(
 async fn handle_delete(State(app): State<Arc<App>>, request: axum::extract::Request) -> Response {
     let (parts, _) = request.into_parts();
     let headers = &parts.headers;
-    if check_origin(&app.config, headers).is_err() {
+    if check_origin(&app.config, &parts.uri, headers).is_err() {
         return StatusCode::FORBIDDEN.into_response();
     }
     let grant = match authorize(&app, &parts).await {
@@ -756,36 +806,72 @@ mod tests {
 
     #[test]
     fn hostnames() {
-        assert_eq!(hostname("127.0.0.1:8080"), "127.0.0.1");
-        assert_eq!(hostname("[::1]:80"), "[::1]");
-        assert_eq!(hostname("localhost"), "localhost");
-        assert_eq!(hostname("evil.example.com"), "evil.example.com");
+        assert_eq!(hostname("127.0.0.1:8080"), Some("127.0.0.1"));
+        assert_eq!(hostname("[::1]:80"), Some("[::1]"));
+        assert_eq!(hostname("[::1]"), Some("[::1]"));
+        assert_eq!(hostname("localhost"), Some("localhost"));
+        assert_eq!(hostname("evil.example.com"), Some("evil.example.com"));
+        // A bracketed literal is whole, or nothing.
+        for bad in [
+            "[::1].evil.example",
+            "[::1]evil",
+            "[::1]:",
+            "[::1",
+            "::1",
+            "localhost:",
+            "localhost:80:80",
+            "localhost:123456",
+            "localhost:8o",
+            ":80",
+            "",
+        ] {
+            assert_eq!(hostname(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn an_absolute_target_for_another_host_is_refused() {
+        let config = HttpConfig::default();
+        let mut headers = HeaderMap::new();
+        headers.insert(header::HOST, HeaderValue::from_static("127.0.0.1:9000"));
+        let ours: axum::http::Uri = "http://127.0.0.1:9000/mcp".parse().expect("uri");
+        assert!(check_origin(&config, &ours, &headers).is_ok());
+        let theirs: axum::http::Uri = "http://evil.example/mcp".parse().expect("uri");
+        assert_eq!(
+            check_origin(&config, &theirs, &headers),
+            Err("request target `http://evil.example/mcp` is not allowed".into())
+        );
+        let tricked: axum::http::Uri = "http://[::1].evil.example/mcp".parse().unwrap_or(theirs);
+        assert!(check_origin(&config, &tricked, &headers).is_err());
     }
 
     #[test]
     fn rebinding_is_refused() {
         let config = HttpConfig::default();
+        let path: axum::http::Uri = "/mcp".parse().expect("uri");
         let mut headers = HeaderMap::new();
         headers.insert(header::HOST, HeaderValue::from_static("127.0.0.1:9000"));
-        assert!(check_origin(&config, &headers).is_ok());
+        assert!(check_origin(&config, &path, &headers).is_ok());
         headers.insert(
             header::ORIGIN,
             HeaderValue::from_static("http://127.0.0.1:9000"),
         );
-        assert!(check_origin(&config, &headers).is_ok());
+        assert!(check_origin(&config, &path, &headers).is_ok());
         headers.insert(
             header::ORIGIN,
             HeaderValue::from_static("http://evil.example.com"),
         );
         assert_eq!(
-            check_origin(&config, &headers),
+            check_origin(&config, &path, &headers),
             Err("origin `http://evil.example.com` is not allowed".into())
         );
         headers.insert(header::HOST, HeaderValue::from_static("evil.example.com"));
         headers.remove(header::ORIGIN);
         assert_eq!(
-            check_origin(&config, &headers),
+            check_origin(&config, &path, &headers),
             Err("host `evil.example.com` is not allowed".into())
         );
+        headers.insert(header::HOST, HeaderValue::from_static("[::1].evil.example"));
+        assert!(check_origin(&config, &path, &headers).is_err());
     }
 }

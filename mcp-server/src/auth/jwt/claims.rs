@@ -28,7 +28,11 @@ pub(crate) struct Claims {
 /// Reads the claims the server uses; other claims are left alone.
 pub(crate) fn read(claims: &Map<String, Value>) -> Result<Claims, Rejection> {
     let iss = string(claims, "iss")?.ok_or(Rejection::Claim("iss"))?;
-    let sub = string(claims, "sub")?.ok_or(Rejection::Claim("sub"))?;
+    // A subject names someone: an empty one would make every such token
+    // the same principal.
+    let sub = string(claims, "sub")?
+        .filter(|sub| !sub.is_empty())
+        .ok_or(Rejection::Claim("sub"))?;
     let aud = match claims.get("aud") {
         None => Vec::new(),
         Some(Value::String(aud)) => vec![aud.clone()],
@@ -207,6 +211,7 @@ mod tests {
             (json!({"iss": "-"}), Claim("iss")),
             (json!({"sub": null}), Claim("sub")),
             (json!({"sub": "-"}), Claim("sub")),
+            (json!({"sub": ""}), Claim("sub")),
             (json!({"exp": "-"}), Claim("exp")),
             (json!({"aud": null}), Claim("aud")),
             (json!({"sub": {"id": "alice"}}), Claim("sub")),

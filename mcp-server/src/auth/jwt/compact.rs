@@ -75,6 +75,9 @@ impl Algorithm {
 pub(crate) struct Jws<'a> {
     pub(crate) alg: Algorithm,
     pub(crate) kid: Option<String>,
+    /// Whether the header's `typ` says an access token (`at+jwt`, RFC
+    /// 9068 §2.1), rather than a plain `JWT` or nothing.
+    pub(crate) access_token_type: bool,
     /// The bytes the signature covers: `header.payload` as received.
     pub(crate) signing_input: &'a [u8],
     pub(crate) claims: Map<String, Value>,
@@ -84,10 +87,11 @@ pub(crate) struct Jws<'a> {
 /// Takes `token` apart.
 pub(crate) fn parse(token: &str) -> Result<Jws<'_>, Rejection> {
     let parts = split(token, MAX_HEADER_BYTES)?;
-    let (alg, kid) = read_header(&parts.header)?;
+    let (alg, kid, access_token_type) = read_header(&parts.header)?;
     Ok(Jws {
         alg,
         kid,
+        access_token_type,
         signing_input: parts.signing_input,
         claims: parts.claims()?,
         signature: parts.signature()?,
@@ -163,21 +167,25 @@ fn decode(part: &str, what: &'static str) -> Result<Vec<u8>, Rejection> {
         .map_err(|_| Rejection::Malformed(what))
 }
 
-/// The algorithm and key id of a header, once its other members pass.
-fn read_header(header: &Map<String, Value>) -> Result<(Algorithm, Option<String>), Rejection> {
+/// The algorithm and key id of a header, once its other members pass,
+/// and whether its `typ` is `at+jwt`.
+fn read_header(
+    header: &Map<String, Value>,
+) -> Result<(Algorithm, Option<String>, bool), Rejection> {
     let alg = algorithm(header)?;
     let kid = match header.get("kid") {
         None => None,
         Some(Value::String(kid)) => Some(kid.clone()),
         Some(_) => return Err(Rejection::Malformed("the header's `kid` is not a string")),
     };
-    match header.get("typ") {
-        None => {}
-        Some(Value::String(typ)) if is_type(typ, "jwt") || is_type(typ, "at+jwt") => {}
+    let access_token = match header.get("typ") {
+        None => false,
+        Some(Value::String(typ)) if is_type(typ, "at+jwt") => true,
+        Some(Value::String(typ)) if is_type(typ, "jwt") => false,
         Some(_) => return Err(Rejection::Malformed("the header's `typ` is not a JWT type")),
-    }
+    };
     no_critical_extensions(header)?;
-    Ok((alg, kid))
+    Ok((alg, kid, access_token))
 }
 
 /// The header's `alg`, if it is one of the accepted ones.
