@@ -218,6 +218,60 @@ async fn an_oversized_http_body_gets_413_with_a_json_rpc_error() {
     assert_eq!(status, 200, "{text}");
 }
 
+/// Sends `head` and then the chunked `body` as it is; the status and the
+/// answer.
+async fn post_chunked(port: u16, body: &str) -> (u16, String) {
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .expect("connect");
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: add\r\nTransfer-Encoding: chunked\r\n\
+         Connection: close\r\n\r\n{body}"
+    );
+    stream.write_all(request.as_bytes()).await.expect("send");
+    let mut raw = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut raw)).await;
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, text)
+}
+
+/// A chunked body whose framing is broken could not be read: 400, not the
+/// 413 of a body over the limit, which a chunked body over it still gets.
+#[tokio::test]
+async fn a_malformed_chunked_body_gets_400_and_an_oversized_one_413() {
+    let port = serve_http(server(Limits {
+        max_message_bytes: 1024,
+        ..Limits::default()
+    }))
+    .await;
+    let (status, text) = post_chunked(port, "zz\r\n{}\r\n0\r\n\r\n").await;
+    assert_eq!(status, 400, "{text}");
+    let error = &body_json(&text)["error"];
+    assert_eq!(error["code"], -32600, "{text}");
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("could not be read")),
+        "{text}"
+    );
+    let big = "x".repeat(2000);
+    let (status, text) =
+        post_chunked(port, &format!("{:x}\r\n{big}\r\n0\r\n\r\n", big.len())).await;
+    assert_eq!(status, 413, "{text}");
+    // And a well-formed chunked call is served: the control.
+    let call = call(3, "add", json!({"a": 1, "b": 2})).to_string();
+    let (status, text) =
+        post_chunked(port, &format!("{:x}\r\n{call}\r\n0\r\n\r\n", call.len())).await;
+    assert_eq!(status, 200, "{text}");
+}
+
 #[tokio::test]
 async fn stdio_answers_requests_beyond_max_in_flight_at_once() {
     let mut pipe = Pipe::start(server(Limits {

@@ -614,6 +614,14 @@ async fn handle_post(State(app): State<Arc<App>>, request: axum::extract::Reques
     };
     let body = match body {
         Ok(body) => body,
+        // A body that could not be read (a malformed chunk, a connection
+        // cut) is not a body that was too large.
+        Err(e) if !over_limit(&e) => {
+            let error = ErrorObject::invalid_request(String::from(
+                "the body could not be read as HTTP/1.1 framing says it is sent",
+            ));
+            return json_response(400, &crate::server::error_message(None, &error));
+        }
         Err(_) => {
             let length = headers
                 .get(header::CONTENT_LENGTH)
@@ -635,6 +643,12 @@ async fn handle_post(State(app): State<Arc<App>>, request: axum::extract::Reques
             .await,
         &app.config,
     )
+}
+
+/// Whether reading a body failed because it was over the size limit, as
+/// opposed to a body that could not be read at all.
+fn over_limit(error: &axum::Error) -> bool {
+    std::error::Error::source(error).is_some_and(|e| e.is::<http_body_util::LengthLimitError>())
 }
 
 /// The response refusing a body that could not be read as a message.
