@@ -272,6 +272,114 @@ async fn a_malformed_chunked_body_gets_400_and_an_oversized_one_413() {
     assert_eq!(status, 200, "{text}");
 }
 
+/// Sends `body` as a POST from `source` (an address of 127.0.0.0/8, a
+/// peer of its own) and reads the answer whole; the status and the text.
+async fn post_from(source: [u8; 4], port: u16, body: &Value, name: &str) -> (u16, String) {
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket
+        .bind((std::net::Ipv4Addr::from(source), 0).into())
+        .expect("bind the source address");
+    let mut stream = socket
+        .connect(([127, 0, 0, 1], port).into())
+        .await
+        .expect("connect");
+    let body = body.to_string();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: {name}\r\nConnection: close\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.expect("send");
+    let mut raw = Vec::new();
+    tokio::time::timeout(Duration::from_secs(30), stream.read_to_end(&mut raw))
+        .await
+        .expect("answered in time")
+        .expect("read");
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, text)
+}
+
+/// One client holding its whole share of the places in flight is told to
+/// retry (429, `Retry-After`), and another client, from another address,
+/// is served meanwhile; once the first client's requests end, it is
+/// served again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_over_its_share_gets_429_and_others_are_served() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let port = listener.local_addr().expect("address").port();
+    let limits = Limits {
+        max_in_flight: 8,
+        max_in_flight_per_client: 2,
+        ..Limits::default()
+    };
+    tokio::spawn(http::serve_with(
+        server(limits),
+        listener,
+        http::HttpConfig::default(),
+        std::future::pending(),
+    ));
+    let abuser = [127, 0, 0, 1];
+    let held: Vec<_> = (0..2)
+        .map(|i| {
+            let key = format!("share-{port}-{i}");
+            let started = started(&key);
+            let call = hold(10 + i, &key, 2_000);
+            let answer = tokio::spawn(async move { post_from(abuser, port, &call, "hold").await });
+            (started, answer)
+        })
+        .collect();
+    for (started, _) in &held {
+        tokio::time::timeout(Duration::from_secs(30), started.notified())
+            .await
+            .expect("the held call started");
+    }
+    let (status, text) = post_from(
+        abuser,
+        port,
+        &call(20, "add", json!({"a": 1, "b": 2})),
+        "add",
+    )
+    .await;
+    assert_eq!(status, 429, "{text}");
+    assert!(
+        text.to_ascii_lowercase().contains("retry-after: 1"),
+        "{text}"
+    );
+    let error = &body_json(&text)["error"];
+    assert_eq!(error["data"]["limit"], "max_in_flight_per_client", "{text}");
+    // Another peer, meanwhile: served.
+    let (status, text) = post_from(
+        [127, 0, 0, 2],
+        port,
+        &call(21, "add", json!({"a": 1, "b": 2})),
+        "add",
+    )
+    .await;
+    assert_eq!(status, 200, "{text}");
+    for (_, answer) in held {
+        let (status, text) = answer.await.expect("joined");
+        assert_eq!(status, 200, "{text}");
+    }
+    // Its requests over, the first client is served again.
+    let (status, text) = post_from(
+        abuser,
+        port,
+        &call(22, "add", json!({"a": 1, "b": 2})),
+        "add",
+    )
+    .await;
+    assert_eq!(status, 200, "{text}");
+}
+
 #[tokio::test]
 async fn stdio_answers_requests_beyond_max_in_flight_at_once() {
     let mut pipe = Pipe::start(server(Limits {

@@ -80,6 +80,19 @@ pub struct Limits {
     /// beyond it is answered at once with -32603 (HTTP 503), and the client
     /// may retry. Answers that stream count against `max_streams` instead.
     pub max_in_flight: usize,
+    /// Most requests one client may have in flight at once on HTTP
+    /// (default 16), within `max_in_flight`. A client is the token's
+    /// principal on a protected server, else the peer's address (an IPv6
+    /// address by its /64). One more request from that client is answered
+    /// with -32603 and HTTP 429 with `Retry-After`, while other clients are
+    /// served: one client's slow bodies or slow handlers cannot take every
+    /// place. The peer's address is known when the server runs with
+    /// `transport::http::serve` or `serve_with`, or when a router you mount
+    /// is served with axum's `ConnectInfo<SocketAddr>`; without it only
+    /// principals get a share. Behind a proxy every unauthenticated client
+    /// is the proxy: raise the share to `max_in_flight` there, or protect
+    /// the server. Not used on stdio.
+    pub max_in_flight_per_client: usize,
     /// Longest a handler may run (default 300 s). A handler still running
     /// then is cancelled and its request answered with -32603.
     /// `Duration::MAX` turns the limit off. `subscriptions/listen` streams
@@ -107,6 +120,7 @@ impl Default for Limits {
             max_message_bytes: 4 * 1024 * 1024,
             max_depth: 64,
             max_in_flight: 64,
+            max_in_flight_per_client: 16,
             request_timeout: Duration::from_secs(300),
             body_timeout: Duration::from_secs(30),
             max_streams: 256,

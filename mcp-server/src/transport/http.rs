@@ -181,30 +181,125 @@ struct App {
 }
 
 /// The requests being handled across one router, under
-/// `Limits::max_in_flight`: a counter rather than a semaphore, since no
-/// request waits for a place.
+/// `Limits::max_in_flight`, and each client's share of them under
+/// `Limits::max_in_flight_per_client`: counters rather than semaphores,
+/// since no request waits for a place.
 struct InFlight {
     count: AtomicUsize,
     max: usize,
+    /// Requests in flight per client, by the client's key; a client with
+    /// none has no entry.
+    clients: std::sync::Mutex<std::collections::HashMap<u64, usize>>,
+    share: usize,
+    /// Keys the hashes of principals and addresses, per router.
+    keys: std::collections::hash_map::RandomState,
+}
+
+/// Why no place was given.
+#[derive(Debug, PartialEq, Eq)]
+enum Full {
+    /// Every place of the router is taken.
+    Router,
+    /// The client holds its whole share.
+    Client,
 }
 
 impl InFlight {
-    /// A place, if one is free; it is given back when the guard drops.
-    fn enter(&self) -> Option<Place<'_>> {
+    fn new(max: usize, share: usize) -> Self {
+        InFlight {
+            count: AtomicUsize::new(0),
+            max,
+            clients: std::sync::Mutex::default(),
+            share: share.max(1),
+            keys: std::collections::hash_map::RandomState::new(),
+        }
+    }
+
+    /// A place for a request of `client` (when it is known), if the
+    /// client's share and the router have one free; it is given back when
+    /// the guard drops.
+    fn enter(&self, client: Option<u64>) -> Result<Place<'_>, Full> {
+        if let Some(key) = client {
+            let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
+            let held = clients.entry(key).or_insert(0);
+            if *held >= self.share {
+                return Err(Full::Client);
+            }
+            *held += 1;
+        }
+        // Built before the router's count is taken, so that a refusal
+        // there gives the client's place back as it drops.
+        let mut place = Place {
+            in_flight: self,
+            client,
+            counted: false,
+        };
         self.count
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
                 (n < self.max).then_some(n + 1)
             })
-            .ok()
-            .map(|_| Place(self))
+            .map_err(|_| Full::Router)?;
+        place.counted = true;
+        Ok(place)
+    }
+
+    /// The key of a request's client: its principal when it has one, else
+    /// its peer's address (an IPv6 address by its /64, where one host
+    /// usually has all of its addresses); `None` when neither is known.
+    fn client(
+        &self,
+        grant: Option<&Arc<Grant>>,
+        parts: &axum::http::request::Parts,
+    ) -> Option<u64> {
+        use std::hash::{BuildHasher as _, Hash as _, Hasher as _};
+        let mut hasher = self.keys.build_hasher();
+        #[cfg(feature = "auth")]
+        if let Some(grant) = grant {
+            0u8.hash(&mut hasher);
+            grant.principal().hash(&mut hasher);
+            return Some(hasher.finish());
+        }
+        #[cfg(not(feature = "auth"))]
+        if let Some(grant) = grant {
+            match **grant {}
+        }
+        let axum::extract::ConnectInfo(peer) = parts
+            .extensions
+            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()?;
+        1u8.hash(&mut hasher);
+        match peer.ip().to_canonical() {
+            std::net::IpAddr::V4(ip) => u128::from(u32::from(ip)).hash(&mut hasher),
+            std::net::IpAddr::V6(ip) => (u128::from(ip) >> 64 << 64).hash(&mut hasher),
+        }
+        Some(hasher.finish())
     }
 }
 
-struct Place<'a>(&'a InFlight);
+struct Place<'a> {
+    in_flight: &'a InFlight,
+    client: Option<u64>,
+    /// Whether the router's count was taken.
+    counted: bool,
+}
 
 impl Drop for Place<'_> {
     fn drop(&mut self) {
-        self.0.count.fetch_sub(1, Ordering::Release);
+        if self.counted {
+            self.in_flight.count.fetch_sub(1, Ordering::Release);
+        }
+        if let Some(key) = self.client {
+            let mut clients = self
+                .in_flight
+                .clients
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            if let Some(held) = clients.get_mut(&key) {
+                *held -= 1;
+                if *held == 0 {
+                    clients.remove(&key);
+                }
+            }
+        }
     }
 }
 
@@ -215,7 +310,10 @@ impl Drop for Place<'_> {
 ///
 /// The server's [`Limits`](crate::Limits) apply across every connection of
 /// the router: at most `max_in_flight` requests are handled at once (one
-/// more gets 503 before its body is read), a body over `max_message_bytes`
+/// more gets 503 before its body is read), at most
+/// `max_in_flight_per_client` of them for one client (one more gets 429;
+/// see [`Limits::max_in_flight_per_client`](crate::Limits::max_in_flight_per_client)
+/// for who a client is), a body over `max_message_bytes`
 /// gets 413 without being buffered whole, and a body still arriving after
 /// `body_timeout` gets 408. The place a request holds covers reading its
 /// body, so the memory held by bodies is bounded by the two limits, and a
@@ -231,6 +329,7 @@ impl Drop for Place<'_> {
 /// routes are where clients look.
 pub fn router(server: Server, path: &str, config: HttpConfig) -> Router {
     let in_flight = server.limits().max_in_flight;
+    let share = server.limits().max_in_flight_per_client;
     #[cfg(feature = "legacy")]
     let sessions = Sessions::new(config.max_sessions, config.session_idle_timeout);
     let router = Router::new().route(
@@ -255,10 +354,7 @@ pub fn router(server: Server, path: &str, config: HttpConfig) -> Router {
             config,
             #[cfg(feature = "legacy")]
             sessions,
-            in_flight: InFlight {
-                count: AtomicUsize::new(0),
-                max: in_flight,
-            },
+            in_flight: InFlight::new(in_flight, share),
         }))
 }
 
@@ -589,17 +685,34 @@ async fn handle_post(State(app): State<Arc<App>>, request: axum::extract::Reques
         Err(response) => return response,
     };
     let limits = app.server.limits();
-    let Some(_place) = app.in_flight.enter() else {
-        let error = crate::server::busy(
-            "too many requests are in flight",
-            "max_in_flight",
-            limits.max_in_flight,
-        );
-        let mut response = json_response(503, &crate::server::error_message(None, &error));
-        response
-            .headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-        return response;
+    let client = app.in_flight.client(grant.as_ref(), &parts);
+    let _place = match app.in_flight.enter(client) {
+        Ok(place) => place,
+        Err(full) => {
+            let (status, error) = match full {
+                Full::Router => (
+                    503,
+                    crate::server::busy(
+                        "too many requests are in flight",
+                        "max_in_flight",
+                        limits.max_in_flight,
+                    ),
+                ),
+                Full::Client => (
+                    429,
+                    crate::server::busy(
+                        "this client has its whole share of requests in flight",
+                        "max_in_flight_per_client",
+                        limits.max_in_flight_per_client,
+                    ),
+                ),
+            };
+            let mut response = json_response(status, &crate::server::error_message(None, &error));
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            return response;
+        }
     };
     let read = axum::body::to_bytes(body, limits.max_message_bytes);
     let Some(body) = crate::server::within(limits.body_timeout, read).await else {

@@ -310,6 +310,7 @@ impl Service<IncomingStream<'_, Connections>> for MakeTracked {
         ready(Ok(Tracked {
             router: self.0.clone(),
             activity: connection.io().activity.clone(),
+            peer: *connection.remote_addr(),
         }))
     }
 }
@@ -320,6 +321,9 @@ impl Service<IncomingStream<'_, Connections>> for MakeTracked {
 pub(super) struct Tracked {
     router: Router,
     activity: Arc<Activity>,
+    /// The peer's address, given to every request as axum's
+    /// `ConnectInfo`: a client's share of the requests in flight is by it.
+    peer: SocketAddr,
 }
 
 impl Service<Request> for Tracked {
@@ -331,7 +335,10 @@ impl Service<Request> for Tracked {
         Service::<Request>::poll_ready(&mut self.router, cx)
     }
 
-    fn call(&mut self, request: Request) -> Self::Future {
+    fn call(&mut self, mut request: Request) -> Self::Future {
+        request
+            .extensions_mut()
+            .insert(axum::extract::ConnectInfo(self.peer));
         self.activity.begin();
         Tracking {
             future: self.router.call(request),
