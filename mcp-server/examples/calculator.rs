@@ -17,9 +17,9 @@ impl Calculator {
     #[tool(read_only)]
     fn add(
         &self,
-        /** The first number. */
+        /// The first number.
         a: i64,
-        /** The second number. */
+        /// The second number.
         b: i64,
     ) -> i64 {
         a + b
