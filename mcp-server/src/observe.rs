@@ -20,7 +20,7 @@
 //! | --- | --- |
 //! | `era` | `modern` (2026-07-28) or `legacy` (the handshake era) |
 //! | `method` | the method, as sent (cut at 256 bytes) |
-//! | `about` | the tool or prompt (`tools/call`, `prompts/get`) as sent; for a resource URI (`resources/*`) and a task id (`tasks/*`), which may be or carry a bearer secret the server minted (a handle, a task id), its [digest](redacted) |
+//! | `about` | the tool or prompt (`tools/call`, `prompts/get`) as sent; for a resource URI (`resources/*`) and a task id (`tasks/*`), which may be or carry a bearer secret the server minted (a handle, a task id), `sha256:` and the first 8 bytes of its SHA-256, in hex |
 //! | `id` | the request's id |
 //! | `principal` | on a protected server, the first 8 bytes of the SHA-256 of the token's principal, in hex |
 //! | `outcome` | `ok`, `error`, or `cancelled` (the client left or cancelled it) |
