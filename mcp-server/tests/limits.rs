@@ -218,8 +218,24 @@ async fn an_oversized_http_body_gets_413_with_a_json_rpc_error() {
     assert_eq!(status, 200, "{text}");
 }
 
-/// Sends `head` and then the chunked `body` as it is; the status and the
-/// answer.
+/// Everything the server sends on `stream` until it closes it (the
+/// requests say `Connection: close`); the status and the text.
+async fn answer(stream: &mut tokio::net::TcpStream) -> (u16, String) {
+    let mut raw = Vec::new();
+    tokio::time::timeout(Duration::from_secs(30), stream.read_to_end(&mut raw))
+        .await
+        .expect("answered in time")
+        .expect("read");
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, text)
+}
+
+/// Sends the chunked `body` as it is; the status and the answer.
 async fn post_chunked(port: u16, body: &str) -> (u16, String) {
     let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
         .await
@@ -231,15 +247,7 @@ async fn post_chunked(port: u16, body: &str) -> (u16, String) {
          Connection: close\r\n\r\n{body}"
     );
     stream.write_all(request.as_bytes()).await.expect("send");
-    let mut raw = Vec::new();
-    let _ = tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut raw)).await;
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let status = text
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    (status, text)
+    answer(&mut stream).await
 }
 
 /// A chunked body whose framing is broken could not be read: 400, not the
@@ -292,18 +300,7 @@ async fn post_from(source: [u8; 4], port: u16, body: &Value, name: &str) -> (u16
         body.len()
     );
     stream.write_all(request.as_bytes()).await.expect("send");
-    let mut raw = Vec::new();
-    tokio::time::timeout(Duration::from_secs(30), stream.read_to_end(&mut raw))
-        .await
-        .expect("answered in time")
-        .expect("read");
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let status = text
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    (status, text)
+    answer(&mut stream).await
 }
 
 /// One client holding its whole share of the places in flight is told to
