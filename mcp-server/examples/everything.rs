@@ -553,7 +553,7 @@ impl Memos {
     async fn remember(&self, cx: &Context, text: String) -> Result<Remembered, ToolError> {
         let handle = self
             .0
-            .insert(cx.principal(), &text)
+            .insert_for(cx, &text)
             .await
             .map_err(|e| ToolError::execution(e.to_string()))?;
         Ok(Remembered { handle })

@@ -84,7 +84,7 @@ impl Notes {
     ) -> Result<Created, ToolError> {
         let handle = self
             .store
-            .insert(cx.principal(), Note { title, body })
+            .insert_for(cx, Note { title, body })
             .map_err(not_found)?;
         Ok(Created { handle })
     }

@@ -21,6 +21,8 @@ pub struct Context {
     // Borrowed for the methods the router serves, owned for others.
     method: Cow<'static, str>,
     principal: Option<Arc<str>>,
+    /// The address of the client, when the transport knows it.
+    peer: Option<std::net::IpAddr>,
     #[cfg(feature = "auth")]
     grant: Option<Arc<crate::auth::Grant>>,
     // Behind a pointer: the context lives in every request's future, which
@@ -117,6 +119,24 @@ impl Context {
     /// `auth::Grant::principal` encodes them (with the `auth` feature).
     pub fn principal(&self) -> Option<&str> {
         self.principal.as_deref()
+    }
+
+    /// Sets the network address of the request's client (after any
+    /// trusted proxy); the HTTP transport does this.
+    pub fn with_peer(mut self, peer: std::net::IpAddr) -> Self {
+        self.peer = Some(peer);
+        self
+    }
+
+    /// Who the request counts against under the replica's shares: its
+    /// principal, else its client's address (see [`share`](crate::share));
+    /// `None` over stdio and where neither is known.
+    pub fn client(&self) -> Option<crate::share::Client> {
+        match (&self.principal, self.peer) {
+            (Some(principal), _) => Some(crate::share::Client::principal(principal.clone())),
+            (None, Some(peer)) => Some(crate::share::Client::address(peer)),
+            (None, None) => None,
+        }
     }
 
     /// What the request's access token grants: issuer, subject, client,

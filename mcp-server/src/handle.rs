@@ -54,7 +54,7 @@ use std::time::Duration;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 
-pub use shared::SharedHandleStore;
+pub use shared::{SharedHandleStore, DEFAULT_SHARE};
 pub use store::{HandleError, HandleStore};
 
 /// The number of random bytes in a handle (192 bits).

@@ -109,6 +109,7 @@ pub mod observe;
 pub mod prompt;
 pub mod resource;
 pub mod server;
+pub mod share;
 pub mod shared;
 #[cfg(feature = "sealed-state")]
 pub mod state;

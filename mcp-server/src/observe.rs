@@ -50,7 +50,7 @@
 //! | `mcp_handler_panics_total` | counter | `method` | handlers that panicked (tasks' count in `mcp_tasks_total`) |
 //! | `mcp_auth_refusals_total` | counter | `status` (401, 403, 503) | requests whose credentials or scopes were refused |
 //! | `mcp_token_cache_total` | counter | `result` (`hit`, `miss`) | bearer tokens found among the verified ones, or verified |
-//! | `mcp_limit_refusals_total` | counter | `limit` (`max_in_flight`, `max_streams`, ...) | requests refused at a limit |
+//! | `mcp_limit_refusals_total` | counter | `limit` (`max_in_flight`, `max_in_flight_per_client`, `max_streams`, `task_store`, `task_share`, `handle_store`, `handle_share`, `dpop_share`, ...) | requests refused at a limit or a client's share |
 //! | `mcp_legacy_sessions` | gauge | | legacy sessions the HTTP endpoints hold (an idle one until it is found expired) |
 //! | `mcp_legacy_sessions_evicted_total` | counter | | legacy sessions dropped from a full table |
 //! | `mcp_tasks_total` | counter | `event` (`created`, `completed`, `failed`, `cancelled`, `lapsed`, `panicked`, `shut_down`) | task events on this replica |
@@ -164,12 +164,44 @@ pub(crate) fn auth_refused(status: u16) {
     let _ = status;
 }
 
-/// A request refused at the limit `name`.
+/// A request refused at the limit `name`: counted, and remembered for
+/// [`saturated`].
 pub(crate) fn limit_refused(name: &str) {
     #[cfg(feature = "metrics")]
     metrics::counter!("mcp_limit_refusals_total", "limit" => name.to_owned()).increment(1);
-    #[cfg(not(feature = "metrics"))]
-    let _ = name;
+    let mut last = LAST_REFUSED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let now = std::time::Instant::now();
+    if let Some((_, at)) = last.iter_mut().find(|(limit, _)| limit == name) {
+        *at = now;
+    } else if last.len() < 64 {
+        // The names are the server's own, a dozen at most; the bound keeps
+        // it so should one ever come from elsewhere.
+        last.push((name.to_owned(), now));
+    }
+}
+
+/// When each limit last refused a request in this process.
+static LAST_REFUSED: std::sync::Mutex<Vec<(String, std::time::Instant)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// The limits that refused a request within `window`, each with how long
+/// ago (whole seconds), most recent first: the readiness detail of a busy
+/// replica. A replica at a limit still serves everyone else, so this is
+/// reported beside a ready status, not instead of it.
+pub(crate) fn saturated(window: std::time::Duration) -> Vec<(String, u64)> {
+    let last = LAST_REFUSED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut recent: Vec<(String, u64)> = last
+        .iter()
+        .map(|(limit, at)| (limit.clone(), at.elapsed()))
+        .filter(|(_, ago)| *ago <= window)
+        .map(|(limit, ago)| (limit, ago.as_secs()))
+        .collect();
+    recent.sort_by_key(|(_, ago)| *ago);
+    recent
 }
 
 /// A legacy session dropped from a full table.

@@ -1,16 +1,23 @@
 //! Handles whose values live in a [`SharedStore`], so that a handle minted
 //! by one replica resolves on every other.
 
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::{Handle, HandleError, HandleKind};
+use crate::share::Client;
 use crate::shared::{SharedError, SharedStore};
+
+/// How many handles one client may mint on one replica within a handle
+/// lifetime, unless [`SharedHandleStore::with_share`] says otherwise.
+pub const DEFAULT_SHARE: usize = 1024;
 
 /// How many times an update is tried again when another replica changed
 /// the value between its read and its write.
@@ -34,6 +41,15 @@ struct Entry<V> {
 /// as handles. Values travel as JSON. Updates are optimistic: read, change,
 /// write if unchanged, and try again (at most 32 times) if another replica
 /// wrote first, so the change may run more than once.
+///
+/// Each replica bounds what one client (see [`share`](crate::share)) puts
+/// in the store: at most a share ([`DEFAULT_SHARE`] unless
+/// [`SharedHandleStore::with_share`] says otherwise) of handles minted by
+/// [`SharedHandleStore::insert_for`] (or, by owner, [`SharedHandleStore::insert`])
+/// within one handle lifetime. Past it that client gets
+/// [`HandleError::Share`] while others are served. A replica counts what
+/// it minted, not what is left (removal on another replica is not seen
+/// here), so the share bounds the rate at which a client fills the store.
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")]
@@ -61,7 +77,38 @@ struct Entry<V> {
 /// ```
 pub struct SharedHandleStore<K: HandleKind, V> {
     store: Arc<dyn SharedStore>,
+    minted: Arc<Mutex<Minted>>,
     kind: PhantomData<fn() -> (K, V)>,
+}
+
+/// When each client's handles minted on this replica expire, oldest first.
+#[derive(Debug)]
+struct Minted {
+    by_client: HashMap<Client, VecDeque<Instant>>,
+    share: usize,
+}
+
+impl Minted {
+    /// Counts one more handle for `client`, expiring at `until`, unless it
+    /// has its share of unexpired ones: then the share.
+    fn take(&mut self, client: &Client, now: Instant, until: Instant) -> Result<(), usize> {
+        if self.by_client.len() > 1024 && !self.by_client.contains_key(client) {
+            // Clients that never came back leave nothing behind.
+            self.by_client.retain(|_, expiries| {
+                expiries.retain(|e| *e > now);
+                !expiries.is_empty()
+            });
+        }
+        let expiries = self.by_client.entry(client.clone()).or_default();
+        while expiries.front().is_some_and(|e| *e <= now) {
+            expiries.pop_front();
+        }
+        if expiries.len() >= self.share {
+            return Err(self.share);
+        }
+        expiries.push_back(until);
+        Ok(())
+    }
 }
 
 impl<K: HandleKind, V> fmt::Debug for SharedHandleStore<K, V> {
@@ -76,6 +123,7 @@ impl<K: HandleKind, V> Clone for SharedHandleStore<K, V> {
     fn clone(&self) -> Self {
         SharedHandleStore {
             store: self.store.clone(),
+            minted: self.minted.clone(),
             kind: PhantomData,
         }
     }
@@ -86,8 +134,38 @@ impl<K: HandleKind, V: Serialize + DeserializeOwned> SharedHandleStore<K, V> {
     pub fn new(store: Arc<dyn SharedStore>) -> Self {
         SharedHandleStore {
             store,
+            minted: Arc::new(Mutex::new(Minted {
+                by_client: HashMap::new(),
+                share: DEFAULT_SHARE,
+            })),
             kind: PhantomData,
         }
+    }
+
+    /// How many handles one client may mint on this replica within one
+    /// handle lifetime (at least one).
+    #[must_use]
+    pub fn with_share(self, share: usize) -> Self {
+        self.minted
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .share = share.max(1);
+        self
+    }
+
+    /// Stores `value` for the principal of `cx` (if any) under a fresh
+    /// handle, counted against the share of the request's client: its
+    /// principal, or on a server without authorization its address.
+    ///
+    /// # Errors
+    ///
+    /// As for [`SharedHandleStore::insert`].
+    pub async fn insert_for(
+        &self,
+        cx: &crate::Context,
+        value: &V,
+    ) -> Result<Handle<K>, HandleError> {
+        self.insert_as(cx.principal(), cx.client(), value).await
     }
 
     fn key(handle: &Handle<K>) -> String {
@@ -104,10 +182,36 @@ impl<K: HandleKind, V: Serialize + DeserializeOwned> SharedHandleStore<K, V> {
     ///
     /// # Errors
     ///
-    /// [`HandleError::Full`] when the store is full,
-    /// [`HandleError::Unavailable`] when it fails, [`HandleError::Random`]
-    /// when the random source does.
+    /// [`HandleError::Full`] when the store is full, [`HandleError::Share`]
+    /// when `owner` minted its share here, [`HandleError::Unavailable`]
+    /// when the store fails, [`HandleError::Random`] when the random
+    /// source does.
     pub async fn insert(&self, owner: Option<&str>, value: &V) -> Result<Handle<K>, HandleError> {
+        self.insert_as(owner, owner.map(Client::principal), value)
+            .await
+    }
+
+    async fn insert_as(
+        &self,
+        owner: Option<&str>,
+        client: Option<Client>,
+        value: &V,
+    ) -> Result<Handle<K>, HandleError> {
+        if let Some(client) = &client {
+            let now = Instant::now();
+            let until = now.checked_add(K::TTL).unwrap_or(now);
+            self.minted
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take(client, now, until)
+                .map_err(|max| {
+                    crate::observe::limit_refused("handle_share");
+                    HandleError::Share {
+                        kind: K::PREFIX,
+                        max,
+                    }
+                })?;
+        }
         let entry = Entry {
             owner: owner.map(str::to_owned),
             value,
@@ -124,7 +228,10 @@ impl<K: HandleKind, V: Serialize + DeserializeOwned> SharedHandleStore<K, V> {
             {
                 Ok(true) => return Ok(handle),
                 Ok(false) => {}
-                Err(SharedError::Full) => return Err(HandleError::Full { kind: K::PREFIX }),
+                Err(SharedError::Full) => {
+                    crate::observe::limit_refused("handle_store");
+                    return Err(HandleError::Full { kind: K::PREFIX });
+                }
                 Err(e) => return Err(Self::failed(e)),
             }
         }

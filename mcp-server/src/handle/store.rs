@@ -7,6 +7,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 use super::{Handle, HandleKind, HANDLE_BYTES};
+use crate::share::{Client, Counts};
 
 type Key = [u8; HANDLE_BYTES];
 
@@ -22,6 +23,14 @@ type Key = [u8; HANDLE_BYTES];
 ///
 /// Expiry is checked on every access; expired entries are dropped when met
 /// and, when the store is full, before refusing a new one.
+///
+/// One client (its principal, or on a server without authorization its
+/// address: see [`share`](crate::share)) holds at most a share of the
+/// store, a sixteenth of `capacity` (but at least 64, or the whole of a
+/// smaller store) unless [`HandleStore::with_share`] says otherwise; past it that client is refused with
+/// [`HandleError::Share`] while others are served, so no client fills the
+/// store for everyone. [`HandleStore::insert_for`] counts the request's
+/// client; [`HandleStore::insert`] counts the owner it is given.
 pub struct HandleStore<K: HandleKind, V> {
     capacity: usize,
     entries: Mutex<Entries<V>>,
@@ -32,11 +41,15 @@ struct Entries<V> {
     map: HashMap<Key, Entry<V>>,
     /// The same keys ordered by expiry, to drop expired entries cheaply.
     by_expiry: BTreeSet<(Instant, Key)>,
+    /// How many entries each client holds.
+    counts: Counts,
 }
 
 struct Entry<V> {
     value: V,
     owner: Option<String>,
+    /// Who the entry counts against.
+    client: Option<Client>,
     expires_at: Instant,
 }
 
@@ -44,6 +57,9 @@ impl<V> Entries<V> {
     fn remove(&mut self, key: &Key) -> Option<Entry<V>> {
         let entry = self.map.remove(key)?;
         self.by_expiry.remove(&(entry.expires_at, *key));
+        if let Some(client) = &entry.client {
+            self.counts.remove(client);
+        }
         Some(entry)
     }
 
@@ -52,8 +68,7 @@ impl<V> Entries<V> {
             if expires_at > now {
                 break;
             }
-            self.by_expiry.pop_first();
-            self.map.remove(&key);
+            self.remove(&key);
         }
     }
 }
@@ -63,26 +78,48 @@ fn same_owner(owner: Option<&str>, caller: Option<&str>) -> bool {
 }
 
 impl<K: HandleKind, V> HandleStore<K, V> {
-    /// An empty store that holds at most `capacity` entries.
+    /// An empty store that holds at most `capacity` entries, of which one
+    /// client holds a sixteenth (at least 64, or all of a smaller store).
     pub fn new(capacity: usize) -> Self {
         HandleStore {
             capacity,
             entries: Mutex::new(Entries {
                 map: HashMap::new(),
                 by_expiry: BTreeSet::new(),
+                counts: Counts::new((capacity / 16).max(capacity.min(64))),
             }),
             kind: PhantomData,
         }
     }
 
-    /// Stores `value` for `owner` under a fresh handle.
+    /// How many unexpired entries one client may hold (at least one).
+    #[must_use]
+    pub fn with_share(self, share: usize) -> Self {
+        self.lock().counts = Counts::new(share);
+        self
+    }
+
+    /// Stores `value` for `owner` under a fresh handle, counted against
+    /// `owner`'s share (entries without an owner count against no share).
     ///
     /// # Errors
     ///
     /// [`HandleError::Full`] if the store holds `capacity` unexpired
-    /// entries; [`HandleError::Random`] if the random source fails.
+    /// entries, [`HandleError::Share`] if `owner` holds its share;
+    /// [`HandleError::Random`] if the random source fails.
     pub fn insert(&self, owner: Option<&str>, value: V) -> Result<Handle<K>, HandleError> {
         self.insert_at(owner, value, Instant::now())
+    }
+
+    /// Stores `value` for the principal of `cx` (if any) under a fresh
+    /// handle, counted against the share of the request's client: its
+    /// principal, or on a server without authorization its address.
+    ///
+    /// # Errors
+    ///
+    /// As for [`HandleStore::insert`].
+    pub fn insert_for(&self, cx: &crate::Context, value: V) -> Result<Handle<K>, HandleError> {
+        self.insert_as(cx.principal(), cx.client(), value, Instant::now())
     }
 
     /// [`HandleStore::insert`] at the given time.
@@ -96,26 +133,52 @@ impl<K: HandleKind, V> HandleStore<K, V> {
         value: V,
         now: Instant,
     ) -> Result<Handle<K>, HandleError> {
+        self.insert_as(owner, owner.map(Client::principal), value, now)
+    }
+
+    fn insert_as(
+        &self,
+        owner: Option<&str>,
+        client: Option<Client>,
+        value: V,
+        now: Instant,
+    ) -> Result<Handle<K>, HandleError> {
         let mut entries = self.lock();
+        if let Some(client) = &client {
+            if entries.counts.full(client) {
+                entries.purge(now);
+                if entries.counts.full(client) {
+                    crate::observe::limit_refused("handle_share");
+                    return Err(HandleError::Share {
+                        kind: K::PREFIX,
+                        max: entries.counts.share(),
+                    });
+                }
+            }
+        }
         if entries.map.len() >= self.capacity {
             entries.purge(now);
             if entries.map.len() >= self.capacity {
+                crate::observe::limit_refused("handle_store");
                 return Err(HandleError::Full { kind: K::PREFIX });
             }
         }
         let handle = Handle::<K>::mint()?;
         let expires_at = now.checked_add(K::TTL).unwrap_or(now);
         let key = handle.key();
+        // 192 random bits do not collide; keep the index exact anyway.
+        entries.remove(&key);
         entries.by_expiry.insert((expires_at, key));
+        if let Some(client) = &client {
+            entries.counts.add(client);
+        }
         let entry = Entry {
             value,
             owner: owner.map(str::to_owned),
+            client,
             expires_at,
         };
-        if let Some(old) = entries.map.insert(key, entry) {
-            // 192 random bits do not collide; keep the index exact anyway.
-            entries.by_expiry.remove(&(old.expires_at, key));
-        }
+        entries.map.insert(key, entry);
         Ok(handle)
     }
 
@@ -263,6 +326,13 @@ pub enum HandleError {
         /// The prefix of the handle's kind.
         kind: &'static str,
     },
+    /// The client holds its whole share of the store's entries.
+    Share {
+        /// The prefix of the handle's kind.
+        kind: &'static str,
+        /// The share: how many unexpired entries one client may hold.
+        max: usize,
+    },
     /// The operating system's random source failed.
     Random,
     /// The shared store behind the handles failed, or other replicas kept
@@ -287,6 +357,10 @@ impl fmt::Display for HandleError {
             HandleError::Full { kind } => write!(
                 f,
                 "too many `{kind}` handles are open; try again after some expire"
+            ),
+            HandleError::Share { kind, max } => write!(
+                f,
+                "this client already holds {max} `{kind}` handles, its whole share; remove some it no longer needs, or try again after some expire"
             ),
             HandleError::Random => f.write_str("the operating system's random source failed"),
             HandleError::Unavailable { kind } => write!(

@@ -590,8 +590,13 @@ enum Prepared {
     },
 }
 
-/// `cx` for a request that came with `grant`, if any.
+/// `cx` for a request that came with `grant`, if any, from the client
+/// address the transport set (see [`share`](crate::share)).
 pub(crate) fn with_grant(cx: Context, grant: Option<&Arc<Grant>>) -> Context {
+    let cx = match crate::share::peer() {
+        Some(peer) => cx.with_peer(peer),
+        None => cx,
+    };
     match grant {
         #[cfg(feature = "auth")]
         Some(grant) => cx.with_grant(grant.clone()),

@@ -105,6 +105,12 @@ pub struct TaskRecord {
     /// [`TaskRecord::lapse`] fails it. `None`: no lease (one process).
     #[serde(default)]
     pub lease_until_ms: Option<u64>,
+    /// On a server without authorization, the client the task counts
+    /// against under a store's share: its address as
+    /// [`share::Client`](crate::share::Client) writes it. `None` when the
+    /// task has an owner (who is the client) or came over stdio.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
 }
 
 impl TaskRecord {
@@ -134,6 +140,7 @@ impl TaskRecord {
             result: None,
             error: None,
             lease_until_ms: None,
+            client: None,
         }
     }
 
@@ -166,6 +173,12 @@ impl TaskRecord {
     /// Whether `principal` may see this task.
     pub fn owned_by(&self, principal: Option<&str>) -> bool {
         self.owner.as_deref() == principal
+    }
+
+    /// Who the task counts against under a store's share: its owner, else
+    /// its client's address; `None` over stdio.
+    pub fn counted_against(&self) -> Option<&str> {
+        self.owner.as_deref().or(self.client.as_deref())
     }
 
     /// Whether the task's TTL has run out at `now_ms`.

@@ -417,7 +417,11 @@ impl Runtime {
     /// Stores a new task for `owner`, to be run with [`Runtime::start`].
     /// A store at its bound (or the owner at its quota) refuses: the
     /// caller may answer the call itself instead.
-    pub(crate) async fn create(&self, owner: Option<&str>) -> Result<Created, super::StoreError> {
+    pub(crate) async fn create(
+        &self,
+        owner: Option<&str>,
+        client: Option<String>,
+    ) -> Result<Created, super::StoreError> {
         let now = self.now();
         let ttl = self.settings.ttl.map(millis);
         // The record is made and handed over in a block of its own: a
@@ -428,6 +432,7 @@ impl Runtime {
             let poll = millis(self.settings.poll_interval);
             let id = new_id().map_err(|e| super::StoreError::Backend(e.message))?;
             let mut record = TaskRecord::new(id, owner.map(str::to_owned), now, ttl, poll);
+            record.client = client;
             if let Some(lease) = self.store().lease() {
                 record.renew(now.saturating_add(millis(lease)));
             }
@@ -1026,7 +1031,7 @@ mod tests {
         run: BoxFuture<'static, Outcome>,
     ) -> String {
         let (cancel, _) = watch::channel(false);
-        let stored = runtime.create(owner).await.expect("created");
+        let stored = runtime.create(owner, None).await.expect("created");
         let created: Value =
             serde_json::from_str(&runtime.start(stored, run, never_rerun(), cancel))
                 .expect("a CreateTaskResult");
@@ -1252,7 +1257,7 @@ mod tests {
         run: BoxFuture<'static, Outcome>,
     ) -> (String, watch::Receiver<bool>) {
         let (cancel, watched) = watch::channel(false);
-        let stored = runtime.create(None).await.expect("created");
+        let stored = runtime.create(None, None).await.expect("created");
         let created: Value =
             serde_json::from_str(&runtime.start(stored, run, never_rerun(), cancel))
                 .expect("a CreateTaskResult");
@@ -1347,7 +1352,7 @@ mod tests {
             }
         });
         let (cancel, _) = watch::channel(false);
-        let stored = runtime.create(None).await.expect("created");
+        let stored = runtime.create(None, None).await.expect("created");
         let created: Value =
             serde_json::from_str(&runtime.start(stored, Box::pin(async { ask(0) }), rerun, cancel))
                 .expect("a CreateTaskResult");
@@ -1573,7 +1578,7 @@ mod tests {
         let settings = TaskSettings::default().store(crate::tasks::MemoryTaskStore::new(1));
         let runtime = runtime(settings);
         start(&runtime, None, Box::pin(std::future::pending())).await;
-        let refused = runtime.create(None).await.err().expect("full");
+        let refused = runtime.create(None, None).await.err().expect("full");
         assert_eq!(refused, crate::tasks::StoreError::Full { max: 1 });
         let error = store_error(refused);
         assert_eq!(error.code, -32603);

@@ -14,7 +14,9 @@ pub enum StoreError {
         /// The store's bound.
         max: usize,
     },
-    /// The task's principal has as many unfinished tasks as one may.
+    /// The task's client (its principal, or its address on a server
+    /// without authorization) holds as many tasks as one may, none of them
+    /// finished.
     Quota {
         /// The bound for one principal.
         max: usize,
@@ -33,7 +35,7 @@ impl std::fmt::Display for StoreError {
         match self {
             StoreError::Full { max } => write!(f, "the task store holds {max} tasks already"),
             StoreError::Quota { max } => {
-                write!(f, "the principal has {max} unfinished tasks already")
+                write!(f, "the client holds {max} unfinished tasks already")
             }
             StoreError::TooLarge { max } => {
                 write!(f, "the task record is larger than the store's {max} bytes")
@@ -171,12 +173,20 @@ pub trait TaskStore: Send + Sync + 'static {
 }
 
 /// Task records in this process's memory: the default store. At most
-/// `max_tasks` records are held. When a new one would not fit, expired
-/// records are swept out, then finished ones (completed, failed or
-/// cancelled) are evicted, the one changed longest ago first; only when
-/// every record is unfinished is a new task refused. One principal (of an
-/// authenticated server) may have at most a quota of unfinished tasks,
-/// so that no client takes every place.
+/// `max_tasks` records are held, and one client (the task's principal, or
+/// on a server without authorization the address it came from: see
+/// [`share`](crate::share)) holds at most a share of them, finished ones
+/// included (a tenth unless [`MemoryTaskStore::with_quota`] says
+/// otherwise).
+///
+/// A client at its share makes room with its own finished task changed
+/// longest ago; when all of its tasks are unfinished it is refused
+/// ([`StoreError::Quota`]). A full store sweeps out expired records, then
+/// finished ones that count against no client (a server over stdio), the
+/// one changed longest ago first, and refuses ([`StoreError::Full`]) when
+/// that is not enough. Another client's finished task is never evicted to
+/// make room: it is kept until its `ttlMs`, so that a flood of quick tasks
+/// from one client cannot take away the result another has not read yet.
 #[derive(Debug)]
 pub struct MemoryTaskStore {
     max_tasks: usize,
@@ -184,81 +194,103 @@ pub struct MemoryTaskStore {
     records: Mutex<Records>,
 }
 
-/// The records, and which of them each principal has unfinished.
+/// The records, and which of them each client holds.
 #[derive(Debug, Default)]
 struct Records {
     /// Boxed, so that the table moves pointers, not records, as it grows.
     by_id: super::Table<Box<TaskRecord>>,
-    /// The ids of each principal's tasks that were unfinished when last
-    /// looked at: a principal's count reads its own ids, not the whole
-    /// store. Ids of tasks that have since finished, expired or gone are
-    /// dropped when the principal is counted, and the index is rebuilt
-    /// from the records once it holds twice as many ids as there are
-    /// records (and more than 128), so that principals who never return
-    /// leave nothing behind.
-    unfinished: super::Table<Vec<String>>,
-    /// How many ids `unfinished` holds.
+    /// The ids of each client's tasks that were unexpired when last looked
+    /// at: a client's count reads its own ids, not the whole store. Ids of
+    /// tasks that have since expired or gone are dropped when the client is
+    /// counted, and the index is rebuilt from the records once it holds
+    /// twice as many ids as there are records (and more than 128), so that
+    /// clients who never return leave nothing behind.
+    held: super::Table<Vec<String>>,
+    /// How many ids `held` holds.
     indexed: usize,
 }
 
 impl Records {
-    /// How many unfinished, unexpired tasks `owner` has.
-    fn unfinished_of(&mut self, owner: &str, now_ms: u64) -> usize {
-        let Some(ids) = self.unfinished.get_mut(owner) else {
+    /// How many unexpired tasks `client` holds; drops the ids of tasks
+    /// gone or expired from its index.
+    fn held_by(&mut self, client: &str, now_ms: u64) -> usize {
+        let Some(ids) = self.held.get_mut(client) else {
             return 0;
         };
         let by_id = &self.by_id;
         let before = ids.len();
-        ids.retain(|id| {
-            by_id
-                .get(id)
-                .is_some_and(|r| !r.status.is_terminal() && !r.expired(now_ms))
-        });
+        ids.retain(|id| by_id.get(id).is_some_and(|r| !r.expired(now_ms)));
         let left = ids.len();
         self.indexed -= before - left;
         if left == 0 {
-            self.unfinished.remove(owner);
+            self.held.remove(client);
         }
         left
     }
 
+    /// Makes room for one more task of `client`, which may hold `share`:
+    /// its own finished task changed longest ago goes. Whether there is
+    /// room.
+    fn make_room_for(&mut self, client: &str, share: usize, now_ms: u64) -> bool {
+        if self.held_by(client, now_ms) < share {
+            return true;
+        }
+        let by_id = &self.by_id;
+        let oldest = self
+            .held
+            .get(client)
+            .into_iter()
+            .flatten()
+            .filter_map(|id| by_id.get(id))
+            .filter(|r| r.status.is_terminal())
+            .min_by_key(|r| (r.updated_ms, r.created_ms))
+            .map(|r| r.id.clone());
+        match oldest {
+            Some(id) => {
+                self.by_id.remove(&id);
+                // Its id leaves the index on the next count.
+                true
+            }
+            None => false,
+        }
+    }
+
     fn insert(&mut self, record: TaskRecord) {
-        self.indexed += index(&mut self.unfinished, &record);
+        self.indexed += index(&mut self.held, &record);
         self.by_id.insert(record.id.clone(), Box::new(record));
         if self.indexed > 2 * self.by_id.len().max(64) {
             self.reindex();
         }
     }
 
-    /// Rebuilds `unfinished` from the records: a pass over the store, once
-    /// for every store's worth of tasks made at most.
+    /// Rebuilds `held` from the records: a pass over the store, once for
+    /// every store's worth of tasks made at most.
     fn reindex(&mut self) {
-        self.unfinished.clear();
+        self.held.clear();
         self.indexed = 0;
         for record in self.by_id.values() {
-            self.indexed += index(&mut self.unfinished, record);
+            self.indexed += index(&mut self.held, record);
         }
     }
 }
 
-/// Adds `record` to `unfinished` if it has a principal and is unfinished;
-/// how many ids that added (0 or 1).
-fn index(unfinished: &mut super::Table<Vec<String>>, record: &TaskRecord) -> usize {
-    match (&record.owner, record.status.is_terminal()) {
-        (Some(owner), false) => {
-            unfinished
-                .entry(owner.clone())
+/// Adds `record` to `held` if it counts against a client; how many ids
+/// that added (0 or 1).
+fn index(held: &mut super::Table<Vec<String>>, record: &TaskRecord) -> usize {
+    match record.counted_against() {
+        Some(client) => {
+            held.entry(client.to_owned())
                 .or_default()
                 .push(record.id.clone());
             1
         }
-        _ => 0,
+        None => 0,
     }
 }
 
 impl MemoryTaskStore {
     /// A store holding at most `max_tasks` unexpired records, of which one
-    /// principal may have a tenth (at least one) unfinished.
+    /// client may hold a tenth (at least one).
     pub fn new(max_tasks: usize) -> Self {
         MemoryTaskStore {
             max_tasks,
@@ -267,9 +299,9 @@ impl MemoryTaskStore {
         }
     }
 
-    /// How many unfinished tasks one principal may have at once (at least
-    /// one). Tasks of a server without authentication have no principal:
-    /// only the store's bound applies to them.
+    /// How many unexpired tasks, finished ones included, one client may
+    /// hold at once (at least one). Tasks of a server over stdio count
+    /// against no client: only the store's bound applies to them.
     #[must_use]
     pub fn with_quota(mut self, max_per_principal: usize) -> Self {
         self.max_per_principal = max_per_principal.max(1);
@@ -301,8 +333,9 @@ impl MemoryTaskStore {
 }
 
 /// Makes room for one more record in `records`, which hold `max` at most:
-/// expired records go first, then the finished ones changed longest ago,
-/// a 64th of the store at a time (at least one). Whether there is room.
+/// expired records go first, then the finished ones that count against no
+/// client, changed longest ago first, a 64th of the store at a time (at
+/// least one). Whether there is room.
 ///
 /// Finding them takes a pass over every record; evicting a batch makes that
 /// pass once for every 64th of the store's tasks, not once for every task a
@@ -317,7 +350,7 @@ fn make_room(records: &mut super::Table<Box<TaskRecord>>, max: usize, now_ms: u6
     }
     let mut finished: Vec<(u64, u64, &str)> = records
         .values()
-        .filter(|r| r.status.is_terminal())
+        .filter(|r| r.status.is_terminal() && r.counted_against().is_none())
         .map(|r| (r.updated_ms, r.created_ms, r.id.as_str()))
         .collect();
     let batch = (max / 64).max(1).min(finished.len());
@@ -346,12 +379,11 @@ impl Default for MemoryTaskStore {
 impl TaskStore for MemoryTaskStore {
     fn create(&self, record: TaskRecord, now_ms: u64) -> BoxFuture<'_, Result<(), StoreError>> {
         let mut records = self.lock();
-        // Without authentication there is no principal to tell apart: the
-        // store's bound alone applies.
+        // Over stdio there is no client to tell apart: the store's bound
+        // alone applies.
         let at_quota = record
-            .owner
-            .as_deref()
-            .is_some_and(|owner| records.unfinished_of(owner, now_ms) >= self.max_per_principal);
+            .counted_against()
+            .is_some_and(|client| !records.make_room_for(client, self.max_per_principal, now_ms));
         let result = if at_quota {
             Err(StoreError::Quota {
                 max: self.max_per_principal,
@@ -504,12 +536,53 @@ mod tests {
             Err(StoreError::Quota { max: 2 })
         );
         now(store.create(owned("b1", "bob"), 0)).expect("bob has his own quota");
-        // A finished task no longer counts against its principal.
+        // A finished task of hers makes room for her next one.
         let mut done = |r: &mut TaskRecord| {
             r.cancel(1);
         };
         now(store.update("a1", 1, &mut done)).expect("update");
         now(store.create(owned("a3", "alice"), 1)).expect("a1 finished");
+        assert!(now(store.get("a1", 1)).expect("get").is_none());
+    }
+
+    /// A flood of quick tasks from one client takes its own finished
+    /// results out, never another client's before its `ttlMs`; a full
+    /// store refuses rather than evict them.
+    #[test]
+    fn a_finished_task_is_kept_until_its_ttl_whatever_another_client_does() {
+        let owned = |id: &str, owner: &str, at: u64| {
+            TaskRecord::new(id.into(), Some(owner.into()), at, Some(1_000_000), 500)
+        };
+        let finish = |store: &MemoryTaskStore, id: &str, at: u64| {
+            now(store.update(id, at, &mut |r: &mut TaskRecord| {
+                r.cancel(at);
+            }))
+            .expect("update");
+        };
+        let store = MemoryTaskStore::new(10).with_quota(4);
+        now(store.create(owned("bob", "bob", 0), 0)).expect("bob");
+        finish(&store, "bob", 1);
+        for i in 0..1_000u64 {
+            let id = format!("m{i}");
+            now(store.create(owned(&id, "mallory", 2 + i), 2 + i)).expect("her own room");
+            finish(&store, &id, 2 + i);
+        }
+        assert!(now(store.get("bob", 5_000)).expect("get").is_some());
+        assert_eq!(store.len(), 5, "bob's one and mallory's share of 4");
+        // Clients each within their share fill the store: it refuses.
+        for (who, count) in [("c", 4), ("d", 1)] {
+            for j in 0..count {
+                let id = format!("{who}{j}");
+                now(store.create(owned(&id, who, 10), 10)).expect("fits");
+            }
+        }
+        assert_eq!(
+            now(store.create(owned("e0", "eve", 20), 20)),
+            Err(StoreError::Full { max: 10 })
+        );
+        assert!(now(store.get("bob", 20)).expect("get").is_some());
+        // Expiry frees the place.
+        now(store.create(owned("e0", "eve", 2_000_000), 2_000_000)).expect("expired ones went");
     }
 
     /// A principal's count reads that principal's own tasks: one that
@@ -538,9 +611,9 @@ mod tests {
         let records = store.lock();
         assert!(records.by_id.len() <= 100, "{}", records.by_id.len());
         assert!(records.indexed <= 200, "{} ids indexed", records.indexed);
-        let kept: usize = records.unfinished.values().map(Vec::len).sum();
+        let kept: usize = records.held.values().map(Vec::len).sum();
         assert_eq!(kept, records.indexed);
-        assert_eq!(records.unfinished.get("alice").map(Vec::len), Some(2));
+        assert_eq!(records.held.get("alice").map(Vec::len), Some(2));
     }
 
     #[test]

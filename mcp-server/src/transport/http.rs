@@ -33,6 +33,7 @@ use tokio::net::TcpListener;
 use crate::server::{parse, validate, Grant, Outcome, RequestHeaders, Server, LEGACY_VERSIONS};
 #[cfg(feature = "legacy")]
 use crate::server::{Session, Sessions};
+use crate::share;
 
 use connections::{Connections, MakeTracked, Timeouts};
 
@@ -98,6 +99,13 @@ pub struct HttpConfig {
     /// session used longest ago; its client gets `404` on its next request
     /// and initializes again.
     pub max_sessions: usize,
+    /// Most legacy sessions one client (see
+    /// [`share::Client`](crate::share::Client)) keeps at once (default 64,
+    /// at least 1). A client at its share that initializes again drops its
+    /// own session used longest ago, not another client's: one client
+    /// initializing in a loop evicts only itself. Behind a proxy not listed
+    /// in `trusted_proxies`, every unauthenticated client is the proxy.
+    pub max_sessions_per_client: usize,
     /// Longest a legacy session may go unused before it is forgotten
     /// (default one hour); its client then gets `404` and initializes
     /// again. Each request in the session counts as a use.
@@ -106,8 +114,25 @@ pub struct HttpConfig {
     /// while the process serves) and `GET /readyz` (readiness: 200 when
     /// [`Server::ready`], else 503), for load balancers and orchestrators
     /// (default on). Neither needs a token nor checks `Host`, and neither
-    /// says more than `{"status": "ok"}`, or which part is not ready.
+    /// says more than `{"status": "ok"}`, which part is not ready, or
+    /// (`/readyz`, under `saturated`) which limits or shares refused a
+    /// request in the last minute and how many seconds ago, such as
+    /// `{"status": "ok", "saturated": [{"limit": "max_in_flight_per_client",
+    /// "refusedSecondsAgo": 2}]}`. A saturated replica stays ready: it
+    /// still serves every client within its share.
     pub health: bool,
+    /// The reverse proxies in front of the endpoint, by address (default
+    /// none). A request from one of them counts, under the per-client
+    /// shares of a server without authorization, against the client
+    /// address the proxy appended to `X-Forwarded-For` (the right-most
+    /// entry that is not itself a listed proxy; see
+    /// [`share::forwarded`](crate::share::forwarded)). Without this
+    /// every client behind a proxy is the proxy, and shares one client's
+    /// share. A request from any other peer is counted against the peer,
+    /// whatever its `X-Forwarded-For` says. For nginx on the same host:
+    /// `trusted_proxies: vec![Ipv4Addr::LOCALHOST.into()]`, with
+    /// `proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;`.
+    pub trusted_proxies: Vec<std::net::IpAddr>,
 }
 
 impl Default for HttpConfig {
@@ -121,8 +146,10 @@ impl Default for HttpConfig {
             idle_timeout: Duration::from_secs(60),
             header_timeout: Duration::from_secs(10),
             max_sessions: 10_000,
+            max_sessions_per_client: 64,
             session_idle_timeout: Duration::from_secs(3600),
             health: true,
+            trusted_proxies: Vec::new(),
         }
     }
 }
@@ -243,36 +270,48 @@ impl InFlight {
         Ok(place)
     }
 
-    /// The key of a request's client: its principal when it has one, else
-    /// its peer's address (an IPv6 address by its /64, where one host
-    /// usually has all of its addresses); `None` when neither is known.
-    fn client(
-        &self,
-        grant: Option<&Arc<Grant>>,
-        parts: &axum::http::request::Parts,
-    ) -> Option<u64> {
-        use std::hash::{BuildHasher as _, Hash as _, Hasher as _};
-        let mut hasher = self.keys.build_hasher();
-        #[cfg(feature = "auth")]
-        if let Some(grant) = grant {
-            0u8.hash(&mut hasher);
-            grant.principal().hash(&mut hasher);
-            return Some(hasher.finish());
-        }
-        #[cfg(not(feature = "auth"))]
-        if let Some(grant) = grant {
-            match **grant {}
-        }
-        let axum::extract::ConnectInfo(peer) = parts
-            .extensions
-            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()?;
-        1u8.hash(&mut hasher);
-        match peer.ip().to_canonical() {
-            std::net::IpAddr::V4(ip) => u128::from(u32::from(ip)).hash(&mut hasher),
-            std::net::IpAddr::V6(ip) => (u128::from(ip) >> 64 << 64).hash(&mut hasher),
-        }
-        Some(hasher.finish())
+    /// The key of `client` in the counts: a keyed hash, so that a
+    /// principal's name is not copied for every request.
+    fn key(&self, client: &share::Client) -> u64 {
+        use std::hash::BuildHasher as _;
+        self.keys.hash_one(client)
     }
+}
+
+/// The address of a request's client: its peer, as axum's
+/// `ConnectInfo<SocketAddr>` gives it, or behind a trusted proxy the
+/// address the proxy forwarded; `None` when the peer is not known.
+fn peer_of(config: &HttpConfig, parts: &axum::http::request::Parts) -> Option<std::net::IpAddr> {
+    let axum::extract::ConnectInfo(peer) = parts
+        .extensions
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()?;
+    if config.trusted_proxies.is_empty() {
+        return Some(peer.ip());
+    }
+    let forwarded_for = parts
+        .headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|value| value.to_str().ok());
+    Some(share::forwarded(
+        peer.ip(),
+        &config.trusted_proxies,
+        forwarded_for,
+    ))
+}
+
+/// Who a request counts against: its principal when it has one, else its
+/// client's address (see [`share::Client`]); `None` when neither is known.
+fn client_of(grant: Option<&Arc<Grant>>, peer: Option<std::net::IpAddr>) -> Option<share::Client> {
+    #[cfg(feature = "auth")]
+    if let Some(grant) = grant {
+        return Some(share::Client::principal(grant.shared_principal()));
+    }
+    #[cfg(not(feature = "auth"))]
+    if let Some(grant) = grant {
+        match **grant {}
+    }
+    peer.map(share::Client::address)
 }
 
 struct Place<'a> {
@@ -331,7 +370,11 @@ pub fn router(server: Server, path: &str, config: HttpConfig) -> Router {
     let in_flight = server.limits().max_in_flight;
     let share = server.limits().max_in_flight_per_client;
     #[cfg(feature = "legacy")]
-    let sessions = Sessions::new(config.max_sessions, config.session_idle_timeout);
+    let sessions = Sessions::new(
+        config.max_sessions,
+        config.max_sessions_per_client,
+        config.session_idle_timeout,
+    );
     let router = Router::new().route(
         path,
         post(handle_post).get(handle_get).delete(handle_delete),
@@ -434,10 +477,29 @@ async fn alive() -> Response {
     health(StatusCode::OK, serde_json::json!({ "status": "ok" }))
 }
 
-/// `GET /readyz`: [`Server::ready`].
+/// How long a limit that refused a request is reported by `/readyz`.
+const SATURATION_WINDOW: Duration = Duration::from_secs(60);
+
+/// `GET /readyz`: [`Server::ready`], and which limits refused a request
+/// in the last minute (`saturated`), without turning unready for it: a
+/// replica at one client's share still serves every other client, and a
+/// load balancer that took it out would only move the load and flap.
 async fn ready(State(app): State<Arc<App>>) -> Response {
     match app.server.ready().await {
-        Ok(()) => health(StatusCode::OK, serde_json::json!({ "status": "ok" })),
+        Ok(()) => {
+            let saturated = crate::observe::saturated(SATURATION_WINDOW);
+            let body = match saturated.is_empty() {
+                true => serde_json::json!({ "status": "ok" }),
+                false => serde_json::json!({
+                    "status": "ok",
+                    "saturated": saturated
+                        .into_iter()
+                        .map(|(limit, ago)| serde_json::json!({ "limit": limit, "refusedSecondsAgo": ago }))
+                        .collect::<Vec<_>>(),
+                }),
+            };
+            health(StatusCode::OK, body)
+        }
         Err(not) => health(
             StatusCode::SERVICE_UNAVAILABLE,
             serde_json::json!({ "status": "unavailable", "failing": not.0 }),
@@ -685,8 +747,12 @@ async fn handle_post(State(app): State<Arc<App>>, request: axum::extract::Reques
         Err(response) => return response,
     };
     let limits = app.server.limits();
-    let client = app.in_flight.client(grant.as_ref(), &parts);
-    let _place = match app.in_flight.enter(client) {
+    let peer = peer_of(&app.config, &parts);
+    let client = client_of(grant.as_ref(), peer);
+    let _place = match app
+        .in_flight
+        .enter(client.as_ref().map(|c| app.in_flight.key(c)))
+    {
         Ok(place) => place,
         Err(full) => {
             let (status, error) = match full {
@@ -747,15 +813,14 @@ async fn handle_post(State(app): State<Arc<App>>, request: axum::extract::Reques
         }
     };
     if is_legacy(headers) {
-        return handle_legacy(&app, headers, &body, grant.as_ref()).await;
+        let legacy = handle_legacy(&app, headers, &body, grant.as_ref(), client);
+        return share::with_peer(peer, legacy).await;
     }
     let mcp_headers = request_headers(headers);
-    respond(
-        app.server
-            .handle_bytes_as(&body, Some(&mcp_headers), grant.as_ref())
-            .await,
-        &app.config,
-    )
+    let handled = app
+        .server
+        .handle_bytes_as(&body, Some(&mcp_headers), grant.as_ref());
+    respond(share::with_peer(peer, handled).await, &app.config)
 }
 
 /// Whether reading a body failed because it was over the size limit, as
@@ -780,6 +845,7 @@ async fn handle_legacy(
     headers: &HeaderMap,
     body: &Bytes,
     grant: Option<&Arc<Grant>>,
+    _: Option<share::Client>,
 ) -> Response {
     match parse::message(body, app.server.limits()) {
         Ok(value) => {
@@ -802,6 +868,7 @@ async fn handle_legacy(
     headers: &HeaderMap,
     body: &Bytes,
     grant: Option<&Arc<Grant>>,
+    client: Option<share::Client>,
 ) -> Response {
     let value = match parse::message(body, app.server.limits()) {
         Ok(value) => value,
@@ -837,7 +904,15 @@ async fn handle_legacy(
     let (outcome, created) = app.server.handle_legacy_as(value, session, grant).await;
     let mut response = respond(outcome, &app.config);
     if let Some(session) = created {
-        let made = app.sessions.insert(session.clone());
+        let made = app.sessions.insert(session.clone(), client);
+        if made.own > 0 {
+            tracing::debug!(
+                target: "mcp_server::limits",
+                limit = "max_sessions_per_client",
+                max = app.config.max_sessions_per_client,
+                "a client at its share of legacy sessions: dropped its own session used longest ago"
+            );
+        }
         if made.evicted > 0 {
             tracing::warn!(
                 target: "mcp_server::limits",

@@ -170,6 +170,12 @@ impl Server {
             return Err(ErrorObject::method_not_found(cx.method()));
         };
         let principal = cx.principal().map(str::to_owned);
+        // Without a principal, the address the request came from is who the
+        // task counts against.
+        let client = match principal {
+            Some(_) => None,
+            None => cx.client().map(|client| client.to_string()),
+        };
         let (cancel, cancelled) = watch::channel(false);
         cx = cx.with_cancellation(cancelled);
         let optional = params
@@ -206,7 +212,13 @@ impl Server {
                 "the server is shutting down; try again",
             ));
         }
-        let created = match tasks.create(principal.as_deref()).await {
+        let created = tasks.create(principal.as_deref(), client).await;
+        match &created {
+            Err(StoreError::Full { .. }) => crate::observe::limit_refused("task_store"),
+            Err(StoreError::Quota { .. }) => crate::observe::limit_refused("task_share"),
+            _ => {}
+        }
+        let created = match created {
             Ok(created) => created,
             Err(StoreError::Full { .. } | StoreError::Quota { .. }) if optional => {
                 return first.await;
