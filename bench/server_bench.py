@@ -9,7 +9,7 @@ feature, for the rows with bearer tokens (the same program without
 protection, then protected, with a cached token and with a token it has
 not seen on each request), which are measured in the same rounds.
 
-usage: python3 bench/server_bench.py [--auth-only] [DRIVER ARGS...]
+usage: python3 bench/server_bench.py [--auth-only | --baseline REV] [DRIVER ARGS...]
        (e.g. --quick for a short smoke run; --auth-only for the rows with
        bearer tokens alone; --help lists the driver's options)
 
@@ -159,7 +159,39 @@ def build_calculator(features: list[str], name: str) -> pathlib.Path:
     return copy
 
 
+def build_baseline(rev: str) -> pathlib.Path:
+    """Builds the calculator example as it was at the git revision `rev`,
+    in a work tree and a target directory of its own under
+    target/server-bench/, so that the code before a change is measured in
+    the same run as the code after it."""
+    tree = OUT / "baseline-src"
+    if tree.exists():
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
+                       check=True)
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), rev],
+                   check=True)
+    target = OUT / "baseline-target"
+    subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "mcp-toolkit-server",
+                    "--example", "calculator", "--target-dir", str(target)],
+                   cwd=tree, check=True)
+    copy = OUT / "calculator-baseline"
+    shutil.copy2(target / "release" / "examples" / "calculator", copy)
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=True)
+    return copy
+
+
 def main() -> None:
+    args = sys.argv[1:]
+    if "--baseline" in args:
+        at = args.index("--baseline")
+        rev = args[at + 1]
+        del args[at:at + 2]
+        baseline = build_baseline(rev)
+        ours = build_calculator([], "calculator")
+        cargo(ROOT, "build", "--release", "--quiet", "-p", "mcp-bench", "--bin", "server")
+        subprocess.run([str(TARGET / "release" / "server"), "--ours", str(ours),
+                        "--baseline", str(baseline), *args], check=True)
+        return
     auth_only = "--auth-only" in sys.argv[1:]
     ours_auth = build_calculator(["--features", "auth"], "calculator-auth")
     cargo(ROOT, "build", "--release", "--quiet", "-p", "mcp-bench", "--bin", "server")

@@ -65,6 +65,10 @@
 //! - `state` (with the `sealed-state` feature) seals what a multi-round
 //!   request carries between rounds; [`handle`] names state that spans calls; [`elicit`] asks the user for
 //!   input declaratively.
+//! - [`share`] says who a request counts against (its principal, or its
+//!   client's address) for the per-client shares of requests in flight,
+//!   handles, legacy sessions and tasks that keep one client from taking
+//!   everyone's place.
 //! - [`shared`] is storage every replica of a server reaches (in memory,
 //!   or Redis with the `redis` feature), behind handles that resolve on
 //!   any replica, and a replay guard that refuses on all of them

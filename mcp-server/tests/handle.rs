@@ -227,6 +227,56 @@ fn store_is_bounded_and_reuses_expired_slots() {
     assert_eq!(store.with_at(&c, None, now, |n| n.clone()), Ok(note("c")));
 }
 
+/// One principal filling the store stops at its share, and another is
+/// still served; expiry gives the first its places back. With the share
+/// as large as the store (the control), the first fills it for everyone.
+#[test]
+fn one_principal_cannot_fill_the_store_for_everyone() {
+    let t0 = Instant::now();
+    let fill = |store: &HandleStore<Note, Note>| {
+        (0..100)
+            .take_while(|i| {
+                store
+                    .insert_at(Some("mallory"), note(&format!("m{i}")), t0)
+                    .is_ok()
+            })
+            .count()
+    };
+    let store: HandleStore<Note, Note> = HandleStore::new(16).with_share(4);
+    assert_eq!(fill(&store), 4);
+    assert_eq!(
+        store.insert_at(Some("mallory"), note("one more"), t0),
+        Err(HandleError::Share {
+            kind: "note",
+            max: 4
+        })
+    );
+    let kept = store
+        .insert_at(Some("alice"), note("mine"), t0)
+        .expect("another principal is served");
+    assert_eq!(
+        store.with_at(&kept, Some("alice"), t0, |n| n.clone()),
+        Ok(note("mine"))
+    );
+    let later = t0 + Duration::from_secs(60);
+    store
+        .insert_at(Some("mallory"), note("after expiry"), later)
+        .expect("expired handles leave the share");
+    let message = HandleError::Share {
+        kind: "note",
+        max: 4,
+    }
+    .to_string();
+    assert!(message.contains("try again after some expire"), "{message}");
+
+    let open: HandleStore<Note, Note> = HandleStore::new(16).with_share(16);
+    assert_eq!(fill(&open), 16);
+    assert_eq!(
+        open.insert_at(Some("alice"), note("mine"), t0),
+        Err(HandleError::Full { kind: "note" })
+    );
+}
+
 #[test]
 fn errors_tell_the_model_what_to_do() {
     let unknown = HandleError::Unknown { kind: "note" }.to_string();

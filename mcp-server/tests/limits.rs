@@ -283,6 +283,17 @@ async fn a_malformed_chunked_body_gets_400_and_an_oversized_one_413() {
 /// Sends `body` as a POST from `source` (an address of 127.0.0.0/8, a
 /// peer of its own) and reads the answer whole; the status and the text.
 async fn post_from(source: [u8; 4], port: u16, body: &Value, name: &str) -> (u16, String) {
+    post_via(source, port, body, name, "").await
+}
+
+/// [`post_from`] with more header lines (each ending in CRLF).
+async fn post_via(
+    source: [u8; 4],
+    port: u16,
+    body: &Value,
+    name: &str,
+    headers: &str,
+) -> (u16, String) {
     let socket = tokio::net::TcpSocket::new_v4().expect("socket");
     socket
         .bind((std::net::Ipv4Addr::from(source), 0).into())
@@ -295,12 +306,138 @@ async fn post_from(source: [u8; 4], port: u16, body: &Value, name: &str) -> (u16
     let request = format!(
         "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
          Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
-         Mcp-Method: tools/call\r\nMcp-Name: {name}\r\nConnection: close\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: {name}\r\nConnection: close\r\n{headers}\
          Content-Length: {}\r\n\r\n{body}",
         body.len()
     );
     stream.write_all(request.as_bytes()).await.expect("send");
     answer(&mut stream).await
+}
+
+/// `GET path` from 127.0.0.1.
+async fn get(port: u16, path: &str) -> (u16, String) {
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .expect("connect");
+    let request =
+        format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.expect("send");
+    answer(&mut stream).await
+}
+
+/// Behind a proxy listed in `trusted_proxies`, each forwarded client gets
+/// its own share of the places in flight, and `/readyz` names the share
+/// that refused while staying ready; a peer that is not a listed proxy is
+/// one client whatever its `X-Forwarded-For` says. With `trusted` off (the
+/// control), every client behind the proxy is the proxy and shares one
+/// share.
+async fn forwarded_shares(trusted: bool) -> (u16, String) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let port = listener.local_addr().expect("address").port();
+    let limits = Limits {
+        max_in_flight: 16,
+        max_in_flight_per_client: 2,
+        ..Limits::default()
+    };
+    let config = http::HttpConfig {
+        trusted_proxies: match trusted {
+            true => vec![std::net::Ipv4Addr::LOCALHOST.into()],
+            false => Vec::new(),
+        },
+        ..http::HttpConfig::default()
+    };
+    tokio::spawn(http::serve_with(
+        server(limits),
+        listener,
+        config,
+        std::future::pending(),
+    ));
+    let proxy = [127, 0, 0, 1];
+    let outsider = [127, 0, 0, 3];
+    // The proxy forwards two held calls of 10.0.0.1; the outsider holds
+    // two of its own, claiming to forward for 10.0.0.3.
+    let mut held = Vec::new();
+    for (i, (source, forwarded)) in [
+        (proxy, "10.0.0.1"),
+        (proxy, "10.0.0.1"),
+        (outsider, "10.0.0.3"),
+        (outsider, "10.0.0.3"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let key = format!("forwarded-{trusted}-{port}-{i}");
+        let started = started(&key);
+        let call = hold(30 + i as i64, &key, 3_000);
+        let headers = format!("X-Forwarded-For: 6.6.6.6, {forwarded}\r\n");
+        held.push(tokio::spawn(async move {
+            post_via(source, port, &call, "hold", &headers).await
+        }));
+        tokio::time::timeout(Duration::from_secs(30), started.notified())
+            .await
+            .expect("the held call started");
+    }
+    let add = |id| call(id, "add", json!({"a": 1, "b": 2}));
+    if trusted {
+        // 10.0.0.1 holds its share.
+        let (status, text) = post_via(
+            proxy,
+            port,
+            &add(40),
+            "add",
+            "X-Forwarded-For: 10.0.0.1\r\n",
+        )
+        .await;
+        assert_eq!(status, 429, "{text}");
+        let (status, text) = get(port, "/readyz").await;
+        assert_eq!(status, 200, "a saturated replica stays ready: {text}");
+        let ready = body_json(&text);
+        assert_eq!(
+            ready["saturated"][0]["limit"], "max_in_flight_per_client",
+            "{text}"
+        );
+        // The outsider's header is its own words: it is one client.
+        let (status, text) = post_via(
+            outsider,
+            port,
+            &add(41),
+            "add",
+            "X-Forwarded-For: 10.0.0.4\r\n",
+        )
+        .await;
+        assert_eq!(status, 429, "{text}");
+    }
+    // Another client behind the proxy.
+    let answer = post_via(
+        proxy,
+        port,
+        &add(42),
+        "add",
+        "X-Forwarded-For: 10.0.0.1, 10.0.0.2\r\n",
+    )
+    .await;
+    for call in held {
+        let (status, text) = call.await.expect("joined");
+        assert_eq!(status, 200, "{text}");
+    }
+    answer
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behind_a_trusted_proxy_each_forwarded_client_has_its_share() {
+    let (status, text) = forwarded_shares(true).await;
+    assert_eq!(status, 200, "{text}");
+    assert!(text.contains("\"result\""), "{text}");
+}
+
+/// The control: the same requests through a proxy not listed are one
+/// client, and the second forwarded client is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behind_an_unlisted_proxy_every_client_is_the_proxy() {
+    let (status, text) = forwarded_shares(false).await;
+    assert_eq!(status, 429, "{text}");
 }
 
 /// One client holding its whole share of the places in flight is told to

@@ -90,8 +90,9 @@ pub struct Limits {
     /// `transport::http::serve` or `serve_with`, or when a router you mount
     /// is served with axum's `ConnectInfo<SocketAddr>`; without it only
     /// principals get a share. Behind a proxy every unauthenticated client
-    /// is the proxy: raise the share to `max_in_flight` there, or protect
-    /// the server. Not used on stdio.
+    /// is the proxy unless the proxy is listed in
+    /// [`HttpConfig::trusted_proxies`](crate::transport::http::HttpConfig::trusted_proxies).
+    /// Not used on stdio.
     pub max_in_flight_per_client: usize,
     /// Longest a handler may run (default 300 s). A handler still running
     /// then is cancelled and its request answered with -32603.

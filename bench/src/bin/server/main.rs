@@ -86,6 +86,9 @@ pub struct Subject {
 }
 
 struct Args {
+    /// Another build of ours, measured beside it instead of rmcp and the
+    /// echoes: the same code before a change.
+    baseline: Option<PathBuf>,
     ours: PathBuf,
     rmcp: PathBuf,
     echo: PathBuf,
@@ -94,10 +97,11 @@ struct Args {
     plan: Plan,
 }
 
-const USAGE: &str = "usage: server --ours PATH --rmcp PATH --echo PATH [--ours-auth PATH [--auth-only]] [--quick] [--rounds N]";
+const USAGE: &str = "usage: server --ours PATH (--rmcp PATH --echo PATH [--ours-auth PATH [--auth-only]] | --baseline PATH) [--quick] [--rounds N]";
 
 fn args() -> Result<Args, String> {
     let (mut ours, mut rmcp, mut echo, mut ours_auth) = (None, None, None, None);
+    let mut baseline = None;
     let mut auth_only = false;
     let mut plan = Plan::FULL;
     let mut rounds = None;
@@ -108,6 +112,7 @@ fn args() -> Result<Args, String> {
             "--rmcp" => rmcp = args.next().map(PathBuf::from),
             "--echo" => echo = args.next().map(PathBuf::from),
             "--ours-auth" => ours_auth = args.next().map(PathBuf::from),
+            "--baseline" => baseline = args.next().map(PathBuf::from),
             "--auth-only" => auth_only = true,
             "--quick" => plan = Plan::QUICK,
             "--rounds" => rounds = args.next().and_then(|n| n.parse().ok()),
@@ -118,9 +123,19 @@ fn args() -> Result<Args, String> {
         plan.rounds = rounds;
     }
     match (ours, rmcp, echo) {
+        (Some(ours), _, _) if baseline.is_some() => Ok(Args {
+            baseline,
+            ours,
+            rmcp: PathBuf::new(),
+            echo: PathBuf::new(),
+            ours_auth: None,
+            auth_only: false,
+            plan,
+        }),
         _ if auth_only && ours_auth.is_none() => Err(USAGE.to_owned()),
         // The protected rows alone need no other program.
         (ours, rmcp, echo) if auth_only => Ok(Args {
+            baseline: None,
             ours: ours.unwrap_or_default(),
             rmcp: rmcp.unwrap_or_default(),
             echo: echo.unwrap_or_default(),
@@ -129,6 +144,7 @@ fn args() -> Result<Args, String> {
             plan,
         }),
         (Some(ours), Some(rmcp), Some(echo)) => Ok(Args {
+            baseline: None,
             ours,
             rmcp,
             echo,
@@ -145,6 +161,9 @@ fn main() {
         eprintln!("{usage}");
         std::process::exit(2);
     });
+    if let Some(baseline) = &args.baseline {
+        return before_and_after(&args.ours, baseline, &args.plan);
+    }
     let subjects = [
         Subject {
             name: "ours",
@@ -295,4 +314,39 @@ impl Protected {
             protected(&self.rs256),
         ]
     }
+}
+
+/// Ours beside a baseline build of ours, taking turns in every round: the
+/// stdio and HTTP `tools/call` figures before and after a change, and
+/// their ratio.
+fn before_and_after(ours: &std::path::Path, baseline: &std::path::Path, plan: &Plan) {
+    let subjects = [ours, baseline].map(|path| Subject {
+        name: "",
+        path: path.to_owned(),
+        args: &["--stdio"],
+        era: Some(Era::Modern),
+    });
+    let mut stdio_figures = vec![Figures::default(); 2];
+    let mut http_figures = vec![vec![Figures::default(); 2]; plan.connections.len()];
+    for round in 1..=plan.rounds {
+        eprintln!("round {round} of {}", plan.rounds);
+        for (subject, figures) in subjects.iter().zip(&mut stdio_figures) {
+            eprintln!("  stdio {}", subject.path.display());
+            let measured = stdio::measure(subject, plan)
+                .unwrap_or_else(|e| panic!("stdio {}: {e}", subject.path.display()));
+            figures.merge(measured);
+        }
+        for (index, &connections) in plan.connections.iter().enumerate() {
+            for (subject, figures) in subjects.iter().zip(http_figures[index].iter_mut()) {
+                eprintln!(
+                    "  http {} ({connections} connections)",
+                    subject.path.display()
+                );
+                let measured = http::measure(&http::Load::plain(&subject.path), plan, connections)
+                    .unwrap_or_else(|e| panic!("http {}: {e}", subject.path.display()));
+                figures.merge(measured);
+            }
+        }
+    }
+    table::print_before_after(plan, &stdio_figures, &http_figures);
 }

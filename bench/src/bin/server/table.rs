@@ -211,3 +211,60 @@ pub fn print_auth(plan: &Plan, names: &[&str], auth: &[Vec<Figures>]) {
         );
     }
 }
+
+/// The figures of ours (`[0]`) and its baseline (`[1]`), with their ratio.
+pub fn print_before_after(plan: &Plan, stdio: &[Figures], http: &[Vec<Figures>]) {
+    let ratio = |now: f64, before: f64| format!("{:.2}", now / before);
+    println!(
+        "\n### tools/call, after and before ({} rounds)\n",
+        plan.rounds
+    );
+    println!("| | after | before | after / before |");
+    println!("| --- | --- | --- | --- |");
+    let line = |name: &str, after: f64, before: f64, unit: &str| {
+        println!(
+            "| {name} ({unit}) | {after:.1} | {before:.1} | {} |",
+            ratio(after, before)
+        );
+    };
+    let us = |d: std::time::Duration| d.as_secs_f64() * 1e6;
+    line(
+        "stdio sequential median",
+        us(stdio[0].latency(0.5)),
+        us(stdio[1].latency(0.5)),
+        "µs",
+    );
+    line(
+        "stdio sequential p99",
+        us(stdio[0].latency(0.99)),
+        us(stdio[1].latency(0.99)),
+        "µs",
+    );
+    line("stdio pipelined", stdio[0].rate(), stdio[1].rate(), "req/s");
+    line(
+        "stdio server CPU per call",
+        us(stdio[0].cpu_per_call()),
+        us(stdio[1].cpu_per_call()),
+        "µs",
+    );
+    for (figures, connections) in http.iter().zip(plan.connections) {
+        line(
+            &format!("HTTP {connections} connections"),
+            figures[0].rate(),
+            figures[1].rate(),
+            "req/s",
+        );
+        line(
+            &format!("HTTP {connections} connections, median"),
+            us(figures[0].latency(0.5)),
+            us(figures[1].latency(0.5)),
+            "µs",
+        );
+        line(
+            &format!("HTTP {connections} connections, server CPU per call"),
+            us(figures[0].cpu_per_call()),
+            us(figures[1].cpu_per_call()),
+            "µs",
+        );
+    }
+}
