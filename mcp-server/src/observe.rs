@@ -190,6 +190,7 @@ static LAST_REFUSED: std::sync::Mutex<Vec<(String, std::time::Instant)>> =
 /// ago (whole seconds), most recent first: the readiness detail of a busy
 /// replica. A replica at a limit still serves everyone else, so this is
 /// reported beside a ready status, not instead of it.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) fn saturated(window: std::time::Duration) -> Vec<(String, u64)> {
     let last = LAST_REFUSED
         .lock()

@@ -132,6 +132,7 @@ tokio::task_local! {
 }
 
 /// Runs `future` with `peer` as the address of its request's client.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) async fn with_peer<F: std::future::Future>(
     peer: Option<IpAddr>,
     future: F,

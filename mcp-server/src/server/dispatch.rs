@@ -56,7 +56,52 @@ pub struct RequestHeaders {
 #[derive(Debug)]
 pub struct AbortOnDrop {
     handle: tokio::task::AbortHandle,
-    _permit: Option<OwnedSemaphorePermit>,
+    _permit: Option<StreamPlace>,
+}
+
+/// A stream's place under [`Limits::max_streams`](super::Limits::max_streams),
+/// and under its client's share of them, given back when dropped.
+#[derive(Debug)]
+pub(crate) struct StreamPlace {
+    _permit: OwnedSemaphorePermit,
+    share: Option<ShareTaken>,
+}
+
+type ShareTaken = (
+    Arc<std::sync::Mutex<crate::share::Counts>>,
+    crate::share::Client,
+);
+
+/// A client's place taken for a stream not granted yet: given back if the
+/// server then refuses the stream.
+struct StreamPlaceShare(Option<ShareTaken>);
+
+impl StreamPlaceShare {
+    fn take(mut self) -> Option<ShareTaken> {
+        self.0.take()
+    }
+}
+
+impl Drop for StreamPlaceShare {
+    fn drop(&mut self) {
+        if let Some((counts, client)) = &self.0 {
+            counts
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .remove(client);
+        }
+    }
+}
+
+impl Drop for StreamPlace {
+    fn drop(&mut self) {
+        if let Some((counts, client)) = &self.share {
+            counts
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .remove(client);
+        }
+    }
 }
 
 impl AbortOnDrop {
@@ -68,7 +113,7 @@ impl AbortOnDrop {
     }
 
     /// Keeps `permit` until the stream is dropped.
-    pub(crate) fn holding(mut self, permit: OwnedSemaphorePermit) -> Self {
+    pub(crate) fn holding(mut self, permit: StreamPlace) -> Self {
         self._permit = Some(permit);
         self
     }
@@ -566,7 +611,7 @@ impl Run {
 /// under `max_streams`, the receiving end of the notifier in its context,
 /// and a sender for the answer.
 pub(crate) struct Streamed {
-    permit: OwnedSemaphorePermit,
+    permit: StreamPlace,
     messages: mpsc::Receiver<Value>,
     last: mpsc::Sender<Value>,
 }
@@ -607,7 +652,6 @@ pub(crate) fn with_grant(cx: Context, grant: Option<&Arc<Grant>>) -> Context {
 }
 
 /// The principal of `grant`, if any.
-#[cfg(any(feature = "legacy", feature = "tasks"))]
 pub(crate) fn principal_of(grant: Option<&Arc<Grant>>) -> Option<Arc<str>> {
     match grant {
         #[cfg(feature = "auth")]
@@ -956,11 +1000,11 @@ impl Server {
             #[cfg(not(feature = "tasks"))]
             let listen = listen.map(|listen| (listen, None));
             return Step::Done(match listen {
-                Ok((listen, tasks)) => match self.stream_permit() {
+                Ok((listen, tasks)) => match self.stream_permit(principal_of(grant)) {
                     Ok(permit) => {
                         listen::open(&self.inner, id, listen.notifications, tasks, permit)
                     }
-                    Err(e) => error_reply(Some(&id), 503, e),
+                    Err((status, e)) => error_reply(Some(&id), status, e),
                 },
                 Err(e) => error_reply(Some(&id), 200, e),
             });
@@ -1054,9 +1098,9 @@ impl Server {
         if !streaming {
             return Step::Run(Run::new(id, kind, params, cx));
         }
-        let permit = match self.stream_permit() {
+        let permit = match self.stream_permit(principal_of(grant)) {
             Ok(permit) => permit,
-            Err(e) => return Step::Done(error_reply(Some(&id), 503, e)),
+            Err((status, e)) => return Step::Done(error_reply(Some(&id), status, e)),
         };
         let (notifier, messages) = Notifier::channel(self.inner.limits.notification_buffer);
         let last = notifier.sender();
@@ -1109,14 +1153,61 @@ impl Server {
         }
     }
 
-    /// A place for one more stream, or the error that refuses it.
-    pub(crate) fn stream_permit(&self) -> Result<OwnedSemaphorePermit, ErrorObject> {
-        self.inner.streams.clone().try_acquire_owned().map_err(|_| {
-            busy(
-                "too many streams are open",
-                "max_streams",
-                self.inner.limits.max_streams,
-            )
+    /// A place for one more stream of the client that is `principal`, or
+    /// else at the address the transport set (see [`share`](crate::share)),
+    /// or the HTTP status and error that refuse it: 429 when the client
+    /// holds its share of `max_streams_per_client`, 503 when the server
+    /// holds `max_streams`.
+    pub(crate) fn stream_permit(
+        &self,
+        principal: Option<Arc<str>>,
+    ) -> Result<StreamPlace, (u16, ErrorObject)> {
+        let client = match principal {
+            Some(principal) => Some(crate::share::Client::principal(principal)),
+            None => crate::share::peer().map(crate::share::Client::address),
+        };
+        let share = match client {
+            Some(client) => {
+                let mut counts = self
+                    .inner
+                    .stream_shares
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                if counts.full(&client) {
+                    return Err((
+                        429,
+                        busy(
+                            "this client has its whole share of streams open",
+                            "max_streams_per_client",
+                            self.inner.limits.max_streams_per_client,
+                        ),
+                    ));
+                }
+                counts.add(&client);
+                Some((self.inner.stream_shares.clone(), client))
+            }
+            None => None,
+        };
+        // Built first, so that a refusal below gives the share back.
+        let share = StreamPlaceShare(share);
+        let permit = self
+            .inner
+            .streams
+            .clone()
+            .try_acquire_owned()
+            .map_err(|_| {
+                (
+                    503,
+                    busy(
+                        "too many streams are open",
+                        "max_streams",
+                        self.inner.limits.max_streams,
+                    ),
+                )
+            })?;
+        Ok(StreamPlace {
+            _permit: permit,
+            share: share.take(),
         })
     }
 

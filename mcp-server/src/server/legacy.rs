@@ -313,7 +313,9 @@ impl Server {
     ///
     /// When the server has as many streams open as it may.
     pub(crate) fn legacy_updates(&self, session: Arc<Session>) -> Result<Outcome, ErrorObject> {
-        let permit = self.stream_permit()?;
+        let permit = self
+            .stream_permit(session.principal.clone())
+            .map_err(|(_, e)| e)?;
         let (tx, rx) = mpsc::channel::<Value>(self.inner.limits.notification_buffer.max(1));
         let mut changes = self.inner.bus.subscribe();
         let mine = session.stream.fetch_add(1, Ordering::AcqRel) + 1;
@@ -538,11 +540,11 @@ impl Server {
         grant: Option<&Arc<Grant>>,
         mut span: RequestSpan,
     ) -> Outcome {
-        let permit = match self.stream_permit() {
+        let permit = match self.stream_permit(principal_of(grant)) {
             Ok(permit) => permit,
-            Err(e) => {
+            Err((status, e)) => {
                 return span.done(Outcome::Reply {
-                    status: 503,
+                    status,
                     message: Reply::from_value(&error_message(Some(&id), &e)),
                 })
             }

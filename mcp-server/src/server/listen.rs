@@ -4,7 +4,7 @@
 use mcp_types::meta::SUBSCRIPTION_ID;
 use mcp_types::v2026_07_28::{RequestId, SubscriptionFilter};
 use serde_json::{json, Value};
-use tokio::sync::{broadcast, mpsc, OwnedSemaphorePermit};
+use tokio::sync::{broadcast, mpsc};
 
 use super::dispatch::{AbortOnDrop, Outcome};
 use super::Inner;
@@ -121,7 +121,7 @@ pub(crate) fn open(
     id: RequestId,
     requested: SubscriptionFilter,
     mut tasks: Option<TaskFilter>,
-    permit: OwnedSemaphorePermit,
+    permit: super::dispatch::StreamPlace,
 ) -> Outcome {
     let mut filter = honoured(inner, &requested);
     if let Some(tasks) = &tasks {

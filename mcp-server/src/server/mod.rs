@@ -108,6 +108,13 @@ pub struct Limits {
     /// notifications followed by the response, and legacy calls. A request
     /// that would open one more is answered with -32603 (HTTP 503).
     pub max_streams: usize,
+    /// Most of those streams one client may hold open at once (default
+    /// 64), a client being the principal on a protected server, else the
+    /// peer's address on HTTP (see [`share`](crate::share)). One more from
+    /// that client is answered with -32603 and HTTP 429 with
+    /// `Retry-After`, while other clients open theirs. Streams over stdio
+    /// and those of no known client count only against `max_streams`.
+    pub max_streams_per_client: usize,
     /// Most tools, prompts, resources or templates on one page of a list
     /// (default 100).
     pub page_size: usize,
@@ -125,6 +132,7 @@ impl Default for Limits {
             request_timeout: Duration::from_secs(300),
             body_timeout: Duration::from_secs(30),
             max_streams: 256,
+            max_streams_per_client: 64,
             page_size: 100,
             notification_buffer: 64,
         }
@@ -210,6 +218,8 @@ pub(crate) struct Inner {
     pub(crate) limits: Limits,
     /// One permit per stream that may be open at once.
     pub(crate) streams: Arc<tokio::sync::Semaphore>,
+    /// How many of those streams each client holds.
+    pub(crate) stream_shares: Arc<std::sync::Mutex<crate::share::Counts>>,
     pub(crate) completer: Option<Box<dyn Completer>>,
     /// Compiled input schemas, by tool name, checked before each call.
     #[cfg(feature = "validation")]
@@ -694,6 +704,9 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
                 bus: Bus::new(),
                 ttl_ms: self.ttl_ms,
                 cache_scope: self.cache_scope,
+                stream_shares: Arc::new(std::sync::Mutex::new(crate::share::Counts::new(
+                    self.limits.max_streams_per_client,
+                ))),
                 streams: Arc::new(tokio::sync::Semaphore::new(
                     self.limits
                         .max_streams

@@ -532,7 +532,8 @@ async fn handle_get(State(app): State<Arc<App>>, request: axum::extract::Request
         Ok(grant) => grant,
         Err(response) => return response,
     };
-    legacy_stream(&app, &parts.headers, grant.as_ref()).await
+    let peer = peer_of(&app.config, &parts);
+    share::with_peer(peer, legacy_stream(&app, &parts.headers, grant.as_ref())).await
 }
 
 /// GET with a legacy session's id: the stream of updates to the resources
@@ -549,7 +550,14 @@ async fn legacy_stream(app: &App, headers: &HeaderMap, grant: Option<&Arc<Grant>
     };
     match app.server.legacy_updates(session) {
         Ok(outcome) => respond(outcome, &app.config),
-        Err(error) => json_response(503, &crate::server::error_message(None, &error)),
+        Err(error) => {
+            // The client's share of streams, or the server's.
+            let status = match error.data.as_ref().and_then(|d| d.get("limit")) {
+                Some(limit) if limit == "max_streams_per_client" => 429,
+                _ => 503,
+            };
+            json_response(status, &crate::server::error_message(None, &error))
+        }
     }
 }
 
@@ -969,7 +977,16 @@ async fn end_session(_: &App, _: &HeaderMap, _: Option<Arc<Grant>>) -> Response 
 /// end (or the client's departure) cancels the handler.
 fn respond(outcome: Outcome, config: &HttpConfig) -> Response {
     match outcome {
-        Outcome::Reply { status, message } => encoded_response(status, message.into_bytes()),
+        Outcome::Reply { status, message } => {
+            let mut response = encoded_response(status, message.into_bytes());
+            if status == 429 {
+                // A client at its share: its own places free within seconds.
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            }
+            response
+        }
         Outcome::Challenge {
             status,
             www_authenticate,
