@@ -51,10 +51,12 @@
 //! | `Authorization: DPoP` without one good `DPoP` proof: missing, malformed, not signed by the key in its `jwk`, for another method or URL, older than 5 minutes, for another token (`ath`), or a `jti` seen before (on any replica sharing the [replay guard](ResourceServerBuilder::replay_guard)) | 401, `DPoP error="invalid_dpop_proof"` |
 //! | a good proof without the current nonce, when the server [asks for one](ResourceServerBuilder::dpop_nonce) | 401, `DPoP error="use_dpop_nonce"` and a `DPoP-Nonce` header (sent with every 401 then) |
 //! | a token without the server-wide scopes, or a `tools/call` without the tool's scopes | 403, `error="insufficient_scope"`, `scope` naming every scope the request needs |
+//! | a good DPoP request whose principal holds its whole [share of the recorded proofs](ResourceServerBuilder::dpop_replay_share) (nothing is recorded for it; other principals are served) | 429, `Retry-After` (the seconds until its oldest proof expires), no challenge |
 //! | tokens cannot be verified, or proofs recorded, now (the authorization server or the shared store is unreachable) | 503 |
 //!
 //! Every refusal carries a JSON-RPC error body (`-32600`, or `-32603` for
-//! 503), whose `data.error` names the OAuth error. It has no `id` unless
+//! 429 and 503), whose `data.error` names the OAuth error (a 429's `data`
+//! names the limit instead, `dpop_replay_share`). It has no `id` unless
 //! the router had read the request (a tool's missing scope), as the
 //! transport answers other requests it cannot read: the MCP schema has
 //! no null id. The metadata is served, without a
@@ -86,7 +88,8 @@
 //!   section 4.3, against the resource URL as `htu`) and the stateless
 //!   server nonces (`dpop/nonce`), pure; [`ResourceServer::authorize`]
 //!   records each proof's `jti` in the
-//!   [`SharedReplayGuard`](crate::shared::SharedReplayGuard).
+//!   [`SharedReplayGuard`](crate::shared::SharedReplayGuard), within the
+//!   principal's share of it, which `dpop/share` counts per replica.
 //! - [`TokenVerifier`] is the interface verifiers implement (its docs show
 //!   one over RFC 7662 introspection); [`JwtVerifier`] is the one for JWT
 //!   access tokens. Its pure parts are `jwt/compact` (the compact form),

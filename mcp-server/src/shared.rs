@@ -81,6 +81,16 @@ pub trait SharedStore: Send + Sync + 'static {
         key: &'a str,
         old: &'a [u8],
     ) -> BoxFuture<'a, Result<bool, SharedError>>;
+
+    /// How many live values the store holds at most, when it has a bound
+    /// of its own ([`MemoryShared`]'s capacity); `None`, the default, when
+    /// it has none (Redis, bounded by its memory). What is carved out of
+    /// the store is sized from it, such as each principal's share of the
+    /// DPoP proofs a resource server records (`auth` feature,
+    /// `ResourceServerBuilder::dpop_replay_share`).
+    fn capacity(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// A [`SharedStore`] in this process's memory, holding at most `capacity`
@@ -223,6 +233,10 @@ impl SharedStore for MemoryShared {
             values.drop_key(key);
         }
         Box::pin(std::future::ready(Ok(holds)))
+    }
+
+    fn capacity(&self) -> Option<usize> {
+        Some(self.capacity)
     }
 }
 

@@ -2,8 +2,9 @@
 //! on loopback serving its metadata and keys: the metadata routes, every
 //! refusal (status, challenge parameters, JSON-RPC error), tokens of each
 //! accepted algorithm, key rotation and the bounded refetch, per-tool and
-//! server-wide scopes, the grant in handlers, legacy sessions, and a
-//! verifier of our own behind the cache.
+//! server-wide scopes, the grant in handlers, legacy sessions, a
+//! verifier of our own behind the cache, and each principal's share of
+//! the DPoP proofs the replay guard records.
 
 #![cfg(feature = "auth")]
 
@@ -16,9 +17,10 @@ use std::time::{Duration, Instant};
 
 use auth_support::*;
 use mcp_server::auth::{
-    AccessToken, Grant, JwtVerifier, Rejection, ResourceServer, ResourceServerBuilder, TokenError,
-    TokenVerifier,
+    AccessToken, DpopPolicy, Grant, JwtVerifier, Rejection, ResourceServer, ResourceServerBuilder,
+    TokenError, TokenVerifier,
 };
+use mcp_server::shared::{MemoryShared, SharedReplayGuard};
 use mcp_server::transport::http::{self, HttpConfig};
 use mcp_server::{tool, tools, BoxFuture, Context, Server};
 use serde_json::{json, Value};
@@ -574,6 +576,110 @@ async fn a_bearer_only_server_refuses_dpop_bound_tokens() {
         .json()
         .get("dpop_signing_alg_values_supported")
         .is_none());
+}
+
+/// Notes taking DPoP-bound tokens, whose replay guard keeps its proofs
+/// in `store`, with `configure` applied to the resource server.
+async fn dpop_fixture(
+    store: &Arc<MemoryShared>,
+    configure: impl FnOnce(ResourceServerBuilder) -> ResourceServerBuilder,
+) -> Protected {
+    let guard = SharedReplayGuard::new(store.clone());
+    fixture(|b, _, _| configure(b.dpop(DpopPolicy::Accepted).replay_guard(guard))).await
+}
+
+/// One principal sending DPoP requests, each with a fresh proof, cannot
+/// fill the replay guard and have every other principal refused: once
+/// it holds its share of the guard (by default a sixteenth of it, 2 of
+/// 32 proofs here) its next request gets 429 with `Retry-After` and
+/// records nothing, while another principal is still served.
+#[tokio::test]
+async fn a_principal_at_its_share_of_dpop_proofs_gets_429_and_others_are_served() {
+    let store = Arc::new(MemoryShared::new(32));
+    let fx = dpop_fixture(&store, |b| b).await;
+    let (alice, bob) = (DpopKey::new(), DpopKey::new());
+    let alice_token = fx.dpop_token("alice", "notes:read", &alice);
+    let bob_token = fx.dpop_token("bob", "notes:read", &bob);
+    // Alice sends until she is refused: at the latest once the guard is
+    // full.
+    let mut served = 0;
+    let refused = loop {
+        let response = fx.dpop_call("whoami", &alice_token, &alice).await;
+        if response.status != 200 {
+            break response;
+        }
+        served += 1;
+        assert!(served <= 32, "alice was never refused");
+    };
+    let recorded = store.len();
+    // Bob is served meanwhile, with a real result, and his proofs are
+    // recorded.
+    for n in 1..=2 {
+        let response = fx.dpop_call("whoami", &bob_token, &bob).await;
+        assert_eq!(response.status, 200, "bob's request {n}: {}", response.body);
+        let who: Value = serde_json::from_str(&text(&response)).expect("JSON");
+        assert_eq!(who["subject"], "bob", "{who}");
+        assert_eq!(
+            who["principal"],
+            json!([&fx.auth.issuer, "bob"]).to_string()
+        );
+    }
+    assert_eq!(store.len(), recorded + 2);
+    // Alice was refused at her share, told when to retry, with nothing
+    // recorded for the refused request.
+    assert_eq!(served, 2, "alice's share: {}", refused.body);
+    assert_eq!(refused.status, 429, "{}", refused.body);
+    let retry_after: u64 = refused
+        .header("retry-after")
+        .unwrap_or_else(|| panic!("no Retry-After in {refused:?}"))
+        .parse()
+        .expect("seconds");
+    assert!(
+        (1..=300).contains(&retry_after),
+        "until her oldest proof expires: {retry_after}"
+    );
+    assert_eq!(
+        refused.header("www-authenticate"),
+        None,
+        "her credentials are good"
+    );
+    let body = refused.json();
+    assert!(body.get("id").is_none(), "{body}");
+    assert_eq!(body["error"]["code"], -32603, "{body}");
+    assert_eq!(
+        body["error"]["data"],
+        json!({ "limit": "dpop_replay_share", "max": 2 })
+    );
+    assert!(!refused.shows(&alice_token));
+    assert_eq!(recorded, 2, "only the proofs of her served requests");
+    // She stays refused until a proof of hers expires.
+    let again = fx.dpop_call("whoami", &alice_token, &alice).await;
+    assert_eq!(again.status, 429, "{}", again.body);
+    assert_eq!(store.len(), 4);
+}
+
+/// The share is what refused Alice above: with a share of 3 set on the
+/// same guard, her third request is served, and her fourth refused.
+#[tokio::test]
+async fn a_larger_dpop_replay_share_serves_more_requests() {
+    let store = Arc::new(MemoryShared::new(32));
+    let fx = dpop_fixture(&store, |b| b.dpop_replay_share(3)).await;
+    let alice = DpopKey::new();
+    let token = fx.dpop_token("alice", "notes:read", &alice);
+    for n in 1..=3 {
+        let response = fx.dpop_call("whoami", &token, &alice).await;
+        assert_eq!(response.status, 200, "request {n}: {}", response.body);
+        let who: Value = serde_json::from_str(&text(&response)).expect("JSON");
+        assert_eq!(who["subject"], "alice", "{who}");
+    }
+    let fourth = fx.dpop_call("whoami", &token, &alice).await;
+    assert_eq!(fourth.status, 429, "{}", fourth.body);
+    assert!(fourth.header("retry-after").is_some(), "{fourth:?}");
+    assert_eq!(
+        fourth.json()["error"]["data"],
+        json!({ "limit": "dpop_replay_share", "max": 3 })
+    );
+    assert_eq!(store.len(), 3);
 }
 
 #[tokio::test]

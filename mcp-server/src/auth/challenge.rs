@@ -14,11 +14,14 @@ pub struct Refusal {
     status: u16,
     challenge: Option<String>,
     nonce: Option<String>,
+    /// Seconds; a `u16` fits beside `status`, so the refusal, the error
+    /// of every authorization, stays small.
+    retry_after: Option<u16>,
     error: ErrorObject,
 }
 
 impl Refusal {
-    /// The HTTP status: 400, 401, 403 or 503.
+    /// The HTTP status: 400, 401, 403, 429 or 503.
     pub fn status(&self) -> u16 {
         self.status
     }
@@ -33,6 +36,14 @@ impl Refusal {
     /// nonces in DPoP proofs (RFC 9449, section 9).
     pub fn dpop_nonce(&self) -> Option<&str> {
         self.nonce.as_deref()
+    }
+
+    /// The value of the `Retry-After` header, in seconds, when the same
+    /// request may well be served later: a 429 (the principal holds its
+    /// whole share of the DPoP proofs recorded; the seconds until one of
+    /// them expires) or a 503.
+    pub fn retry_after(&self) -> Option<u64> {
+        self.retry_after.map(u64::from)
     }
 
     /// The refusal with `nonce` for the `DPoP-Nonce` header.
@@ -169,6 +180,7 @@ pub(crate) fn missing(schemes: Schemes, scope: &str, resource_metadata: &str) ->
         status: 401,
         challenge: Some(challenge(schemes, None, None, scope, resource_metadata)),
         nonce: None,
+        retry_after: None,
         error: ErrorObject::invalid_request(message),
     }
 }
@@ -202,20 +214,45 @@ pub(crate) fn refuse(
             resource_metadata,
         )),
         nonce: None,
+        retry_after: None,
         error: ErrorObject::invalid_request(format!("{what}: {description}")).with_data(data),
     }
 }
 
 /// The refusal of a request whose token cannot be verified now: 503,
-/// without a challenge, since the token may well be good.
+/// without a challenge, since the token may well be good, and to be
+/// retried in 5 seconds.
 pub(crate) fn unavailable() -> Refusal {
     Refusal {
         status: 503,
         challenge: None,
         nonce: None,
+        retry_after: Some(5),
         error: ErrorObject::internal_error(
             "the server cannot verify access tokens right now; retry later",
         ),
+    }
+}
+
+/// The refusal of a DPoP request whose principal holds its whole `share`
+/// of the proofs this server has recorded: 429, to be retried in
+/// `retry_after` seconds (when the principal's oldest proof expires; at
+/// least 1), without a challenge, since the token and the proof are
+/// good. The JSON-RPC error is -32603, with the limit in `data`, as for
+/// the other limits a client may retry after.
+pub(crate) fn over_share(share: usize, retry_after: u64) -> Refusal {
+    let retry_after = u16::try_from(retry_after.max(1)).unwrap_or(u16::MAX);
+    Refusal {
+        status: 429,
+        challenge: None,
+        nonce: None,
+        retry_after: Some(retry_after),
+        error: ErrorObject::internal_error(format!(
+            "too many requests: this principal holds its whole share of the DPoP proofs \
+             this server remembers (limit {share}); retry after {retry_after} s, when the \
+             oldest of them expires"
+        ))
+        .with_data(json!({ "limit": "dpop_replay_share", "max": share })),
     }
 }
 
@@ -297,6 +334,29 @@ mod tests {
         let busy = unavailable();
         assert_eq!((busy.status(), busy.challenge()), (503, None));
         assert_eq!(busy.error().code, -32603);
+        assert_eq!(busy.retry_after(), Some(5));
+        for refusal in [
+            missing(Schemes::BEARER, "", PRM),
+            refuse(Schemes::BEARER, Code::InvalidToken, "x", "", PRM),
+        ] {
+            assert_eq!(refusal.retry_after(), None);
+        }
+    }
+
+    #[test]
+    fn a_principal_over_its_share_is_told_when_to_retry() {
+        let refusal = over_share(16, 42);
+        assert_eq!(refusal.status(), 429);
+        assert_eq!(refusal.challenge(), None, "the credentials are good");
+        assert_eq!(refusal.retry_after(), Some(42));
+        assert_eq!(refusal.error().code, -32603);
+        assert_eq!(
+            refusal.error().data.clone().expect("data"),
+            json!({ "limit": "dpop_replay_share", "max": 16 })
+        );
+        assert!(refusal.error().message.contains("retry after 42 s"));
+        assert_eq!(over_share(16, 0).retry_after(), Some(1), "at least 1");
+        assert_eq!(over_share(16, 1 << 20).retry_after(), Some(65_535));
     }
 
     #[test]

@@ -3,10 +3,13 @@
 //! fresh proof signed with it, so that a stolen token is useless without
 //! the key. Pure: [`proof`] holds the rules a proof must pass, [`nonce`]
 //! the server-provided nonces; the [`ResourceServer`](super::ResourceServer)
-//! drives them and records each proof's `jti` in its replay guard.
+//! drives them and records each proof's `jti` in its replay guard, within
+//! the principal's share of it ([`share`], which keeps a count but takes
+//! the time as an argument).
 
 pub(crate) mod nonce;
 pub(crate) mod proof;
+pub(crate) mod share;
 
 use std::fmt;
 

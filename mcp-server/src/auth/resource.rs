@@ -13,6 +13,7 @@ use super::cache::{Digest, TokenCache};
 use super::challenge::{self, Code, Refusal, Schemes};
 use super::dpop::nonce::Nonces;
 use super::dpop::proof::{self, Target};
+use super::dpop::share::Shares;
 use super::dpop::{self, DpopPolicy, ProofError};
 use super::jwt::{usable, JwtVerifier};
 use super::metadata::{well_known_path, Document};
@@ -22,6 +23,13 @@ use crate::shared::{MemoryShared, SharedReplayGuard};
 
 /// The namespace of DPoP proofs in the replay guard.
 const DPOP_REPLAY: &str = "dpop";
+
+/// How many proofs the default replay guard holds.
+const DEFAULT_REPLAY_CAPACITY: usize = 100_000;
+
+/// The part of the replay guard's capacity that one principal may fill
+/// by default: a sixteenth.
+const DEFAULT_SHARE_DIVISOR: usize = 16;
 
 /// A server protected as an OAuth 2.1 resource server: which
 /// authorization servers it trusts, which scopes it needs, how it checks
@@ -46,6 +54,9 @@ pub struct ResourceServer {
     target: Target,
     nonces: Option<Nonces>,
     replay: SharedReplayGuard,
+    /// Each principal's share of the proofs this replica records in
+    /// `replay`.
+    shares: Shares,
 }
 
 impl fmt::Debug for ResourceServer {
@@ -56,6 +67,7 @@ impl fmt::Debug for ResourceServer {
             .field("required", &self.required)
             .field("cache", &self.cache)
             .field("dpop", &self.dpop)
+            .field("dpop_replay_share", &self.shares.share())
             .finish_non_exhaustive()
     }
 }
@@ -96,6 +108,7 @@ impl ResourceServer {
             dpop: DpopPolicy::default(),
             dpop_nonce: None,
             replay: None,
+            dpop_replay_share: None,
         }
     }
 
@@ -137,8 +150,11 @@ impl ResourceServer {
     /// token in the query string or a form body, two `Authorization`
     /// headers), 401 for a missing or bad token or DPoP proof (with a
     /// nonce to use, when the server asks for them), 403 for a token
-    /// without the required scopes, 503 when tokens cannot be verified
-    /// or proofs recorded now.
+    /// without the required scopes, 429 for a DPoP request whose
+    /// principal holds its whole
+    /// [share of the recorded proofs](ResourceServerBuilder::dpop_replay_share)
+    /// (with the seconds to wait), 503 when tokens cannot be verified or
+    /// proofs recorded now.
     pub async fn authorize(
         &self,
         method: &str,
@@ -216,14 +232,25 @@ impl ResourceServer {
             ));
         }
         if let Some(proof) = proof {
-            // Recorded last, so that requests refused anyway fill nothing.
+            // Recorded last, so that requests refused anyway fill nothing,
+            // and within the principal's share, taken first, so that one
+            // principal cannot fill the guard and have everyone refused.
+            // The place is given back unless the proof is recorded.
+            let place = self
+                .shares
+                .take(
+                    &grant.shared_principal(),
+                    proof.accepted_until,
+                    seconds(now),
+                )
+                .map_err(|full| challenge::over_share(self.shares.share(), full.retry_after))?;
             let until = UNIX_EPOCH + Duration::from_secs(proof.accepted_until);
             match self
                 .replay
                 .record(DPOP_REPLAY, &proof.replay_id, until, now)
                 .await
             {
-                Ok(true) => {}
+                Ok(true) => place.keep(),
                 Ok(false) => return Err(self.bad_proof(ProofError::Replayed)),
                 Err(_) => return Err(challenge::unavailable()),
             }
@@ -357,6 +384,7 @@ pub struct ResourceServerBuilder {
     dpop: DpopPolicy,
     dpop_nonce: Option<Vec<u8>>,
     replay: Option<SharedReplayGuard>,
+    dpop_replay_share: Option<usize>,
 }
 
 impl fmt::Debug for ResourceServerBuilder {
@@ -439,7 +467,8 @@ impl ResourceServerBuilder {
     /// token, a unique `jti`, and made within the last five minutes.
     /// Proofs may be signed with the algorithms access tokens may (never
     /// `none` or HMAC). Each `jti` is recorded in the
-    /// [`replay_guard`](Self::replay_guard) until the proof expires.
+    /// [`replay_guard`](Self::replay_guard) until the proof expires,
+    /// within the principal's [share](Self::dpop_replay_share) of it.
     pub fn dpop(mut self, policy: DpopPolicy) -> Self {
         self.dpop = policy;
         self
@@ -461,8 +490,38 @@ impl ResourceServerBuilder {
     /// every replica reaches (`RedisShared`, with the `redis` feature)
     /// refuses on every replica a proof one has seen. By default
     /// the record is in this process's memory, for 100,000 proofs.
+    ///
+    /// A full guard cannot record proofs, so every DPoP request is then
+    /// refused with 503; each principal may fill only its
+    /// [share](Self::dpop_replay_share) of it.
     pub fn replay_guard(mut self, guard: SharedReplayGuard) -> Self {
         self.replay = Some(guard);
+        self
+    }
+
+    /// How many DPoP proofs one principal (the token's
+    /// [`Grant::principal`]) may have recorded at once in the
+    /// [replay guard](Self::replay_guard) by this replica; each stays
+    /// recorded until the proof expires, five minutes after its `iat`. A
+    /// DPoP request of a principal that holds its whole share is refused
+    /// with 429 and `Retry-After` (the seconds until its oldest proof
+    /// expires), and nothing is recorded for it, while the other
+    /// principals are served: one principal sending many requests cannot
+    /// fill the guard, which would refuse every DPoP request.
+    ///
+    /// By default a sixteenth of what the guard's store holds at most
+    /// ([`SharedStore::capacity`](crate::shared::SharedStore::capacity)):
+    /// 6,250 for the default guard of 100,000 proofs, 1,000 for a guard on
+    /// `MemoryShared::new(16_000)`, and 6,250 too when the store has no
+    /// bound of its own (Redis); at least 1. Give more to a principal that
+    /// rightly sends more requests than that in five minutes through one
+    /// replica (a busy service account), or less, with a small guard, to
+    /// leave room for more principals; 0 is taken as 1. Shares are kept in
+    /// this process's memory and counted per replica: with a guard the
+    /// replicas share, a principal may fill its share on each of them, so
+    /// size the guard for that, or lower the share.
+    pub fn dpop_replay_share(mut self, proofs: usize) -> Self {
+        self.dpop_replay_share = Some(proofs);
         self
     }
 
@@ -528,6 +587,12 @@ impl ResourceServerBuilder {
             false => join(self.required.iter().map(String::as_str)),
             true => join(self.scopes_supported.iter().map(String::as_str)),
         };
+        let replay = self.replay.unwrap_or_else(|| {
+            SharedReplayGuard::new(Arc::new(MemoryShared::new(DEFAULT_REPLAY_CAPACITY)))
+        });
+        let share = self.dpop_replay_share.unwrap_or_else(|| {
+            replay.capacity().unwrap_or(DEFAULT_REPLAY_CAPACITY) / DEFAULT_SHARE_DIVISOR
+        });
         let verifier = match self.verifier {
             Some(verifier) => verifier,
             None => Arc::new(JwtVerifier::new(
@@ -548,9 +613,8 @@ impl ResourceServerBuilder {
             dpop: self.dpop,
             target: Target::of(&resource_url),
             nonces,
-            replay: self
-                .replay
-                .unwrap_or_else(|| SharedReplayGuard::new(Arc::new(MemoryShared::new(100_000)))),
+            replay,
+            shares: Shares::new(share),
         })
     }
 }
@@ -763,6 +827,22 @@ mod tests {
         assert_eq!(
             server.scope_needed(&nobody, &[]).as_deref(),
             Some("notes:read")
+        );
+    }
+
+    #[test]
+    fn the_dpop_replay_share_is_a_sixteenth_of_the_guard_unless_set() {
+        let guard = |capacity| SharedReplayGuard::new(Arc::new(MemoryShared::new(capacity)));
+        let share =
+            |builder: ResourceServerBuilder| builder.build().expect("builds").shares.share();
+        let builder = || ResourceServer::builder("https://notes.example.com/mcp", [AS]);
+        assert_eq!(share(builder()), 6_250, "the default guard's");
+        assert_eq!(share(builder().replay_guard(guard(16_000))), 1_000);
+        assert_eq!(share(builder().replay_guard(guard(8))), 1, "at least 1");
+        assert_eq!(share(builder().dpop_replay_share(3)), 3);
+        assert_eq!(
+            share(builder().replay_guard(guard(16_000)).dpop_replay_share(0)),
+            1
         );
     }
 

@@ -43,6 +43,13 @@ impl SharedReplayGuard {
         matches!(self.record("", id, expires_at, now).await, Ok(true))
     }
 
+    /// How many ids the guard holds at most, when its store says
+    /// ([`SharedStore::capacity`]).
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
+    pub(crate) fn capacity(&self) -> Option<usize> {
+        self.store.capacity()
+    }
+
     /// Records `id` under `namespace` until `expires_at`: `Ok(true)` if
     /// no replica had recorded it there. The key is `replay:` followed by
     /// the namespace and a colon (nothing for the empty namespace, which
@@ -85,6 +92,7 @@ mod tests {
         let at = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
         let later = at + Duration::from_secs(60);
         let id = [7u8; 16];
+        assert_eq!(guard.capacity(), Some(8), "the store's");
         assert!(now(guard.first_use(&id, later, at)));
         assert!(!now(guard.first_use(&id, later, at)));
         assert_eq!(now(guard.record("dpop", &id, later, at)), Ok(true));

@@ -1,7 +1,8 @@
 //! What the auth tests share: signing keys (EC and Ed25519 made here, RSA
-//! from the test key under `tests/data`), minting tokens, a real
-//! authorization server on loopback serving its metadata and keys, and a
-//! raw HTTP/1.1 client that can send what a careful client would not.
+//! from the test key under `tests/data`), minting tokens, a client's DPoP
+//! key and its proofs, a real authorization server on loopback serving its
+//! metadata and keys, and a raw HTTP/1.1 client that can send what a
+//! careful client would not.
 
 #![allow(dead_code)] // each test file uses its own part
 
@@ -20,9 +21,10 @@ use mcp_server::auth::{ResourceServer, ResourceServerBuilder};
 use mcp_server::tool::ToolSet;
 use mcp_server::transport::http::{self, HttpConfig};
 use mcp_server::Server;
-use ring::rand::SystemRandom;
+use ring::rand::{SecureRandom as _, SystemRandom};
 use ring::signature::{self, EcdsaKeyPair, Ed25519KeyPair, KeyPair as _, RsaKeyPair};
 use serde_json::{json, Value};
+use sha2::{Digest as _, Sha256};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// The RSA test key (see `tests/data/README.md`).
@@ -143,6 +145,54 @@ impl Keys {
             }
         };
         Token(format!("{input}.{}", b64(&signature)))
+    }
+}
+
+/// A client's DPoP key (P-256), which signs its proofs (RFC 9449).
+pub struct DpopKey {
+    rng: SystemRandom,
+    pair: EcdsaKeyPair,
+}
+
+impl DpopKey {
+    pub fn new() -> DpopKey {
+        let rng = SystemRandom::new();
+        let alg = &signature::ECDSA_P256_SHA256_FIXED_SIGNING;
+        let pkcs8 = EcdsaKeyPair::generate_pkcs8(alg, &rng).expect("EC key");
+        let pair = EcdsaKeyPair::from_pkcs8(alg, pkcs8.as_ref(), &rng).expect("EC key loads");
+        DpopKey { rng, pair }
+    }
+
+    /// The public key, as a proof's header carries it.
+    pub fn jwk(&self) -> Value {
+        let public = self.pair.public_key().as_ref();
+        json!({"kty": "EC", "crv": "P-256", "x": b64(&public[1..33]), "y": b64(&public[33..])})
+    }
+
+    /// The RFC 7638 thumbprint, which a bound token names in `cnf.jkt`.
+    pub fn thumbprint(&self) -> String {
+        let jwk = self.jwk();
+        let canonical = format!(
+            r#"{{"crv":"P-256","kty":"EC","x":"{}","y":"{}"}}"#,
+            jwk["x"].as_str().expect("x"),
+            jwk["y"].as_str().expect("y")
+        );
+        b64(&Sha256::digest(canonical.as_bytes()))
+    }
+
+    /// A proof for `method` on `url` sent with `token`, made now, with a
+    /// fresh `jti`.
+    pub fn proof(&self, method: &str, url: &str, token: &Token) -> String {
+        let mut jti = [0u8; 16];
+        self.rng.fill(&mut jti).expect("randomness");
+        let claims = json!({
+            "jti": b64(&jti), "htm": method, "htu": url, "iat": now(),
+            "ath": b64(&Sha256::digest(token.0.as_bytes())),
+        });
+        let header = json!({"typ": "dpop+jwt", "alg": "ES256", "jwk": self.jwk()});
+        let input = signing_input(&header, &claims);
+        let signature = self.pair.sign(&self.rng, input.as_bytes()).expect("signs");
+        format!("{input}.{}", b64(signature.as_ref()))
     }
 }
 
@@ -487,8 +537,31 @@ impl Protected {
         self.keys.mint(Alg::Es256, &self.claims(subject, scope))
     }
 
+    /// A good ES256 token for `subject` with `scope`, bound to `key`.
+    pub fn dpop_token(&self, subject: &str, scope: &str, key: &DpopKey) -> Token {
+        let mut claims = self.claims(subject, scope);
+        claims["cnf"] = json!({ "jkt": key.thumbprint() });
+        self.keys.mint(Alg::Es256, &claims)
+    }
+
     pub async fn call(&self, name: &str, token: Option<&Token>) -> Response {
         call_tool(self.port, name, json!({}), token).await
+    }
+
+    /// Calls the tool `name` with the DPoP-bound `token`, in the `DPoP`
+    /// scheme, and a fresh proof of `key` for this resource.
+    pub async fn dpop_call(&self, name: &str, token: &Token, key: &DpopKey) -> Response {
+        let mut headers = call_headers(name, None);
+        headers.push(("Authorization", format!("DPoP {}", token.0)));
+        headers.push(("DPoP", key.proof("POST", &self.resource, token)));
+        send(
+            self.port,
+            "POST",
+            "/mcp",
+            &headers,
+            &call(1, name, json!({})),
+        )
+        .await
     }
 
     /// Asserts a refusal answered before the router: `status`, a challenge

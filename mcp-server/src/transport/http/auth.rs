@@ -85,8 +85,8 @@ pub(super) async fn authorize(app: &App, parts: &Parts) -> Result<Option<Arc<Gra
     }
 }
 
-/// A refusal as a response: its status, its challenge and a JSON-RPC error
-/// body without an id.
+/// A refusal as a response: its status, its challenge, its nonce, when to
+/// retry (a 429 or a 503) and a JSON-RPC error body without an id.
 fn refusal(refusal: &Refusal) -> Response {
     let mut response = json_response(refusal.status(), &error_message(None, refusal.error()));
     if let Some(challenge) = refusal
@@ -105,10 +105,10 @@ fn refusal(refusal: &Refusal) -> Response {
             .headers_mut()
             .insert(HeaderName::from_static(DPOP_NONCE), nonce);
     }
-    if refusal.status() == 503 {
+    if let Some(seconds) = refusal.retry_after() {
         response
             .headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+            .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
     }
     response
 }
