@@ -1,7 +1,8 @@
 //! What `http::serve_with` does at the connection level, over raw TCP:
 //! keep-alive comments on quiet event streams, the header that turns proxy
-//! buffering off, the cap on open connections, and the idle and header
-//! timeouts, which must close abusive connections and spare busy ones.
+//! buffering off, the cap on open connections, the idle and header
+//! timeouts, which must close abusive connections and spare busy ones, and
+//! the answer to HTTP/2 without TLS.
 
 #![cfg(feature = "http")]
 
@@ -393,4 +394,168 @@ async fn a_keep_alive_client_with_requests_spaced_below_the_idle_timeout_keeps_w
     // Then, left idle, the connection is closed.
     let end = client.wait(Duration::from_secs(10), |_| false).await;
     assert_eq!(end, End::Closed);
+}
+
+/// The connection preface of HTTP/2 (RFC 9113 §3.4), which a client with
+/// prior knowledge sends first.
+const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// An empty SETTINGS frame, the frame such a client sends next.
+const SETTINGS: &[u8] = &[0, 0, 0, 4, 0, 0, 0, 0, 0];
+
+/// Reads what the server sends until it closes the connection, or until
+/// `within` passes.
+async fn read_until_closed(stream: &mut TcpStream, within: Duration) -> (Vec<u8>, End) {
+    let deadline = tokio::time::Instant::now() + within;
+    let mut read = Vec::new();
+    let mut buffer = [0u8; 4096];
+    loop {
+        match tokio::time::timeout_at(deadline, stream.read(&mut buffer)).await {
+            Err(_) => return (read, End::Silent),
+            Ok(Ok(0) | Err(_)) => return (read, End::Closed),
+            Ok(Ok(n)) => read.extend_from_slice(&buffer[..n]),
+        }
+    }
+}
+
+/// The HTTP/2 frames in `bytes`, as type, flags, stream and payload; a
+/// frame cut short ends the list.
+fn frames(mut bytes: &[u8]) -> Vec<(u8, u8, u32, &[u8])> {
+    let mut frames = Vec::new();
+    while bytes.len() >= 9 {
+        let length =
+            usize::from(bytes[0]) << 16 | usize::from(bytes[1]) << 8 | usize::from(bytes[2]);
+        let stream = u32::from_be_bytes([bytes[5], bytes[6], bytes[7], bytes[8]]) & 0x7fff_ffff;
+        let Some(payload) = bytes.get(9..9 + length) else {
+            break;
+        };
+        frames.push((bytes[3], bytes[4], stream, payload));
+        bytes = &bytes[9 + length..];
+    }
+    frames
+}
+
+/// Asserts that `answer` is a server preface (SETTINGS) and then a GOAWAY
+/// that refuses every stream with HTTP_1_1_REQUIRED.
+fn assert_refused_with_http_1_1_required(answer: &[u8]) {
+    let frames = frames(answer);
+    let [(4, 0, 0, settings), (7, 0, 0, goaway)] = frames.as_slice() else {
+        panic!("not SETTINGS then GOAWAY: {answer:?}");
+    };
+    assert!(settings.len() % 6 == 0, "{answer:?}");
+    assert!(goaway.len() >= 8, "{answer:?}");
+    // No stream was processed, and the error is HTTP_1_1_REQUIRED (0xd).
+    assert_eq!(goaway[..8], [0, 0, 0, 0, 0, 0, 0, 0xd], "{answer:?}");
+}
+
+#[tokio::test]
+async fn http2_with_prior_knowledge_is_refused_at_once_with_http_1_1_required() {
+    let (_, port) = start(HttpConfig::default()).await;
+    let opening = [PREFACE, SETTINGS].concat();
+    // Whole, in two writes, and a byte at a time.
+    let ways: [(Vec<&[u8]>, u64); 3] = [
+        (vec![&opening], 0),
+        (vec![&opening[..10], &opening[10..]], 100),
+        (opening.chunks(1).collect(), 5),
+    ];
+    for (writes, pause) in ways {
+        let mut stream = TcpStream::connect(("127.0.0.1", port))
+            .await
+            .expect("connect");
+        stream.set_nodelay(true).expect("nodelay");
+        for write in &writes {
+            stream.write_all(write).await.expect("send");
+            tokio::time::sleep(Duration::from_millis(pause)).await;
+        }
+        let started = Instant::now();
+        let (answer, end) = read_until_closed(&mut stream, Duration::from_secs(2)).await;
+        assert_eq!(end, End::Closed, "in {} writes: {answer:?}", writes.len());
+        assert!(started.elapsed() < Duration::from_secs(2));
+        assert_refused_with_http_1_1_required(&answer);
+    }
+    // HTTP/1.1 is served as before.
+    let mut client = Client::connect(port).await;
+    client.send(&post(port, &add(1))).await;
+    let (status, _, body) = client.response().await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["result"]["structuredContent"]["result"], 2);
+}
+
+#[tokio::test]
+async fn an_upgrade_to_h2c_is_ignored_and_the_request_served_as_http_1_1() {
+    let (_, port) = start(HttpConfig::default()).await;
+    let upgrade = |id| {
+        String::from_utf8(post(port, &add(id)))
+            .expect("text")
+            .replacen(
+                "\r\nHost:",
+                "\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n\
+                 HTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\nHost:",
+                1,
+            )
+    };
+    let mut client = Client::connect(port).await;
+    for id in [1, 2] {
+        client.send(upgrade(id).as_bytes()).await;
+        let (status, head, body) = client.response().await;
+        assert_eq!(status, 200, "{head}");
+        assert!(head.starts_with("http/1.1 200 "), "{head}");
+        assert!(!head.contains("upgrade"), "{head}");
+        assert_eq!(body["result"]["structuredContent"]["result"], id + 1);
+    }
+}
+
+#[tokio::test]
+async fn a_refused_http2_client_holds_its_place_no_longer_than_the_header_timeout() {
+    let (_, port) = start(HttpConfig {
+        max_connections: 1,
+        idle_timeout: Duration::from_secs(5),
+        header_timeout: Duration::from_millis(300),
+        ..HttpConfig::default()
+    })
+    .await;
+    // Refused, but it neither closes nor stops sending.
+    let mut refused = TcpStream::connect(("127.0.0.1", port))
+        .await
+        .expect("connect");
+    refused.write_all(PREFACE).await.expect("send");
+    let mut answer = Vec::new();
+    let mut buffer = [0u8; 256];
+    while frames(&answer).len() < 2 {
+        let read = tokio::time::timeout(Duration::from_secs(2), refused.read(&mut buffer))
+            .await
+            .expect("an answer in time")
+            .expect("read");
+        assert!(read > 0, "closed without an answer: {answer:?}");
+        answer.extend_from_slice(&buffer[..read]);
+    }
+    assert_refused_with_http_1_1_required(&answer);
+    let _ = refused.write_all(SETTINGS).await;
+    // The next client gets the place once the header timeout has passed.
+    let started = Instant::now();
+    let mut client = Client::connect(port).await;
+    client.send(&post(port, &add(3))).await;
+    let (status, _, body) = client.response().await;
+    assert!(started.elapsed() >= Duration::from_millis(150));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["result"]["structuredContent"]["result"], 4);
+}
+
+#[tokio::test]
+async fn a_preface_cut_short_is_closed_after_the_header_timeout() {
+    let (_, port) = start(HttpConfig {
+        idle_timeout: Duration::from_secs(5),
+        header_timeout: Duration::from_millis(300),
+        ..HttpConfig::default()
+    })
+    .await;
+    let mut stream = TcpStream::connect(("127.0.0.1", port))
+        .await
+        .expect("connect");
+    let started = Instant::now();
+    stream.write_all(&PREFACE[..20]).await.expect("send");
+    let (answer, end) = read_until_closed(&mut stream, Duration::from_secs(2)).await;
+    assert_eq!(end, End::Closed, "{answer:?}");
+    assert!(answer.is_empty(), "{answer:?}");
+    assert!(started.elapsed() >= Duration::from_millis(250));
 }

@@ -426,6 +426,18 @@ pub async fn serve(
 /// closed once idle for `idle_timeout` or slower than `header_timeout` to
 /// send a request head.
 ///
+/// It serves HTTP/1.1 only. HTTP/2 without TLS is refused, by decision:
+/// serving it would add a second protocol stack, with limits of its own to
+/// enforce, for clients that speak HTTP/1.1; a proxy in front that
+/// terminates TLS can speak HTTP/2 to clients and HTTP/1.1 to this server.
+/// A client that opens with HTTP/2 with prior knowledge (`curl
+/// --http2-prior-knowledge`) gets an answer at once, in HTTP/2: a GOAWAY
+/// frame with the error code `HTTP_1_1_REQUIRED` (13), no request
+/// processed, and the connection closed (curl 7.88 exits with its error
+/// 16, and `-v` shows the GOAWAY and error 13). A request that asks to
+/// upgrade to HTTP/2 (`Upgrade: h2c`) is answered in HTTP/1.1, the upgrade
+/// ignored.
+///
 /// ```no_run
 /// use mcp_server::transport::http::{self, HttpConfig};
 /// # async fn run(server: mcp_server::Server) -> std::io::Result<()> {

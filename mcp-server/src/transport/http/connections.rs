@@ -12,6 +12,15 @@
 //!   in progress: from the parsed head to the end of the response body. A
 //!   slow handler or an open event stream is therefore never idle, however
 //!   quiet it is.
+//!
+//! [`Watched`] also looks at the first bytes of each connection: HTTP/2
+//! without TLS is not served, and a client that opens with HTTP/2's
+//! connection preface (prior knowledge) is told so in HTTP/2, with a
+//! GOAWAY frame carrying `HTTP_1_1_REQUIRED`, rather than dropped without
+//! a word. [`opening`] tells the preface from HTTP/1 without I/O. An
+//! HTTP/1.1 request differs from the preface by its first or second byte,
+//! so the first read of its connection decides, and later reads pass
+//! through with nothing to check.
 
 use std::convert::Infallible;
 use std::future::{ready, Future, Ready};
@@ -185,9 +194,132 @@ impl Activity {
     }
 }
 
+/// HTTP/2's connection preface (RFC 9113 §3.4), what a client speaking
+/// HTTP/2 without TLS with prior knowledge sends first. No HTTP/1 request
+/// starts with it: its request line is not valid HTTP/1.
+const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// What the first bytes of a connection say of its protocol.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Opening {
+    /// The first `n` bytes of the preface and nothing else: more bytes
+    /// are needed to tell.
+    Partial(usize),
+    /// The whole preface: HTTP/2 with prior knowledge.
+    Http2,
+    /// Anything else: HTTP/1.
+    Http1,
+}
+
+/// What a connection whose first `seen` bytes were those of the preface
+/// opens with, once `bytes` have followed them. Bytes may arrive in any
+/// number of pieces, one at a time included; `bytes` may be empty, and may
+/// run past the preface.
+fn opening(seen: usize, bytes: &[u8]) -> Opening {
+    let rest = PREFACE.get(seen..).unwrap_or_default();
+    let compared = rest.len().min(bytes.len());
+    if bytes[..compared] != rest[..compared] {
+        Opening::Http1
+    } else if compared == rest.len() {
+        Opening::Http2
+    } else {
+        Opening::Partial(seen + compared)
+    }
+}
+
+/// What a client that opens with the preface is sent: the server's own
+/// preface, an empty SETTINGS frame (RFC 9113 §3.4), then a GOAWAY frame
+/// (§6.8) saying that no stream was processed (last stream 0) and why:
+/// error code HTTP_1_1_REQUIRED (0xd), and a note as debug data. Each
+/// frame opens with its payload's length (3 bytes), type, flags and stream
+/// (4 bytes).
+const REFUSAL: &[u8] = b"\
+    \x00\x00\x00\x04\x00\x00\x00\x00\x00\
+    \x00\x00\x3b\x07\x00\x00\x00\x00\x00\
+    \x00\x00\x00\x00\x00\x00\x00\x0d\
+    HTTP/2 without TLS is not served here: use HTTP/1.1";
+
+/// Most bytes read and dropped from a refused client (what it may send
+/// before it reads the GOAWAY: its first requests, and at most 64 KiB of
+/// request bodies under HTTP/2's initial flow-control window); past that
+/// the connection is closed at once.
+const REFUSED_READ_MAX: usize = 128 * 1024;
+
+/// Where a connection is in telling its protocol.
+#[derive(Debug)]
+enum Phase {
+    /// The first `n` bytes read were those of the preface, and nothing
+    /// else: they were passed on, and which protocol it is is not known
+    /// yet.
+    Preface(usize),
+    /// HTTP/1: reads pass through.
+    Http1,
+    /// HTTP/2 with prior knowledge, being refused.
+    Refusing(Refusal),
+    /// Refused: every read fails.
+    Refused,
+}
+
+/// The refusal of HTTP/2 on one connection, as far as it has gone.
+#[derive(Debug, Default)]
+struct Refusal {
+    /// Bytes of [`REFUSAL`] written.
+    sent: usize,
+    /// Whether the sending half of the connection was shut down.
+    shut: bool,
+    /// Bytes read from the client since, and dropped.
+    dropped: usize,
+}
+
+impl Refusal {
+    /// Sends [`REFUSAL`], shuts down the sending half, then reads and
+    /// drops what the client still sends until it closes its half, or
+    /// [`REFUSED_READ_MAX`] bytes have come. Closing a socket with
+    /// unread bytes makes the kernel reset the connection, and a reset can
+    /// destroy the GOAWAY on its way to the client, which then sees only
+    /// "connection reset".
+    fn poll(&mut self, mut io: Pin<&mut TcpStream>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        while let Some(rest) = REFUSAL.get(self.sent..).filter(|rest| !rest.is_empty()) {
+            match task::ready!(io.as_mut().poll_write(cx, rest))? {
+                0 => return Poll::Ready(Err(io::ErrorKind::WriteZero.into())),
+                written => self.sent += written,
+            }
+        }
+        if !self.shut {
+            task::ready!(io.as_mut().poll_shutdown(cx))?;
+            self.shut = true;
+        }
+        let mut scratch = [0u8; 2048];
+        while self.dropped < REFUSED_READ_MAX {
+            let mut buf = ReadBuf::new(&mut scratch);
+            task::ready!(io.as_mut().poll_read(cx, &mut buf))?;
+            match buf.filled().len() {
+                0 => break,
+                read => self.dropped += read,
+            }
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+fn refused() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::Unsupported,
+        "HTTP/2 without TLS was refused with HTTP_1_1_REQUIRED",
+    )
+}
+
 /// The I/O of one accepted connection: it holds the connection's place
 /// under the cap, and fails reads and writes that wait past a deadline,
 /// which makes hyper close the connection.
+///
+/// A connection that opens with HTTP/2's preface is refused here, before
+/// hyper sees the preface whole: the read that would complete it is taken
+/// back, [`Refusal`] answers the client on the socket while the read stays
+/// pending, and the read then fails, which makes hyper drop the connection
+/// without writing to it. The refusal is timed like a request head: it
+/// ends, the socket closed, once the header timeout has passed since the
+/// preface's first byte, however the client behaves.
 #[derive(Debug)]
 pub(super) struct Watched {
     io: TcpStream,
@@ -196,6 +328,7 @@ pub(super) struct Watched {
     /// Never later than the earliest deadline that could pass; reset only
     /// when it fires, so reads and writes cost no timer work.
     timer: Pin<Box<Sleep>>,
+    phase: Phase,
     _permit: OwnedSemaphorePermit,
 }
 
@@ -207,6 +340,7 @@ impl Watched {
             activity: Arc::new(Activity::new()),
             timeouts,
             timer: Box::pin(timer),
+            phase: Phase::Preface(0),
             _permit: permit,
         }
     }
@@ -226,6 +360,62 @@ impl Watched {
         }
         false
     }
+
+    /// A read from the socket, noting when bytes arrive.
+    #[inline]
+    fn poll_read_io(
+        &mut self,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let filled = buf.filled().len();
+        match Pin::new(&mut self.io).poll_read(cx, buf) {
+            Poll::Ready(Ok(())) if buf.filled().len() > filled => {
+                self.activity.received();
+                Poll::Ready(Ok(()))
+            }
+            Poll::Pending if self.expired(cx) => Poll::Ready(Err(timed_out())),
+            other => other,
+        }
+    }
+
+    /// A read while the protocol is not known to be HTTP/1: the first
+    /// bytes are checked against the preface, and HTTP/2 is refused.
+    #[cold]
+    fn poll_read_opening(
+        &mut self,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        if let Phase::Preface(seen) = self.phase {
+            let filled = buf.filled().len();
+            task::ready!(self.poll_read_io(cx, buf))?;
+            let read = &buf.filled()[filled..];
+            self.phase = match opening(seen, read) {
+                // The end of the stream, with the preface cut short.
+                _ if read.is_empty() => Phase::Http1,
+                Opening::Partial(seen) => Phase::Preface(seen),
+                Opening::Http1 => Phase::Http1,
+                Opening::Http2 => {
+                    buf.set_filled(filled);
+                    Phase::Refusing(Refusal::default())
+                }
+            };
+            if !matches!(self.phase, Phase::Refusing(_)) {
+                return Poll::Ready(Ok(()));
+            }
+        }
+        let Phase::Refusing(refusal) = &mut self.phase else {
+            return Poll::Ready(Err(refused()));
+        };
+        let error = match refusal.poll(Pin::new(&mut self.io), cx) {
+            Poll::Pending if !self.expired(cx) => return Poll::Pending,
+            Poll::Pending => timed_out(),
+            Poll::Ready(_) => refused(),
+        };
+        self.phase = Phase::Refused;
+        Poll::Ready(Err(error))
+    }
 }
 
 fn timed_out() -> io::Error {
@@ -242,14 +432,9 @@ impl AsyncRead for Watched {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
-        let filled = buf.filled().len();
-        match Pin::new(&mut this.io).poll_read(cx, buf) {
-            Poll::Ready(Ok(())) if buf.filled().len() > filled => {
-                this.activity.received();
-                Poll::Ready(Ok(()))
-            }
-            Poll::Pending if this.expired(cx) => Poll::Ready(Err(timed_out())),
-            other => other,
+        match this.phase {
+            Phase::Http1 => this.poll_read_io(cx, buf),
+            _ => this.poll_read_opening(cx, buf),
         }
     }
 }
@@ -410,5 +595,87 @@ impl http_body::Body for Held {
 
     fn size_hint(&self) -> SizeHint {
         self.body.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `bytes` open with when they arrive in `pieces`.
+    fn opened(pieces: &[&[u8]]) -> Opening {
+        pieces
+            .iter()
+            .fold(Opening::Partial(0), |so_far, piece| match so_far {
+                Opening::Partial(seen) => opening(seen, piece),
+                decided => decided,
+            })
+    }
+
+    #[test]
+    fn the_preface_is_http2_however_it_is_cut() {
+        let mut hello = PREFACE.to_vec();
+        // A SETTINGS frame may come in the same read.
+        hello.extend_from_slice(&[0, 0, 0, 4, 0, 0, 0, 0, 0]);
+        for bytes in [PREFACE, &hello] {
+            assert_eq!(opened(&[bytes]), Opening::Http2);
+            for cut in 0..=bytes.len() {
+                let (first, second) = bytes.split_at(cut);
+                assert_eq!(opened(&[first, second]), Opening::Http2, "{cut}");
+            }
+        }
+        let mut seen = 0;
+        for (at, byte) in PREFACE.iter().enumerate() {
+            match opening(seen, &[*byte]) {
+                Opening::Partial(now) if at + 1 < PREFACE.len() => seen = now,
+                Opening::Http2 if at + 1 == PREFACE.len() => {}
+                other => panic!("{other:?} at byte {at}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_partial_preface_waits_and_nothing_read_changes_nothing() {
+        for cut in 0..PREFACE.len() {
+            assert_eq!(opening(0, &PREFACE[..cut]), Opening::Partial(cut));
+            assert_eq!(opening(cut, b""), Opening::Partial(cut));
+        }
+        // Counts past the preface do not panic.
+        for seen in [PREFACE.len(), PREFACE.len() + 1, usize::MAX] {
+            assert_eq!(opening(seen, b"GET"), Opening::Http2);
+        }
+    }
+
+    #[test]
+    fn anything_else_is_http1_from_the_first_byte_that_differs() {
+        let requests: [&[u8]; 5] = [
+            b"GET /mcp HTTP/1.1\r\n",
+            b"POST /mcp HTTP/1.1\r\n",
+            b"PRI /mcp HTTP/1.1\r\n",
+            b"PRI * HTTP/1.1\r\n\r\n",
+            b"PRI * HTTP/2.0\r\n\r\nXY\r\n\r\n",
+        ];
+        for request in requests {
+            assert_eq!(opened(&[request]), Opening::Http1);
+            let pieces: Vec<&[u8]> = request.chunks(1).collect();
+            assert_eq!(opened(&pieces), Opening::Http1);
+        }
+        assert_eq!(opening(0, b"P"), Opening::Partial(1));
+        assert_eq!(opening(0, b"G"), Opening::Http1);
+        assert_eq!(opening(3, b"x"), Opening::Http1);
+    }
+
+    #[test]
+    fn the_refusal_is_an_empty_settings_then_goaway_http_1_1_required() {
+        let (settings, goaway) = REFUSAL.split_at(9);
+        assert_eq!(settings, [0, 0, 0, 4, 0, 0, 0, 0, 0]);
+        let (head, payload) = goaway.split_at(9);
+        let length = usize::from(head[0]) << 16 | usize::from(head[1]) << 8 | usize::from(head[2]);
+        assert_eq!(length, payload.len());
+        // Type GOAWAY, no flags, stream 0.
+        assert_eq!(head[3..], [7, 0, 0, 0, 0, 0]);
+        // Last stream 0; HTTP_1_1_REQUIRED.
+        assert_eq!(payload[..8], [0, 0, 0, 0, 0, 0, 0, 0xd]);
+        assert!(payload[8..].is_ascii());
     }
 }
