@@ -50,7 +50,7 @@
 //! | `mcp_handler_panics_total` | counter | `method` | handlers that panicked (tasks' count in `mcp_tasks_total`) |
 //! | `mcp_auth_refusals_total` | counter | `status` (401, 403, 429, 503) | requests whose credentials or scopes were refused |
 //! | `mcp_token_cache_total` | counter | `result` (`hit`, `miss`) | bearer tokens found among the verified ones, or verified |
-//! | `mcp_limit_refusals_total` | counter | `limit` (`max_in_flight`, `max_in_flight_per_client`, `max_streams`, `task_store`, `task_share`, `handle_store`, `handle_share`, `dpop_share`, ...) | requests refused at a limit or a client's share |
+//! | `mcp_limit_refusals_total` | counter | `limit` (`max_in_flight`, `max_in_flight_per_client`, `max_streams`, `task_store`, `task_share`, `handle_store`, `handle_share`, `dpop_replay_share`, ...) | requests refused at a limit or a client's share |
 //! | `mcp_legacy_sessions` | gauge | | legacy sessions the HTTP endpoints hold (an idle one until it is found expired) |
 //! | `mcp_legacy_sessions_evicted_total` | counter | | legacy sessions dropped from a full table |
 //! | `mcp_tasks_total` | counter | `event` (`created`, `completed`, `failed`, `cancelled`, `lapsed`, `panicked`, `shut_down`) | task events on this replica |

@@ -734,6 +734,99 @@ async fn http_listen_streams_are_bounded() {
     assert!(text.contains("acknowledged"), "{text}");
 }
 
+/// A `subscriptions/listen` stream opened from `source`: the status, what
+/// arrived up to the acknowledgement (or a whole refusal), and the open
+/// connection that keeps the stream.
+async fn listen_from(source: [u8; 4], port: u16, id: i64) -> (u16, String, tokio::net::TcpStream) {
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket
+        .bind((std::net::Ipv4Addr::from(source), 0).into())
+        .expect("bind the source address");
+    let mut stream = socket
+        .connect(([127, 0, 0, 1], port).into())
+        .await
+        .expect("connect");
+    let body = listen(id).to_string();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: subscriptions/listen\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.expect("send");
+    let mut text = String::new();
+    let mut buffer = [0u8; 4096];
+    while !(text.contains("acknowledged") || complete(&text)) {
+        let read = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut buffer))
+            .await
+            .expect("data in time")
+            .expect("read");
+        if read == 0 {
+            break;
+        }
+        text.push_str(&String::from_utf8_lossy(&buffer[..read]));
+    }
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, text, stream)
+}
+
+/// One client holding its share of open streams is told to retry (429,
+/// `Retry-After`) while another client opens its own; with the share as
+/// large as the server's bound (the control), the first client takes every
+/// place and the second is refused with 503.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_at_its_share_of_streams_gets_429_and_others_open_theirs() {
+    for share in [2, 4] {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let port = listener.local_addr().expect("address").port();
+        let limits = Limits {
+            max_streams: 4,
+            max_streams_per_client: share,
+            ..Limits::default()
+        };
+        // `serve_with` tells the router each request's peer.
+        tokio::spawn(http::serve_with(
+            server(limits),
+            listener,
+            http::HttpConfig::default(),
+            std::future::pending(),
+        ));
+        let abuser = [127, 0, 0, 4];
+        let mut open = Vec::new();
+        for id in 0..share as i64 {
+            let (status, text, stream) = listen_from(abuser, port, id).await;
+            assert_eq!(status, 200, "{text}");
+            open.push(stream);
+        }
+        let (status, text, _) = listen_from(abuser, port, 10).await;
+        let (other, other_text, _kept) = listen_from([127, 0, 0, 5], port, 11).await;
+        if share == 2 {
+            assert_eq!(status, 429, "{text}");
+            assert!(
+                text.to_ascii_lowercase().contains("retry-after: 1"),
+                "{text}"
+            );
+            assert_eq!(
+                body_json(&text)["error"]["data"]["limit"],
+                "max_streams_per_client"
+            );
+            assert_eq!(other, 200, "another client is served: {other_text}");
+        } else {
+            assert_ne!(status, 200, "{text}");
+            assert_eq!(
+                other, 503,
+                "the control: every place is taken: {other_text}"
+            );
+        }
+    }
+}
+
 #[tokio::test]
 async fn a_legacy_client_may_pipeline_past_max_in_flight_when_calls_do_not_wait() {
     let mut pipe = Pipe::start(server(Limits {

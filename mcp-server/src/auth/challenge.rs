@@ -241,6 +241,7 @@ pub(crate) fn unavailable() -> Refusal {
 /// good. The JSON-RPC error is -32603, with the limit in `data`, as for
 /// the other limits a client may retry after.
 pub(crate) fn over_share(share: usize, retry_after: u64) -> Refusal {
+    crate::observe::limit_refused("dpop_replay_share");
     let retry_after = u16::try_from(retry_after.max(1)).unwrap_or(u16::MAX);
     Refusal {
         status: 429,
