@@ -13,7 +13,7 @@ own workspace with its own target directory, which is deleted before its
 build so that every build is cold (the registry's downloads are already
 on disk for all three):
 
-- ours-default: mcp-server/examples/calculator.rs on mcp-server with its
+- ours-default: mcp-server/examples/served_calculator.rs on mcp-server with its
   default features (http, legacy, tasks; see mcp-server/Cargo.toml);
 - ours-stdio: the same source on mcp-server with no features, the
   smallest set that still serves stdio;
@@ -38,7 +38,7 @@ import server_bench  # noqa: E402
 
 ROOT = server_bench.ROOT
 OUT = server_bench.OUT / "build"
-CALCULATOR = (ROOT / "mcp-server" / "examples" / "calculator.rs").read_text()
+CALCULATOR = (ROOT / "mcp-server" / "examples" / "served_calculator.rs").read_text()
 
 OURS_FEATURES = """\
 [features]

@@ -37,7 +37,7 @@ serde = { version = "1", features = ["derive"] }
 schemars = "1"
 """
 
-# The same program as mcp-server/examples/calculator.rs, written for rmcp:
+# The same program as mcp-server/examples/served_calculator.rs, written for rmcp:
 # stdio, or stateless Streamable HTTP answering with plain JSON (rmcp's
 # closest match to ours; sessions and SSE would only add work).
 RMCP_MAIN = """\
@@ -152,10 +152,10 @@ def build_calculator(features: list[str], name: str) -> pathlib.Path:
     """Builds the calculator example with `features` and copies it to
     target/server-bench/<name>, so that both builds stay side by side."""
     cargo(ROOT, "build", "--release", "--quiet", "-p", "mcp-toolkit-server", *features,
-          "--example", "calculator")
+          "--example", "served_calculator")
     OUT.mkdir(parents=True, exist_ok=True)
     copy = OUT / name
-    shutil.copy2(TARGET / "release" / "examples" / "calculator", copy)
+    shutil.copy2(TARGET / "release" / "examples" / "served_calculator", copy)
     return copy
 
 
@@ -170,12 +170,16 @@ def build_baseline(rev: str) -> pathlib.Path:
                        check=True)
     subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), rev],
                    check=True)
+    # The same program on the library as it was: the example is copied in,
+    # since an older tree may not have it.
+    program = "served_calculator.rs"
+    shutil.copy2(ROOT / "mcp-server" / "examples" / program, tree / "mcp-server" / "examples" / program)
     target = OUT / "baseline-target"
     subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "mcp-toolkit-server",
-                    "--example", "calculator", "--target-dir", str(target)],
+                    "--example", "served_calculator", "--target-dir", str(target)],
                    cwd=tree, check=True)
     copy = OUT / "calculator-baseline"
-    shutil.copy2(target / "release" / "examples" / "calculator", copy)
+    shutil.copy2(target / "release" / "examples" / "served_calculator", copy)
     subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=True)
     return copy
 

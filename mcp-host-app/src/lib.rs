@@ -19,14 +19,20 @@
 //!   questions put to the person at the terminal ([`terminal::Terminal`]),
 //!   and the conversation at the terminal (`chat`, `run`, `review`,
 //!   `flow`).
+//! - [`web`] (feature `web`): the browser front end, `mcp-host web`: the
+//!   conversation, the questions as dialogs, the servers and the audit
+//!   log in a local web app guarded by a launch secret.
 //! - [`model`]: which model to talk to, from the command line or the
 //!   configuration file; shared by every front end.
 //!
-//! Features: `oauth` (servers behind a login) and `tasks` (tool calls
-//! servers run as tasks), both on by default.
+//! Features: `oauth` (servers behind a login), `tasks` (tool calls
+//! servers run as tasks) and `web` (the browser front end), all on by
+//! default.
 
 // On docs.rs, each item gated by a feature shows which one.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod model;
 pub mod terminal;
+#[cfg(feature = "web")]
+pub mod web;

@@ -186,7 +186,7 @@ pub async fn run(global: &Global, command: Command) -> Result<ExitCode, String> 
 
 /// Per-server selection from the configuration: each server entry's
 /// `offer` object (`include`, `exclude`: globs over tool names; `limit`).
-fn selection(document: &Value, budget: usize) -> SelectionConfig {
+pub(crate) fn selection(document: &Value, budget: usize) -> SelectionConfig {
     let mut servers = std::collections::BTreeMap::new();
     let entries = document
         .get("mcpServers")

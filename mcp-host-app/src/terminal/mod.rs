@@ -100,7 +100,7 @@ use mcp_host::Host;
 
 mod ask;
 mod catalogue;
-mod chat;
+pub(crate) mod chat;
 
 /// The text each command's `--help` ends with: examples of its use.
 macro_rules! example {
@@ -317,6 +317,14 @@ pub enum Command {
         #[command(flatten)]
         model: ModelArgs,
     },
+    /// Talks with a model that uses the servers' tools, in the browser:
+    /// serves the app on loopback and opens the browser at it.
+    #[cfg(feature = "web")]
+    #[command(after_help = example!(
+        "mcp-host --config servers.json web --provider openai --base-url http://127.0.0.1:8080/v1 --model local",
+        "mcp-host --config servers.json web --no-browser --provider openai --model gpt-4.1-mini",
+    ))]
+    Web(crate::web::WebArgs),
     /// Gives a model one task that may use the servers' tools and prints
     /// its answer.
     #[command(after_help = example!(
@@ -444,6 +452,13 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
             }
             return chat::run(&args.global, args.command).await;
         }
+        #[cfg(feature = "web")]
+        Command::Web(web) => {
+            if args.global.verbose {
+                verbose::install();
+            }
+            return crate::web::run(&args.global, web).await;
+        }
         Command::Add(add) => return edit::add(&config_path(&args.global)?, add),
         Command::Remove { name } => return edit::remove(&config_path(&args.global)?, &name),
         Command::Completions { shell } => {
@@ -520,6 +535,8 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
         | Command::Remove { .. }
         | Command::Completions { .. }
         | Command::Man { .. } => unreachable!("answered before any server starts"),
+        #[cfg(feature = "web")]
+        Command::Web(_) => unreachable!("answered before any server starts"),
         Command::Snapshot { server, out } => snapshot(&host, &server, out.as_deref()).await,
         #[cfg(feature = "tasks")]
         Command::Task { command } => task::run(&host, command).await,
