@@ -107,6 +107,49 @@ fn workspace(everything_url: &str) -> Scratch {
     dir
 }
 
+/// Runs a `web` line: the app prints its address, the address opens it
+/// (303 to the app with a cookie), and the app is stopped.
+async fn web(command: &str, dir: &common::workspace::Scratch, path: &std::ffi::OsStr) {
+    let mut child = Command::new("sh")
+        .args(["-c", &format!("exec {command}")])
+        .current_dir(&dir.0)
+        .env("PATH", path)
+        .env("HOME", dir.0.join("home"))
+        .env("XDG_STATE_HOME", dir.0.join("state"))
+        .env_remove("OPENAI_API_KEY")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("sh runs");
+    let stdout = child.stdout.take().expect("stdout");
+    let line = tokio::task::spawn_blocking(move || {
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line).map(|_| line)
+    })
+    .await
+    .expect("joined")
+    .expect("the address line");
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://127.0.0.1:"))
+        .unwrap_or_else(|| panic!("`{command}` printed no address: {line:?}"));
+    let opened = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client")
+        .get(url)
+        .send()
+        .await
+        .expect("the app answers");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(opened.status(), 303, "`{command}`");
+    assert!(
+        opened.headers().contains_key("set-cookie"),
+        "`{command}`: no cookie"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_command_line_of_the_documentation_runs() {
     let (_everything, everything_url) = common::everything_http();
@@ -135,6 +178,13 @@ async fn every_command_line_of_the_documentation_runs() {
             if command.contains("TASK_ID") {
                 let task = common::start_over_http(&everything_url, json!({"seconds": 2})).await;
                 command = command.replace("TASK_ID", &task);
+            }
+            if command.contains(" web ") {
+                // The app serves until stopped: it must print its address
+                // and open with it.
+                web(&command, &dir, &path).await;
+                ran.push(line);
+                continue;
             }
             let shell = dir.0.clone();
             let home = dir.0.join("home");
