@@ -1,6 +1,9 @@
 //! Debian packages a test runs, installed pinned when missing: the test
 //! calls [`ensure`] with the package, its exact version and the program it
 //! needs, and gets the program's path or a message naming what to install.
+//! A package whose archive moves to each new upstream release (Chromium in
+//! Debian's security archive) is asked for with [`ensure_at_least`]
+//! instead: the pinned version or any newer one.
 //!
 //! The install needs `apt-get` and root (as on CI); anywhere else the
 //! message says which package and version to install by hand.
@@ -21,7 +24,7 @@ fn find(program: &str) -> Option<PathBuf> {
         .find(|candidate| candidate.is_file())
 }
 
-fn is_root() -> bool {
+pub(crate) fn is_root() -> bool {
     Command::new("id")
         .arg("-u")
         .output()
@@ -50,16 +53,80 @@ fn apt_get(args: &[&str]) -> Result<(), String> {
 /// A message naming the package and version to install, when it is
 /// missing and cannot be installed here.
 pub fn ensure(package: &str, version: &str, program: &str) -> Result<PathBuf, String> {
+    ensure_accepting(package, version, program, Accept::SameRelease)
+}
+
+/// The path of `program`, from the Debian package `package` at `version`
+/// or newer, which is installed first if the program is missing: the
+/// pinned version when the archive still has it, else its newest.
+///
+/// For packages the archive replaces with each upstream release rather
+/// than with another build of the same one, as Debian's security archive
+/// does Chromium: an install pinned to one release would fail on the day
+/// the next one lands. The version a test ran with is then what the
+/// program reports, not the pin.
+///
+/// # Errors
+///
+/// A message naming the package and version to install, when it is
+/// missing or older and cannot be installed here.
+pub fn ensure_at_least(package: &str, version: &str, program: &str) -> Result<PathBuf, String> {
+    ensure_accepting(package, version, program, Accept::OrNewer)
+}
+
+/// Which installed versions a pin accepts besides its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Accept {
+    /// Another build of the pinned release (see [`same_release`]).
+    SameRelease,
+    /// Any version dpkg orders at or after the pinned one.
+    OrNewer,
+}
+
+impl Accept {
+    fn accepts(self, installed: &str, version: &str) -> bool {
+        match self {
+            Accept::SameRelease => same_release(installed, version),
+            Accept::OrNewer => installed == version || dpkg_orders(installed, "gt", version),
+        }
+    }
+
+    /// How the pin reads in a message.
+    fn describe(self, version: &str) -> String {
+        match self {
+            Accept::SameRelease => {
+                format!("the pinned {version} (or a newer build of its release)")
+            }
+            Accept::OrNewer => format!("{version} or newer"),
+        }
+    }
+}
+
+/// `dpkg --compare-versions a op b`: Debian's version order, epochs and
+/// tildes included, which a comparison of strings gets wrong.
+fn dpkg_orders(a: &str, op: &str, b: &str) -> bool {
+    Command::new("dpkg")
+        .args(["--compare-versions", a, op, b])
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
+fn ensure_accepting(
+    package: &str,
+    version: &str,
+    program: &str,
+    accept: Accept,
+) -> Result<PathBuf, String> {
     let _one_at_a_time = INSTALLING
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     if let Some(found) = find(program) {
         // Found is not enough: it must be the pinned package's build.
         return match installed(package) {
-            Some(installed) if same_release(&installed, version) => Ok(found),
+            Some(installed) if accept.accepts(&installed, version) => Ok(found),
             Some(installed) => Err(format!(
-                "`{program}` is {package} {installed}, not the pinned {version} (or a newer \
-                 build of its release): install {package}={version}"
+                "`{program}` is {package} {installed}, not {}: install {package}={version}",
+                accept.describe(version)
             )),
             None => Err(format!(
                 "`{program}` at {} does not come from the Debian package {package}: install \
@@ -69,8 +136,9 @@ pub fn ensure(package: &str, version: &str, program: &str) -> Result<PathBuf, St
         };
     }
     let by_hand = format!(
-        "`{program}` is missing: install the Debian package {package} (version {version}), \
-         e.g. `apt-get install {package}={version}`"
+        "`{program}` is missing: install the Debian package {package} ({}), \
+         e.g. `apt-get install {package}={version}`",
+        accept.describe(version)
     );
     if !is_root() || find("apt-get").is_none() {
         return Err(by_hand);
@@ -89,7 +157,8 @@ pub fn ensure(package: &str, version: &str, program: &str) -> Result<PathBuf, St
         if let Err(e) = apt_get(&install) {
             // Debian's security archive keeps only the newest build of a
             // release: a pinned security build is replaced by the next.
-            let Some(newer) = newer_build(package, version) else {
+            // Chromium's is replaced by the next release.
+            let Some(newer) = newer_build(package, version, accept) else {
                 return Err(format!("{by_hand} ({e})"));
             };
             eprintln!("{package}={version} is gone from the archive; installing {newer}");
@@ -100,7 +169,7 @@ pub fn ensure(package: &str, version: &str, program: &str) -> Result<PathBuf, St
     }
     let found = find(program).ok_or_else(|| by_hand.clone())?;
     match installed(package) {
-        Some(installed) if same_release(&installed, version) => Ok(found),
+        Some(installed) if accept.accepts(&installed, version) => Ok(found),
         other => Err(format!(
             "{by_hand} (after the install, dpkg reports {})",
             other.as_deref().unwrap_or("no such package")
@@ -130,12 +199,16 @@ fn same_release(installed: &str, version: &str) -> bool {
             .is_some_and(|at| installed.starts_with(&version[..at + "deb12u".len()]))
 }
 
-/// The newest build of `version`'s release in the archive: the same
+/// The newest version in the archive that `accept` takes for `version`:
+/// with [`Accept::SameRelease`], the newest build of its release, the same
 /// version up to its `deb12u` suffix (`1.22.1-9+deb12u12` for
-/// `1.22.1-9+deb12u11`). `None` for a version without that suffix or a
-/// release the archive no longer has.
-fn newer_build(package: &str, version: &str) -> Option<String> {
-    let release = &version[..version.rfind("deb12u")?];
+/// `1.22.1-9+deb12u11`); with [`Accept::OrNewer`], the newest at or after
+/// it. `None` when the archive has none (or, for a release, the version
+/// has no such suffix).
+fn newer_build(package: &str, version: &str, accept: Accept) -> Option<String> {
+    if accept == Accept::SameRelease {
+        version.rfind("deb12u")?;
+    }
     let listed = match Command::new("apt-cache")
         .args(["madison", package])
         .output()
@@ -157,15 +230,12 @@ fn newer_build(package: &str, version: &str) -> Option<String> {
     let mut newest: Option<String> = None;
     for candidate in listed.lines().filter_map(|line| line.split('|').nth(1)) {
         let candidate = candidate.trim();
-        if !candidate.starts_with(release) {
+        if !accept.accepts(candidate, version) {
             continue;
         }
-        let newer = newest.as_deref().is_none_or(|best| {
-            Command::new("dpkg")
-                .args(["--compare-versions", candidate, "gt", best])
-                .status()
-                .is_ok_and(|status| status.success())
-        });
+        let newer = newest
+            .as_deref()
+            .is_none_or(|best| dpkg_orders(candidate, "gt", best));
         if newer {
             newest = Some(candidate.to_owned());
         }
@@ -179,7 +249,12 @@ mod tests {
 
     #[test]
     fn a_replaced_security_build_resolves_to_a_build_of_the_same_release() {
-        assert_eq!(newer_build("nginx", "1.22.1-9"), None, "no deb12u suffix");
+        let release = Accept::SameRelease;
+        assert_eq!(
+            newer_build("nginx", "1.22.1-9", release),
+            None,
+            "no deb12u suffix"
+        );
         // Without apt-cache the rule below cannot be checked: that is a
         // failure naming what is missing, not a pass.
         assert!(
@@ -188,10 +263,10 @@ mod tests {
         );
         // An early build of the release CI pins, long replaced. Package
         // lists that are missing are fetched once (as root, as on CI).
-        let mut found = newer_build("nginx", "1.22.1-9+deb12u1");
+        let mut found = newer_build("nginx", "1.22.1-9+deb12u1", release);
         if found.is_none() && is_root() {
             let _ = apt_get(&["update", "-qq"]);
-            found = newer_build("nginx", "1.22.1-9+deb12u1");
+            found = newer_build("nginx", "1.22.1-9+deb12u1", release);
         }
         let found = found.expect(
             "the package lists have no build of nginx 1.22.1-9 (run `apt-get update` as root)",
@@ -211,5 +286,32 @@ mod release_tests {
         assert!(!same_release("5:7.2.4-1", "5:7.0.15-1~deb12u10"));
         assert!(!same_release("5:7.0.16-1~deb12u1", "5:7.0.15-1~deb12u10"));
         assert!(!same_release("1.0", "1.1"));
+    }
+}
+
+#[cfg(test)]
+mod or_newer_tests {
+    use super::{find, Accept};
+
+    #[test]
+    fn the_next_release_counts_and_an_older_one_does_not() {
+        // The order is dpkg's: without it this test would pass on a
+        // comparison of strings, which it is here to rule out.
+        assert!(
+            find("dpkg").is_some(),
+            "dpkg is missing: this test needs Debian's dpkg (the machine CI runs on)"
+        );
+        let pin = "156.0.8078.114-1~deb12u1";
+        let accepts = |installed| Accept::OrNewer.accepts(installed, pin);
+        assert!(accepts(pin));
+        assert!(accepts("156.0.8078.114-1~deb12u2"));
+        assert!(accepts("157.0.8100.1-1~deb12u1"));
+        assert!(accepts("1000.0.1.1-1~deb12u1"), "numeric, not lexical");
+        assert!(!accepts("150.0.7871.100-1~deb12u1"));
+        assert!(
+            !accepts("156.0.8078.114-1~deb11u9"),
+            "an older Debian release's build"
+        );
+        assert!(!accepts("99.0.1-1"));
     }
 }

@@ -4,7 +4,9 @@
 //! ([`spec`]); a real OAuth authorization server to test against, with a
 //! program to sign in at it ([`oauth`]); the install of the pinned Node
 //! packages such tests run ([`npm`]); of the pinned Debian packages
-//! ([`debian`]); and a Redis of a test's own ([`redis`]).
+//! ([`debian`]); a Redis of a test's own ([`redis`]); and a real headless
+//! Chromium, driven over WebDriver, that can reach loopback only
+//! ([`browser`]).
 //!
 //! ```
 //! use mcp_tests::spec;
@@ -20,6 +22,7 @@
 
 #![deny(missing_docs)]
 
+pub mod browser;
 pub mod build;
 pub mod debian;
 pub mod npm;
