@@ -95,6 +95,16 @@ pub(super) fn chromium_prefs() -> Value {
         "translate": { "enabled": false },
         "signin": { "allowed": false },
         "default_search_provider": { "enabled": false },
+        // The default engine of Debian's build is DuckDuckGo, whose start
+        // page Chromium preconnects to; one on a closed loopback port
+        // (port 1) takes its place, with no page of its own.
+        "default_search_provider_data": { "template_url_data": {
+            "short_name": "none",
+            "keyword": "none",
+            "url": "http://127.0.0.1:1/?q={searchTerms}",
+            "new_tab_url": "about:blank",
+            "prepopulate_id": 0,
+        } },
     })
 }
 
