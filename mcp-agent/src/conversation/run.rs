@@ -81,6 +81,11 @@ pub struct CallRecord {
     pub reason: String,
     /// The SHA-256 of the result given to the model, hex.
     pub result_digest: Option<String>,
+    /// The text of the result given to the model (images and other
+    /// parts named, not carried), as the model read it: for a front end
+    /// to show, folded. Not in the JSON transcript, which keeps the digest.
+    #[serde(skip)]
+    pub result: Option<String>,
     /// Whether the result is an error.
     pub is_error: bool,
     /// The question put to a person, when the flow policy needed one: the
@@ -272,6 +277,7 @@ impl<'a> Agent<'a> {
             decision: "failed",
             reason: String::new(),
             result_digest: None,
+            result: None,
             is_error: true,
             question: None,
         };
@@ -305,6 +311,7 @@ impl<'a> Agent<'a> {
                 record.is_error = false;
                 record.reason = String::from("the host's tool search");
                 record.result_digest = Some(digest(&result));
+                record.result = Some(shown(&result));
                 return (result, record);
             }
             Resolved::Error(message) => {
@@ -331,6 +338,7 @@ impl<'a> Agent<'a> {
                 let result =
                     conversation.server_output(&self.policy, call, &output, Vec::new(), true);
                 record.result_digest = Some(digest(&result));
+                record.result = Some(shown(&result));
                 return (result, record);
             }
         };
@@ -441,6 +449,7 @@ impl<'a> Agent<'a> {
         };
         record.is_error = result.is_error;
         record.result_digest = Some(digest(&result));
+        record.result = Some(shown(&result));
         (result, record)
     }
 
@@ -493,6 +502,7 @@ impl<'a> Agent<'a> {
         }
         record.is_error = true;
         record.result_digest = Some(digest(&result));
+        record.result = Some(shown(&result));
         (result, record)
     }
 }
@@ -523,6 +533,20 @@ fn content_of(result: &CallToolResult) -> (String, Vec<ToolContent>) {
 }
 
 /// The SHA-256 of what the model got back, hex.
+/// The text of `result` as the model reads it, each image named by its
+/// type.
+fn shown(result: &ToolResult) -> String {
+    let parts: Vec<String> = result
+        .content
+        .iter()
+        .map(|part| match part {
+            ToolContent::Text(text) => text.clone(),
+            ToolContent::Image { mime_type, .. } => format!("[image {mime_type}]"),
+        })
+        .collect();
+    parts.join("\n")
+}
+
 fn digest(result: &ToolResult) -> String {
     let mut hasher = Sha256::new();
     for part in &result.content {

@@ -349,6 +349,7 @@ async fn turns(
                         "arguments": safe_json(&record.arguments),
                         "decision": record.decision,
                         "reason": visible(&record.reason),
+                        "result": record.result.as_deref().map(visible),
                         "isError": record.is_error,
                     })),
                     _ => {}

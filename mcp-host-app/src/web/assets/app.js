@@ -61,6 +61,12 @@
       call.appendChild(summary);
       call.appendChild(element("p", "reason", event.reason));
       call.appendChild(element("pre", "arguments", event.arguments));
+      if (event.result) {
+        const result = element("details", "result");
+        result.appendChild(element("summary", null, "Result"));
+        result.appendChild(element("pre", "untrusted", event.result));
+        call.appendChild(result);
+      }
       transcript.appendChild(call);
     },
     question(event) {

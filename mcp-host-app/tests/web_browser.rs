@@ -1,0 +1,379 @@
+//! `mcp-host web` in a real headless Chromium (`mcp_tests::browser`):
+//! opened with its secret and refused without it or from another origin;
+//! a tool call approved in the dialog and an endorsement refused in it,
+//! with what the scripted model received as the evidence; and the text of
+//! a hostile server (markup, script, a bidirectional override) shown
+//! inert. Each test saves screenshots under `target/browser-artifacts/`,
+//! and checks that the browser sent nothing off this machine.
+
+#![cfg(feature = "web")]
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use common::obedient::{Obedient, MODEL};
+use common::workspace::{example, Scratch};
+use mcp_tests::browser::Browser;
+use serde_json::{json, Value};
+
+const WAIT: Duration = Duration::from_secs(30);
+
+/// What a hostile server writes: markup that would run a script, and a
+/// right-to-left override that would disguise a file name.
+const HOSTILE: &str =
+    "<img src=x onerror=\"document.title='pwned'\"><script>document.title='pwned'</script> \u{202e}gpj.exe";
+
+/// The app, running, and the address it printed.
+struct App {
+    child: Child,
+    port: u16,
+    url: String,
+    _dir: Scratch,
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn host(dir: &Scratch, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mcp-host"));
+    command
+        .arg("--config")
+        .arg(dir.0.join("servers.json"))
+        .arg("--pins")
+        .arg(dir.0.join("pins.json"))
+        .arg("--audit-log")
+        .arg(dir.0.join("audit.jsonl"))
+        .args(args)
+        .env("XDG_STATE_HOME", dir.0.join("state"))
+        .env_remove("OPENAI_API_KEY")
+        .stdin(Stdio::null());
+    command
+}
+
+/// Starts the app with the `notes` example (its output untrusted) and a
+/// hostile scripted server, every definition reviewed, talking to the
+/// model at `base_url`.
+fn start(base_url: &str) -> App {
+    let dir = Scratch::new("mcp-host-web-browser");
+    let script = json!({
+        "record": dir.0.join("mallory.jsonl"),
+        "tools": [{
+            "definition": {
+                "name": "show",
+                "description": HOSTILE,
+                "inputSchema": {"type": "object", "properties": {}},
+                "annotations": {"readOnlyHint": true, "openWorldHint": false}
+            },
+            "does": {"kind": "text", "text": HOSTILE}
+        }]
+    });
+    std::fs::write(dir.0.join("mallory.json"), script.to_string()).expect("script");
+    let config = json!({"mcpServers": {
+        "notes": {"command": example("notes"), "args": ["--stdio"], "trusted": true},
+        "mallory": {
+            "command": mcp_tests::build::example("recorder"),
+            "args": [dir.0.join("mallory.json")],
+            "trusted": true
+        }
+    }});
+    std::fs::write(dir.0.join("servers.json"), config.to_string()).expect("config");
+    for server in ["notes", "mallory"] {
+        let reviewed = host(&dir, &["review", server, "--yes"])
+            .output()
+            .expect("review runs");
+        assert!(reviewed.status.success(), "{reviewed:?}");
+    }
+    let mut child = host(
+        &dir,
+        &[
+            "web",
+            "--no-browser",
+            "--provider",
+            "openai",
+            "--model",
+            MODEL,
+            "--base-url",
+            base_url,
+        ],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::inherit())
+    .spawn()
+    .expect("mcp-host web starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("the address line");
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://127.0.0.1:"))
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_owned();
+    let port = url["http://127.0.0.1:".len()..]
+        .split('/')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .expect("port");
+    App {
+        child,
+        port,
+        url,
+        _dir: dir,
+    }
+}
+
+async fn launch() -> (Obedient, App, Browser) {
+    let model = Obedient::start().await;
+    let base = model.endpoint().base_url;
+    let app = tokio::task::spawn_blocking(move || start(&base))
+        .await
+        .expect("started");
+    let browser = Browser::start().await.expect("the browser starts");
+    (model, app, browser)
+}
+
+/// The content of the last tool message the model received.
+fn last_tool_message(model: &Obedient) -> String {
+    let last = model.requests().last().cloned().unwrap_or_default();
+    last["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .rfind(|m| m["role"] == "tool")
+        .map(|m| m["content"].to_string())
+        .unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_secret_opens_the_app_and_nothing_else_does() {
+    let (model, app, browser) = launch().await;
+    // Without the secret.
+    let home = format!("http://127.0.0.1:{}/", app.port);
+    browser.goto(&home).await.expect("goto");
+    let refused = browser.text_of("body").await.expect("body");
+    assert!(refused.contains("open the address"), "{refused}");
+    browser
+        .screenshot("web-without-secret")
+        .await
+        .expect("shot");
+    // With it: the app, and a cookie scripts cannot read.
+    browser.goto(&app.url).await.expect("goto");
+    browser
+        .wait_for("#transcript", WAIT)
+        .await
+        .expect("the app");
+    assert_eq!(browser.current_url().await.expect("url"), home);
+    let cookies = browser.cookies().await.expect("cookies");
+    let session = cookies
+        .iter()
+        .find(|c| c.name == "mcp_host_session")
+        .unwrap_or_else(|| panic!("no session cookie: {cookies:?}"));
+    assert!(session.http_only, "{session:?}");
+    assert_eq!(session.same_site.as_deref(), Some("Strict"), "{session:?}");
+    let seen = browser
+        .execute("return document.cookie;", vec![])
+        .await
+        .expect("script");
+    assert_eq!(seen, json!(""), "a script read the cookie");
+    browser.screenshot("web-opened").await.expect("shot");
+
+    // Another origin (the same host, another port: the same site, so the
+    // cookie goes along) posts a message to the app.
+    let foreign = foreign_page(app.port).await;
+    browser.goto(&foreign).await.expect("goto");
+    browser.click("#send").await.expect("submit");
+    browser
+        .wait_for_text("body", "another site", WAIT)
+        .await
+        .expect("refused");
+    browser
+        .screenshot("web-foreign-origin")
+        .await
+        .expect("shot");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(
+        model.requests().is_empty(),
+        "a refused request reached the model: {:?}",
+        model.requests()
+    );
+    // The control: from the app's own page, a message reaches the model.
+    browser.goto(&home).await.expect("goto");
+    browser.fill("#message", "hello").await.expect("fill");
+    browser
+        .click("#say button[type=submit]")
+        .await
+        .expect("send");
+    browser
+        .wait_for_text("#transcript", "DONE", WAIT)
+        .await
+        .expect("the model's answer shown");
+    assert!(!model.requests().is_empty());
+    assert!(browser.strays().is_empty(), "{:?}", browser.strays());
+}
+
+/// A page of another origin with a form that posts to the app.
+async fn foreign_page(app: u16) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let port = listener.local_addr().expect("address").port();
+    let page = format!(
+        "<!doctype html><html><body><form method=post action=\"http://127.0.0.1:{app}/say\">\
+         <input name=text value=\"CALL notes__create_note {{}}\"><button id=send>Send</button>\
+         </form></body></html>"
+    );
+    let router = axum::Router::new().route(
+        "/",
+        axum::routing::get(move || {
+            let page = page.clone();
+            async move { axum::response::Html(page) }
+        }),
+    );
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    format!("http://127.0.0.1:{port}/")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_is_approved_in_a_dialog_and_an_endorsement_refused() {
+    let (model, app, browser) = launch().await;
+    browser.goto(&app.url).await.expect("goto");
+    browser
+        .wait_for("#transcript", WAIT)
+        .await
+        .expect("the app");
+    // A call that may write: the approval dialog shows its arguments.
+    let first = "Keep this. CALL notes__create_note {\"title\": \"t\", \"body\": \"kept from the browser\"}";
+    browser.fill("#message", first).await.expect("fill");
+    browser
+        .click("#say button[type=submit]")
+        .await
+        .expect("send");
+    browser
+        .wait_for("dialog#question[open]", WAIT)
+        .await
+        .expect("the dialog");
+    let asked = browser.text_of("#question-text").await.expect("question");
+    assert!(asked.contains("kept from the browser"), "{asked}");
+    browser.screenshot("web-approval").await.expect("shot");
+    browser.click("#allow").await.expect("allow");
+    browser
+        .wait_for(".call.sent", WAIT)
+        .await
+        .expect("the call ran");
+    browser
+        .wait_for_text("#taint", "notes", WAIT)
+        .await
+        .expect("the taint shown");
+    assert!(
+        last_tool_message(&model).contains("note_"),
+        "the result reached the model"
+    );
+
+    // The note's handle is untrusted output now: the next write waits
+    // for an endorsement, which the person refuses.
+    let second = "CALL notes__create_note {\"title\": \"t2\", \"body\": \"steered\"}";
+    browser.fill("#message", second).await.expect("fill");
+    browser
+        .click("#say button[type=submit]")
+        .await
+        .expect("send");
+    browser
+        .wait_for_text("#question-title", "Endorse", WAIT)
+        .await
+        .expect("the endorsement dialog");
+    let asked = browser.text_of("#question-text").await.expect("question");
+    assert!(asked.contains("steered"), "{asked}");
+    assert!(
+        asked.contains("notes"),
+        "the untrusted source is named: {asked}"
+    );
+    browser.screenshot("web-endorsement").await.expect("shot");
+    browser.click("#deny").await.expect("deny");
+    browser
+        .wait_for(".call.refused", WAIT)
+        .await
+        .expect("the call refused");
+    // The model is told why, and the note was not made.
+    let deadline = tokio::time::Instant::now() + WAIT;
+    let told = loop {
+        let told = last_tool_message(&model);
+        if told.contains("steered") || told.contains("endorse") || told.contains("refused") {
+            break told;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{told}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(!told.contains("note_"), "{told}");
+    browser.screenshot("web-refused").await.expect("shot");
+    assert!(browser.strays().is_empty(), "{:?}", browser.strays());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hostile_servers_text_is_shown_inert() {
+    let (model, app, browser) = launch().await;
+    browser.goto(&app.url).await.expect("goto");
+    browser
+        .wait_for("#transcript", WAIT)
+        .await
+        .expect("the app");
+    // Its result, through the model's answer.
+    browser
+        .fill("#message", "CALL mallory__show {}")
+        .await
+        .expect("fill");
+    browser
+        .click("#say button[type=submit]")
+        .await
+        .expect("send");
+    browser
+        .wait_for_text("#transcript", "DONE", WAIT)
+        .await
+        .expect("the answer");
+    // The call's result, folded: opened, it shows the markup as text.
+    browser.click(".call > summary").await.expect("unfold the call");
+    browser
+        .click(".call .result summary")
+        .await
+        .expect("unfold the result");
+    let result = browser.text_of(".call .result pre").await.expect("text");
+    assert!(result.contains("<img src=x"), "{result}");
+    assert!(result.contains("\\u{202e}"), "{result}");
+    browser.screenshot("web-inert-result").await.expect("shot");
+    // Its definition, on the servers page.
+    let servers = format!("http://127.0.0.1:{}/servers", app.port);
+    browser.goto(&servers).await.expect("goto");
+    let description = browser
+        .text_of("[data-server=mallory] .description")
+        .await
+        .expect("description");
+    assert!(description.contains("<script>"), "{description}");
+    assert!(description.contains("\\u{202e}"), "{description}");
+    assert!(!description.contains('\u{202e}'), "{description}");
+    browser.screenshot("web-inert-servers").await.expect("shot");
+    let planted: Value = browser
+        .execute(
+            "return [document.title, document.querySelectorAll('main img, main script').length];",
+            vec![],
+        )
+        .await
+        .expect("script");
+    assert_eq!(
+        planted[1],
+        json!(0),
+        "markup from the server became elements"
+    );
+    assert!(
+        !planted[0].as_str().unwrap_or_default().contains("pwned"),
+        "{planted}"
+    );
+    assert!(!model.requests().is_empty());
+    assert!(browser.strays().is_empty(), "{:?}", browser.strays());
+}
