@@ -338,7 +338,10 @@ async fn a_hostile_servers_text_is_shown_inert() {
         .await
         .expect("the answer");
     // The call's result, folded: opened, it shows the markup as text.
-    browser.click(".call > summary").await.expect("unfold the call");
+    browser
+        .click(".call > summary")
+        .await
+        .expect("unfold the call");
     browser
         .click(".call .result summary")
         .await

@@ -209,9 +209,11 @@ impl RedisTaskStore {
     }
 
     /// At most `max_tasks` unfinished tasks in the store (100,000 by
-    /// default), and at most `max_per_principal` of one principal (10,000
-    /// by default; tasks of a server without authentication count against
-    /// the bound only). A finished task counts against neither.
+    /// default), and at most `max_per_principal` of one client (10,000 by
+    /// default): the principal, or on a server without authorization the
+    /// address the task came from (see [`share`](crate::share)); tasks over
+    /// stdio count against the bound only. A finished task counts against
+    /// neither and is never evicted: it is kept until its `ttlMs`.
     #[must_use]
     pub fn with_bounds(mut self, max_tasks: usize, max_per_principal: usize) -> Self {
         self.max_tasks = max_tasks.max(1);
@@ -219,7 +221,8 @@ impl RedisTaskStore {
         self
     }
 
-    /// The sorted set of unfinished tasks, and that of `owner`'s.
+    /// The sorted set of unfinished tasks, and that of the client
+    /// `owner`'s.
     fn counted(&self, owner: Option<&str>) -> (String, String) {
         let all = format!("{}unfinished", self.prefix);
         let own = match owner {
@@ -422,7 +425,7 @@ impl TaskStore for RedisTaskStore {
             // without a TTL is kept for the longest one.
             let max_ttl = u64::try_from(self.max_ttl.as_millis()).unwrap_or(u64::MAX);
             let ttl = record.ttl_ms.unwrap_or(max_ttl).max(1);
-            let (all, own) = self.counted(record.owner.as_deref());
+            let (all, own) = self.counted(record.counted_against());
             let mut connection = self.connection.clone();
             let created: i64 = self
                 .create
@@ -497,7 +500,7 @@ impl TaskStore for RedisTaskStore {
                     if record.status.is_terminal() {
                         // No longer counted; an entry left behind by an
                         // error here is counted until the task expires.
-                        let (all, own) = self.counted(record.owner.as_deref());
+                        let (all, own) = self.counted(record.counted_against());
                         let _: Result<(), _> = redis::pipe()
                             .zrem(all, id)
                             .ignore()
