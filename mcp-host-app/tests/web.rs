@@ -143,6 +143,17 @@ async fn only_the_person_with_the_secret_gets_in_and_other_sites_are_refused() {
     assert!(csp.contains("script-src 'self'"), "{csp}");
     assert!(!csp.contains("unsafe-inline"), "{csp}");
     assert_eq!(body.matches("<script").count(), 1, "{body}");
+    // The page's weight, for BENCHMARKS.md: the page and every file it
+    // loads.
+    let script = get(&app, "/app.js", &cookie).await.1;
+    let style = get(&app, "/app.css", &cookie).await.1;
+    eprintln!(
+        "page weight: HTML {} B, JavaScript {} B, CSS {} B, in all {} B",
+        body.len(),
+        script.len(),
+        style.len(),
+        body.len() + script.len() + style.len()
+    );
     // A rebinding page: the browser sends the attacker's name.
     let rebound = format!(
         "GET / HTTP/1.1\r\nHost: attacker.example:{}\r\nConnection: close\r\n{cookie}\r\n",

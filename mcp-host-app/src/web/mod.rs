@@ -123,6 +123,24 @@ impl Questions {
         rx
     }
 
+    /// Refuses every question still waiting: a cancelled turn does not
+    /// stay blocked on a dialog nobody will answer.
+    fn refuse_all(&self) {
+        let waiting: Vec<(u64, oneshot::Sender<bool>)> = self
+            .waiting
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .drain()
+            .collect();
+        for (id, tx) in waiting {
+            emit(
+                &self.events,
+                json!({"type": "answered", "id": id, "allow": false}),
+            );
+            let _ = tx.send(false);
+        }
+    }
+
     fn answer(&self, id: u64, allow: bool) -> bool {
         let waiting = self
             .waiting
@@ -651,8 +669,10 @@ async fn answer(State(app): State<Arc<App>>, body: axum::body::Bytes) -> Respons
     }
 }
 
-/// `POST /cancel`: cancels the turn under way.
+/// `POST /cancel`: cancels the turn under way, refusing the questions it
+/// waits on.
 async fn cancel(State(app): State<Arc<App>>) -> Response {
+    app.questions.refuse_all();
     app.cancel.send_modify(|n| *n += 1);
     StatusCode::NO_CONTENT.into_response()
 }

@@ -1,7 +1,7 @@
 //! The app's pages, rendered on the server with `maud`, which escapes
 //! every value it inserts: nothing a server or the model wrote becomes
 //! markup. Text from the other side also goes through
-//! [`visible`](mcp_host::untrusted::visible) first, so that hidden and
+//! [`visible`] first, so that hidden and
 //! bidirectional characters show as escapes, as on the terminal.
 
 use maud::{html, Markup, DOCTYPE};

@@ -100,7 +100,7 @@ pub struct HttpConfig {
     /// and initializes again.
     pub max_sessions: usize,
     /// Most legacy sessions one client (see
-    /// [`share::Client`](crate::share::Client)) keeps at once (default 64,
+    /// [`share::Client`]) keeps at once (default 64,
     /// at least 1). A client at its share that initializes again drops its
     /// own session used longest ago, not another client's: one client
     /// initializing in a loop evicts only itself. Behind a proxy not listed
@@ -126,7 +126,7 @@ pub struct HttpConfig {
     /// shares of a server without authorization, against the client
     /// address the proxy appended to `X-Forwarded-For` (the right-most
     /// entry that is not itself a listed proxy; see
-    /// [`share::forwarded`](crate::share::forwarded)). Without this
+    /// [`share::forwarded`]). Without this
     /// every client behind a proxy is the proxy, and shares one client's
     /// share. A request from any other peer is counted against the peer,
     /// whatever its `X-Forwarded-For` says. For nginx on the same host:
