@@ -6,8 +6,6 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
-
 use common::obedient::{Obedient, MODEL};
 use common::workspace::{example, Scratch};
 use serde_json::{json, Value};
@@ -21,17 +19,7 @@ fn scratch(config: &Value) -> Scratch {
 /// `mcp-host ARGS` in `dir`: its configuration, pins, audit log, and the
 /// state directory of the flow policy's files.
 fn host(dir: &Scratch, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_mcp-host"))
-        .arg("--config")
-        .arg(dir.0.join("servers.json"))
-        .arg("--pins")
-        .arg(dir.0.join("pins.json"))
-        .arg("--audit-log")
-        .arg(dir.0.join("audit.jsonl"))
-        .args(args)
-        .env("XDG_STATE_HOME", dir.0.join("state"))
-        .env_remove("OPENAI_API_KEY")
-        .stdin(Stdio::null())
+    common::in_scratch(dir, args)
         .output()
         .expect("mcp-host runs")
 }

@@ -10,43 +10,25 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use common::obedient::{Obedient, MODEL};
-use common::workspace::{example, Scratch};
+use common::obedient::Obedient;
+use common::web::App;
+use common::workspace::example;
 use serde_json::{json, Value};
 
-/// The app, running, and the address it printed.
-struct App {
-    child: Child,
-    port: u16,
-    key: String,
-    _dir: Scratch,
-}
-
-impl Drop for App {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn host(dir: &Scratch, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_mcp-host"));
-    command
-        .arg("--config")
-        .arg(dir.0.join("servers.json"))
-        .arg("--pins")
-        .arg(dir.0.join("pins.json"))
-        .arg("--audit-log")
-        .arg(dir.0.join("audit.jsonl"))
-        .args(args)
-        .env("XDG_STATE_HOME", dir.0.join("state"))
-        .env_remove("OPENAI_API_KEY")
-        .stdin(Stdio::null());
-    command
+/// Starts the app against the `notes` example (its output trusted, so
+/// that every write asks at the gate) and the model at `base_url`.
+fn start(base_url: &str) -> App {
+    common::web::start(
+        base_url,
+        |_| {
+            json!({"mcpServers": {
+                "notes": {"command": example("notes"), "args": ["--stdio"], "trusted": true, "trustOutput": true}
+            }})
+        },
+        &["notes"],
+    )
 }
 
 /// One raw HTTP/1.1 request: the status line and headers, and the body.
@@ -183,55 +165,6 @@ async fn only_the_person_with_the_secret_gets_in_and_other_sites_are_refused() {
             "the model heard nothing"
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-/// Starts `mcp-host web --no-browser` against the `notes` example and
-/// the model at `base_url`, every definition reviewed first.
-fn start(base_url: &str) -> App {
-    let dir = Scratch::new("mcp-host-web");
-    let config = json!({"mcpServers": {
-        "notes": {"command": example("notes"), "args": ["--stdio"], "trusted": true, "trustOutput": true}
-    }});
-    std::fs::write(dir.0.join("servers.json"), config.to_string()).expect("config");
-    let reviewed = host(&dir, &["review", "notes", "--yes"])
-        .output()
-        .expect("review runs");
-    assert!(reviewed.status.success(), "{reviewed:?}");
-    let mut child = host(
-        &dir,
-        &[
-            "web",
-            "--no-browser",
-            "--provider",
-            "openai",
-            "--model",
-            MODEL,
-            "--base-url",
-            base_url,
-        ],
-    )
-    .stdout(Stdio::piped())
-    .stderr(Stdio::inherit())
-    .spawn()
-    .expect("mcp-host web starts");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut line = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("the address line");
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .to_owned();
-    let rest = url.strip_prefix("http://127.0.0.1:").expect("loopback");
-    let (port, key) = rest.split_once("/?key=").expect("the key");
-    App {
-        child,
-        port: port.parse().expect("port"),
-        key: key.to_owned(),
-        _dir: dir,
     }
 }
 

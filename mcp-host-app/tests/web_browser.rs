@@ -10,12 +10,11 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use common::obedient::{Obedient, MODEL};
-use common::workspace::{example, Scratch};
+use common::obedient::Obedient;
+use common::web::App;
+use common::workspace::example;
 use mcp_tests::browser::Browser;
 use serde_json::{json, Value};
 
@@ -26,108 +25,37 @@ const WAIT: Duration = Duration::from_secs(30);
 const HOSTILE: &str =
     "<img src=x onerror=\"document.title='pwned'\"><script>document.title='pwned'</script> \u{202e}gpj.exe";
 
-/// The app, running, and the address it printed.
-struct App {
-    child: Child,
-    port: u16,
-    url: String,
-    _dir: Scratch,
-}
-
-impl Drop for App {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn host(dir: &Scratch, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_mcp-host"));
-    command
-        .arg("--config")
-        .arg(dir.0.join("servers.json"))
-        .arg("--pins")
-        .arg(dir.0.join("pins.json"))
-        .arg("--audit-log")
-        .arg(dir.0.join("audit.jsonl"))
-        .args(args)
-        .env("XDG_STATE_HOME", dir.0.join("state"))
-        .env_remove("OPENAI_API_KEY")
-        .stdin(Stdio::null());
-    command
-}
-
 /// Starts the app with the `notes` example (its output untrusted) and a
 /// hostile scripted server, every definition reviewed, talking to the
 /// model at `base_url`.
 fn start(base_url: &str) -> App {
-    let dir = Scratch::new("mcp-host-web-browser");
-    let script = json!({
-        "record": dir.0.join("mallory.jsonl"),
-        "tools": [{
-            "definition": {
-                "name": "show",
-                "description": HOSTILE,
-                "inputSchema": {"type": "object", "properties": {}},
-                "annotations": {"readOnlyHint": true, "openWorldHint": false}
-            },
-            "does": {"kind": "text", "text": HOSTILE}
-        }]
-    });
-    std::fs::write(dir.0.join("mallory.json"), script.to_string()).expect("script");
-    let config = json!({"mcpServers": {
-        "notes": {"command": example("notes"), "args": ["--stdio"], "trusted": true},
-        "mallory": {
-            "command": mcp_tests::build::example("recorder"),
-            "args": [dir.0.join("mallory.json")],
-            "trusted": true
-        }
-    }});
-    std::fs::write(dir.0.join("servers.json"), config.to_string()).expect("config");
-    for server in ["notes", "mallory"] {
-        let reviewed = host(&dir, &["review", server, "--yes"])
-            .output()
-            .expect("review runs");
-        assert!(reviewed.status.success(), "{reviewed:?}");
-    }
-    let mut child = host(
-        &dir,
-        &[
-            "web",
-            "--no-browser",
-            "--provider",
-            "openai",
-            "--model",
-            MODEL,
-            "--base-url",
-            base_url,
-        ],
+    common::web::start(
+        base_url,
+        |dir| {
+            let script = json!({
+                "record": dir.0.join("mallory.jsonl"),
+                "tools": [{
+                    "definition": {
+                        "name": "show",
+                        "description": HOSTILE,
+                        "inputSchema": {"type": "object", "properties": {}},
+                        "annotations": {"readOnlyHint": true, "openWorldHint": false}
+                    },
+                    "does": {"kind": "text", "text": HOSTILE}
+                }]
+            });
+            std::fs::write(dir.0.join("mallory.json"), script.to_string()).expect("script");
+            json!({"mcpServers": {
+                "notes": {"command": example("notes"), "args": ["--stdio"], "trusted": true},
+                "mallory": {
+                    "command": mcp_tests::build::example("recorder"),
+                    "args": [dir.0.join("mallory.json")],
+                    "trusted": true
+                }
+            }})
+        },
+        &["notes", "mallory"],
     )
-    .stdout(Stdio::piped())
-    .stderr(Stdio::inherit())
-    .spawn()
-    .expect("mcp-host web starts");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut line = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("the address line");
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://127.0.0.1:"))
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .to_owned();
-    let port = url["http://127.0.0.1:".len()..]
-        .split('/')
-        .next()
-        .and_then(|p| p.parse().ok())
-        .expect("port");
-    App {
-        child,
-        port,
-        url,
-        _dir: dir,
-    }
 }
 
 async fn launch() -> (Obedient, App, Browser) {
@@ -138,6 +66,15 @@ async fn launch() -> (Obedient, App, Browser) {
         .expect("started");
     let browser = Browser::start().await.expect("the browser starts");
     (model, app, browser)
+}
+
+/// Types `text` in the message box and sends it.
+async fn say(browser: &Browser, text: &str) {
+    browser.fill("#message", text).await.expect("fill");
+    browser
+        .click("#say button[type=submit]")
+        .await
+        .expect("send");
 }
 
 /// The content of the last tool message the model received.
@@ -206,11 +143,7 @@ async fn the_secret_opens_the_app_and_nothing_else_does() {
     );
     // The control: from the app's own page, a message reaches the model.
     browser.goto(&home).await.expect("goto");
-    browser.fill("#message", "hello").await.expect("fill");
-    browser
-        .click("#say button[type=submit]")
-        .await
-        .expect("send");
+    say(&browser, "hello").await;
     browser
         .wait_for_text("#transcript", "DONE", WAIT)
         .await
@@ -251,11 +184,7 @@ async fn a_call_is_approved_in_a_dialog_and_an_endorsement_refused() {
         .expect("the app");
     // A call that may write: the approval dialog shows its arguments.
     let first = "Keep this. CALL notes__create_note {\"title\": \"t\", \"body\": \"kept from the browser\"}";
-    browser.fill("#message", first).await.expect("fill");
-    browser
-        .click("#say button[type=submit]")
-        .await
-        .expect("send");
+    say(&browser, first).await;
     browser
         .wait_for("dialog#question[open]", WAIT)
         .await
@@ -280,11 +209,7 @@ async fn a_call_is_approved_in_a_dialog_and_an_endorsement_refused() {
     // The note's handle is untrusted output now: the next write waits
     // for an endorsement, which the person refuses.
     let second = "CALL notes__create_note {\"title\": \"t2\", \"body\": \"steered\"}";
-    browser.fill("#message", second).await.expect("fill");
-    browser
-        .click("#say button[type=submit]")
-        .await
-        .expect("send");
+    say(&browser, second).await;
     browser
         .wait_for_text("#question-title", "Endorse", WAIT)
         .await
@@ -325,14 +250,7 @@ async fn a_hostile_servers_text_is_shown_inert() {
         .await
         .expect("the app");
     // Its result, through the model's answer.
-    browser
-        .fill("#message", "CALL mallory__show {}")
-        .await
-        .expect("fill");
-    browser
-        .click("#say button[type=submit]")
-        .await
-        .expect("send");
+    say(&browser, "CALL mallory__show {}").await;
     browser
         .wait_for_text("#transcript", "DONE", WAIT)
         .await

@@ -95,6 +95,16 @@ async fn post(
     request.push_str("\r\n");
     request.push_str(&body);
     stream.write_all(request.as_bytes()).await.expect("send");
+    let (status, text) = read_until(&mut stream, done).await;
+    (status, text, stream)
+}
+
+/// Reads from `stream` until `done` says what arrived is enough, or the
+/// peer closes: the status and the text.
+async fn read_until(
+    stream: &mut tokio::net::TcpStream,
+    done: impl Fn(&str) -> bool,
+) -> (u16, String) {
     let mut text = String::new();
     let mut buffer = [0u8; 4096];
     while !done(&text) {
@@ -112,7 +122,7 @@ async fn post(
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(0);
-    (status, text, stream)
+    (status, text)
 }
 
 /// Whether a whole JSON body (by Content-Length) has arrived.
@@ -754,23 +764,8 @@ async fn listen_from(source: [u8; 4], port: u16, id: i64) -> (u16, String, tokio
         body.len()
     );
     stream.write_all(request.as_bytes()).await.expect("send");
-    let mut text = String::new();
-    let mut buffer = [0u8; 4096];
-    while !(text.contains("acknowledged") || complete(&text)) {
-        let read = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut buffer))
-            .await
-            .expect("data in time")
-            .expect("read");
-        if read == 0 {
-            break;
-        }
-        text.push_str(&String::from_utf8_lossy(&buffer[..read]));
-    }
-    let status = text
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
+    let (status, text) =
+        read_until(&mut stream, |t| t.contains("acknowledged") || complete(t)).await;
     (status, text, stream)
 }
 

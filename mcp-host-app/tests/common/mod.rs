@@ -13,6 +13,8 @@ mod host;
 #[path = "../../../mcp-agent/tests/common/obedient.rs"]
 pub mod obedient;
 pub mod pty;
+#[cfg(feature = "web")]
+pub mod web;
 /// Scratch folders and the examples, as the model side's tests use them.
 #[path = "../../../mcp-agent/tests/common/workspace.rs"]
 pub mod workspace;
@@ -34,6 +36,25 @@ use serde_json::Value;
 /// The `--probe-timeout` the command tests pass, in seconds: generous, since
 /// every server they probe answers `server/discover` one way or another.
 pub const PROBE_TIMEOUT: &str = "20";
+
+/// `mcp-host ARGS` with everything it keeps in `dir`: the configuration
+/// (`servers.json`), pins, audit log and the state directory; stdin
+/// closed and no OpenAI key, so that only the scripted model is reached.
+pub fn in_scratch(dir: &workspace::Scratch, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mcp-host"));
+    command
+        .arg("--config")
+        .arg(dir.0.join("servers.json"))
+        .arg("--pins")
+        .arg(dir.0.join("pins.json"))
+        .arg("--audit-log")
+        .arg(dir.0.join("audit.jsonl"))
+        .args(args)
+        .env("XDG_STATE_HOME", dir.0.join("state"))
+        .env_remove("OPENAI_API_KEY")
+        .stdin(Stdio::null());
+    command
+}
 
 /// Runs `mcp-host --config CONFIG ARGS..` to its end, with stdin closed:
 /// no terminal to ask.

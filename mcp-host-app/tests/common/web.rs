@@ -1,0 +1,82 @@
+//! `mcp-host web --no-browser` started for a test, and the address it
+//! printed.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Stdio};
+
+use serde_json::Value;
+
+use super::obedient::MODEL;
+use super::workspace::Scratch;
+
+/// The app, running until dropped, and the address it printed.
+pub struct App {
+    child: Child,
+    /// Its port on 127.0.0.1.
+    pub port: u16,
+    /// The address with the launch secret.
+    pub url: String,
+    /// The launch secret.
+    pub key: String,
+    /// Its configuration, pins, audit log and state.
+    pub dir: Scratch,
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts the app in a fresh scratch folder: `setup` writes what the
+/// configuration needs there and returns the configuration; the servers
+/// in `reviewed` have every definition accepted first; the model is the
+/// scripted one at `base_url`.
+pub fn start(base_url: &str, setup: impl FnOnce(&Scratch) -> Value, reviewed: &[&str]) -> App {
+    let dir = Scratch::new("mcp-host-web");
+    let config = setup(&dir);
+    std::fs::write(dir.0.join("servers.json"), config.to_string()).expect("config");
+    for server in reviewed {
+        let output = super::in_scratch(&dir, &["review", server, "--yes"])
+            .output()
+            .expect("review runs");
+        assert!(output.status.success(), "{output:?}");
+    }
+    let mut child = super::in_scratch(
+        &dir,
+        &[
+            "web",
+            "--no-browser",
+            "--provider",
+            "openai",
+            "--model",
+            MODEL,
+            "--base-url",
+            base_url,
+        ],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::inherit())
+    .spawn()
+    .expect("mcp-host web starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("the address line");
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://127.0.0.1:"))
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_owned();
+    let rest = &url["http://127.0.0.1:".len()..];
+    let (port, key) = rest.split_once("/?key=").expect("the key");
+    App {
+        port: port.parse().expect("port"),
+        key: key.to_owned(),
+        url: url.clone(),
+        child,
+        dir,
+    }
+}
