@@ -68,6 +68,15 @@ async fn launch() -> (Obedient, App, Browser) {
     (model, app, browser)
 }
 
+/// Opens the app with its secret and waits for the conversation.
+async fn open(browser: &Browser, app: &App) {
+    browser.goto(&app.url).await.expect("goto");
+    browser
+        .wait_for("#transcript", WAIT)
+        .await
+        .expect("the app");
+}
+
 /// Types `text` in the message box and sends it.
 async fn say(browser: &Browser, text: &str) {
     browser.fill("#message", text).await.expect("fill");
@@ -102,11 +111,7 @@ async fn the_secret_opens_the_app_and_nothing_else_does() {
         .await
         .expect("shot");
     // With it: the app, and a cookie scripts cannot read.
-    browser.goto(&app.url).await.expect("goto");
-    browser
-        .wait_for("#transcript", WAIT)
-        .await
-        .expect("the app");
+    open(&browser, &app).await;
     assert_eq!(browser.current_url().await.expect("url"), home);
     let cookies = browser.cookies().await.expect("cookies");
     let session = cookies
@@ -177,11 +182,7 @@ async fn foreign_page(app: u16) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_is_approved_in_a_dialog_and_an_endorsement_refused() {
     let (model, app, browser) = launch().await;
-    browser.goto(&app.url).await.expect("goto");
-    browser
-        .wait_for("#transcript", WAIT)
-        .await
-        .expect("the app");
+    open(&browser, &app).await;
     // A call that may write: the approval dialog shows its arguments.
     let first = "Keep this. CALL notes__create_note {\"title\": \"t\", \"body\": \"kept from the browser\"}";
     say(&browser, first).await;
@@ -244,11 +245,7 @@ async fn a_call_is_approved_in_a_dialog_and_an_endorsement_refused() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hostile_servers_text_is_shown_inert() {
     let (model, app, browser) = launch().await;
-    browser.goto(&app.url).await.expect("goto");
-    browser
-        .wait_for("#transcript", WAIT)
-        .await
-        .expect("the app");
+    open(&browser, &app).await;
     // Its result, through the model's answer.
     say(&browser, "CALL mallory__show {}").await;
     browser

@@ -141,6 +141,22 @@ fn complete(text: &str) -> bool {
     length.is_some_and(|n| body.len() >= n)
 }
 
+/// Serves `limits` with `config` through `serve_with`, which tells the
+/// router each request's peer: the port.
+async fn serve_peers(limits: Limits, config: http::HttpConfig) -> u16 {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let port = listener.local_addr().expect("address").port();
+    tokio::spawn(http::serve_with(
+        server(limits),
+        listener,
+        config,
+        std::future::pending(),
+    ));
+    port
+}
+
 async fn serve_http(server: Server) -> u16 {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
@@ -342,10 +358,6 @@ async fn get(port: u16, path: &str) -> (u16, String) {
 /// control), every client behind the proxy is the proxy and shares one
 /// share.
 async fn forwarded_shares(trusted: bool) -> (u16, String) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let port = listener.local_addr().expect("address").port();
     let limits = Limits {
         max_in_flight: 16,
         max_in_flight_per_client: 2,
@@ -358,12 +370,7 @@ async fn forwarded_shares(trusted: bool) -> (u16, String) {
         },
         ..http::HttpConfig::default()
     };
-    tokio::spawn(http::serve_with(
-        server(limits),
-        listener,
-        config,
-        std::future::pending(),
-    ));
+    let port = serve_peers(limits, config).await;
     let proxy = [127, 0, 0, 1];
     let outsider = [127, 0, 0, 3];
     // The proxy forwards two held calls of 10.0.0.1; the outsider holds
@@ -456,21 +463,12 @@ async fn behind_an_unlisted_proxy_every_client_is_the_proxy() {
 /// served again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_over_its_share_gets_429_and_others_are_served() {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let port = listener.local_addr().expect("address").port();
     let limits = Limits {
         max_in_flight: 8,
         max_in_flight_per_client: 2,
         ..Limits::default()
     };
-    tokio::spawn(http::serve_with(
-        server(limits),
-        listener,
-        http::HttpConfig::default(),
-        std::future::pending(),
-    ));
+    let port = serve_peers(limits, http::HttpConfig::default()).await;
     let abuser = [127, 0, 0, 1];
     let held: Vec<_> = (0..2)
         .map(|i| {
@@ -776,22 +774,12 @@ async fn listen_from(source: [u8; 4], port: u16, id: i64) -> (u16, String, tokio
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_at_its_share_of_streams_gets_429_and_others_open_theirs() {
     for share in [2, 4] {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        let port = listener.local_addr().expect("address").port();
         let limits = Limits {
             max_streams: 4,
             max_streams_per_client: share,
             ..Limits::default()
         };
-        // `serve_with` tells the router each request's peer.
-        tokio::spawn(http::serve_with(
-            server(limits),
-            listener,
-            http::HttpConfig::default(),
-            std::future::pending(),
-        ));
+        let port = serve_peers(limits, http::HttpConfig::default()).await;
         let abuser = [127, 0, 0, 4];
         let mut open = Vec::new();
         for id in 0..share as i64 {

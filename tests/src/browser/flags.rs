@@ -91,7 +91,10 @@ pub(super) fn chromium_prefs() -> Value {
         "safebrowsing": { "enabled": false },
         "net": { "network_prediction_options": 2 },
         "search": { "suggest_enabled": false },
-        "spellcheck": { "use_spelling_service": false },
+        // Typing in a text box otherwise fetches a dictionary (through
+        // redirector.gvt1.com).
+        "spellcheck": { "use_spelling_service": false, "dictionaries": [], "dictionary": "" },
+        "browser": { "enable_spellchecking": false },
         "translate": { "enabled": false },
         "signin": { "allowed": false },
         "default_search_provider": { "enabled": false },
