@@ -320,14 +320,7 @@ async fn post_via(
     name: &str,
     headers: &str,
 ) -> (u16, String) {
-    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
-    socket
-        .bind((std::net::Ipv4Addr::from(source), 0).into())
-        .expect("bind the source address");
-    let mut stream = socket
-        .connect(([127, 0, 0, 1], port).into())
-        .await
-        .expect("connect");
+    let mut stream = connect_from(source, port).await;
     let body = body.to_string();
     let request = format!(
         "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
@@ -750,18 +743,24 @@ async fn http_listen_streams_are_bounded() {
     assert!(text.contains("acknowledged"), "{text}");
 }
 
-/// A `subscriptions/listen` stream opened from `source`: the status, what
-/// arrived up to the acknowledgement (or a whole refusal), and the open
-/// connection that keeps the stream.
-async fn listen_from(source: [u8; 4], port: u16, id: i64) -> (u16, String, tokio::net::TcpStream) {
+/// A connection to the server on `port` from the loopback address
+/// `source`, which stands for another peer.
+async fn connect_from(source: [u8; 4], port: u16) -> tokio::net::TcpStream {
     let socket = tokio::net::TcpSocket::new_v4().expect("socket");
     socket
         .bind((std::net::Ipv4Addr::from(source), 0).into())
         .expect("bind the source address");
-    let mut stream = socket
+    socket
         .connect(([127, 0, 0, 1], port).into())
         .await
-        .expect("connect");
+        .expect("connect")
+}
+
+/// A `subscriptions/listen` stream opened from `source`: the status, what
+/// arrived up to the acknowledgement (or a whole refusal), and the open
+/// connection that keeps the stream.
+async fn listen_from(source: [u8; 4], port: u16, id: i64) -> (u16, String, tokio::net::TcpStream) {
+    let mut stream = connect_from(source, port).await;
     let body = listen(id).to_string();
     let request = format!(
         "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\

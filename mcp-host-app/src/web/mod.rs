@@ -534,10 +534,9 @@ async fn servers_page(State(app): State<Arc<App>>) -> Response {
 async fn audit_page(State(app): State<Arc<App>>, request: Request) -> Response {
     let query = request.uri().query().unwrap_or("");
     let param = |name: &str| -> Option<String> {
-        query.split('&').find_map(|pair| {
-            let (k, v) = pair.split_once('=')?;
-            (k == name && !v.is_empty()).then(|| percent_decode(v))
-        })
+        url::form_urlencoded::parse(query.as_bytes())
+            .find(|(k, v)| k == name && !v.is_empty())
+            .map(|(_, v)| v.into_owned())
     };
     let (server, decision) = (param("server"), param("decision"));
     let text = match &app.audit {
@@ -575,39 +574,6 @@ async fn audit_page(State(app): State<Arc<App>>, request: Request) -> Response {
         server.as_deref(),
         decision.as_deref(),
     ))
-}
-
-/// `%XX` and `+` of a form's query value.
-fn percent_decode(value: &str) -> String {
-    fn digit(b: u8) -> Option<u8> {
-        char::from(b)
-            .to_digit(16)
-            .and_then(|d| u8::try_from(d).ok())
-    }
-    let bytes = value.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let escaped = match bytes.get(i..i + 3) {
-            Some([b'%', hi, lo]) => digit(*hi).zip(digit(*lo)).map(|(h, l)| h * 16 + l),
-            _ => None,
-        };
-        match (escaped, bytes[i]) {
-            (Some(byte), _) => {
-                out.push(byte);
-                i += 3;
-            }
-            (None, b'+') => {
-                out.push(b' ');
-                i += 1;
-            }
-            (None, byte) => {
-                out.push(byte);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// `GET /events`: the conversation so far, then each new event, as
