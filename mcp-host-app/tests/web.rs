@@ -31,6 +31,29 @@ fn start(base_url: &str) -> App {
     )
 }
 
+/// [`start`]ed off the runtime's threads.
+async fn started(model: &Obedient) -> App {
+    let base = model.endpoint().base_url;
+    tokio::task::spawn_blocking(move || start(&base))
+        .await
+        .expect("started")
+}
+
+/// Starts the app against the `notes` example, its output untrusted,
+/// every definition of the servers in `reviewed` accepted.
+async fn untrusted_notes(model: &Obedient, reviewed: &'static [&'static str]) -> App {
+    let base = model.endpoint().base_url;
+    tokio::task::spawn_blocking(move || {
+        common::web::start(
+            &base,
+            |_| json!({"mcpServers": {"notes": {"command": example("notes"), "args": ["--stdio"]}}}),
+            reviewed,
+        )
+    })
+    .await
+    .expect("started")
+}
+
 /// One raw HTTP/1.1 request: the status line and headers, and the body.
 async fn raw(port: u16, request: &str) -> (String, String) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -102,10 +125,7 @@ async fn sign_in(app: &App) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn only_the_person_with_the_secret_gets_in_and_other_sites_are_refused() {
     let model = Obedient::start().await;
-    let base = model.endpoint().base_url;
-    let app = tokio::task::spawn_blocking(move || start(&base))
-        .await
-        .expect("started");
+    let app = started(&model).await;
     // Without the secret, or with a wrong one: refused.
     assert_eq!(status(&get(&app, "/", "").await.0), 401);
     assert_eq!(status(&get(&app, "/?key=00", "").await.0), 401);
@@ -155,7 +175,7 @@ async fn only_the_person_with_the_secret_gets_in_and_other_sites_are_refused() {
         "a refused request reached the model: {:?}",
         model.requests()
     );
-    let own = format!("{cookie}Origin: http://127.0.0.1:{}\r\n", app.port);
+    let own = own_page(&app, &cookie);
     let hello = json!({"text": "hello"});
     assert_eq!(status(&post(&app, "/say", &hello, &own).await.0), 202);
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
@@ -166,6 +186,18 @@ async fn only_the_person_with_the_secret_gets_in_and_other_sites_are_refused() {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// The header lines of a request from the app's own page.
+fn own_page(app: &App, cookie: &str) -> String {
+    format!("{cookie}Origin: http://127.0.0.1:{}\r\n", app.port)
+}
+
+/// Signs in: the header lines of a request from the app's own page, and
+/// the page's events.
+async fn session(app: &App) -> (String, Events) {
+    let cookie = sign_in(app).await;
+    (own_page(app, &cookie), Events::open(app, &cookie).await)
 }
 
 /// The events of `/events`, read as they come.
@@ -222,13 +254,8 @@ impl Events {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_waits_for_the_answer_in_a_dialog_and_runs_only_when_allowed() {
     let model = Obedient::start().await;
-    let base = model.endpoint().base_url;
-    let app = tokio::task::spawn_blocking(move || start(&base))
-        .await
-        .expect("started");
-    let cookie = sign_in(&app).await;
-    let mut events = Events::open(&app, &cookie).await;
-    let own = format!("{cookie}Origin: http://127.0.0.1:{}\r\n", app.port);
+    let app = started(&model).await;
+    let (own, mut events) = session(&app).await;
     for (allow, body) in [(true, "kept from the browser"), (false, "never kept")] {
         let say = json!({
             "text": format!("Keep this. CALL notes__create_note {{\"title\": \"t\", \"body\": \"{body}\"}}")
@@ -238,13 +265,14 @@ async fn a_call_waits_for_the_answer_in_a_dialog_and_runs_only_when_allowed() {
         let question = events
             .until(|e| e["type"] == "question" && e["kind"] == "approval")
             .await;
-        let text = question["text"].as_str().unwrap_or_default();
+        let shown = question["arguments"].as_str().unwrap_or_default();
         assert!(
-            text.contains(body),
-            "the dialog shows the arguments: {text}"
+            shown.contains(body),
+            "the dialog shows the arguments: {question}"
         );
         let before = model.requests().len();
-        let reply = json!({"id": question["id"], "allow": allow});
+        let choice = if allow { "allow" } else { "deny" };
+        let reply = json!({"id": question["id"], "choice": choice});
         let answer = post(&app, "/answer", &reply, &own).await;
         assert_eq!(status(&answer.0), 204, "{answer:?}");
         let call = events.until(|e| e["type"] == "call").await;
@@ -282,4 +310,216 @@ async fn a_call_waits_for_the_answer_in_a_dialog_and_runs_only_when_allowed() {
         }
     }
     drop(app);
+}
+
+/// Says `text` from the app's own page and answers every approval
+/// question with allow, until the turn ends; the events of the turn.
+async fn turn(app: &App, events: &mut Events, own: &str, text: &str) -> Vec<Value> {
+    let said = post(app, "/say", &json!({ "text": text }), own).await;
+    assert_eq!(status(&said.0), 202, "{said:?}");
+    follow(app, events, own).await
+}
+
+/// The events of the turn under way, every approval question answered
+/// with allow, until it ends or another question waits.
+async fn follow(app: &App, events: &mut Events, own: &str) -> Vec<Value> {
+    let mut seen = Vec::new();
+    loop {
+        let event = events
+            .until(|e| {
+                matches!(
+                    e["type"].as_str(),
+                    Some("question" | "call" | "end" | "progress")
+                )
+            })
+            .await;
+        seen.push(event.clone());
+        match event["type"].as_str() {
+            Some("end") => return seen,
+            Some("question") if event["kind"] == "approval" => {
+                let reply = json!({"id": event["id"], "choice": "allow"});
+                assert_eq!(status(&post(app, "/answer", &reply, own).await.0), 204);
+            }
+            Some("question") => return seen,
+            _ => {}
+        }
+    }
+}
+
+/// The handle of the note a `create_note` call made, from its result.
+fn handle(events: &[Value]) -> String {
+    let result = events
+        .iter()
+        .rev()
+        .find_map(|e| e["result"].as_str())
+        .unwrap_or_default();
+    let start = result.find("note_").unwrap_or_else(|| panic!("{result}"));
+    result[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+        .collect()
+}
+
+/// An endorsement answered with "make this a flow rule": the rule is
+/// shown in the question before anything is written, written to the
+/// configuration once chosen, and the next such call goes ahead without
+/// asking. The control: before the rule, the same call asks.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flow_rule_is_shown_first_then_written_and_then_applies() {
+    let model = Obedient::start().await;
+    let app = untrusted_notes(&model, &["notes"]).await;
+    let (own, mut events) = session(&app).await;
+    let config = app.dir.0.join("servers.json");
+    // The model calls each instruction once: each turn writes its own body.
+    let write = |n: u8| format!("CALL notes__create_note {{\"title\": \"t\", \"body\": \"b{n}\"}}");
+    // The note's handle is the notes server's untrusted output.
+    turn(&app, &mut events, &own, &write(1)).await;
+    let asked = turn(&app, &mut events, &own, &write(2)).await;
+    let question = asked.last().expect("a question");
+    assert_eq!(question["kind"], "endorsement", "{asked:?}");
+    assert_eq!(
+        question["rules"],
+        json!([{"from": "notes", "to": "notes/create_note"}]),
+        "{question}"
+    );
+    assert!(
+        question["choices"].to_string().contains("\"rule\""),
+        "{question}"
+    );
+    let before = std::fs::read_to_string(&config).expect("config");
+    assert!(!before.contains("flows"), "written before it was chosen");
+    let reply = json!({"id": question["id"], "choice": "rule"});
+    assert_eq!(status(&post(&app, "/answer", &reply, &own).await.0), 204);
+    let rest = follow(&app, &mut events, &own).await;
+    let call = rest.iter().find(|e| e["type"] == "call").expect("the call");
+    assert_eq!(call["decision"], "sent", "{call}");
+    let after: Value =
+        serde_json::from_str(&std::fs::read_to_string(&config).expect("config")).expect("json");
+    assert_eq!(
+        after["flow"]["flows"],
+        json!([{"from": "notes", "to": "notes/create_note"}])
+    );
+    assert_eq!(after["mcpServers"]["notes"]["args"], json!(["--stdio"]));
+    // The rule applies from the next turn: no endorsement asked.
+    let next = turn(&app, &mut events, &own, &write(3)).await;
+    assert!(next.iter().all(|e| e["kind"] != "endorsement"), "{next:?}");
+    let sent = next.iter().find(|e| e["type"] == "call").expect("a call");
+    assert_eq!(sent["decision"], "sent", "{sent}");
+    assert!(model.requests().len() >= 6);
+}
+
+/// A server's elicitation is a form in a dialog: the person's answer
+/// reaches the server, whose result says what it did; a long call's
+/// progress reaches the page.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_elicitation_is_a_form_and_progress_reaches_the_page() {
+    let model = Obedient::start().await;
+    let app = started(&model).await;
+    let (own, mut events) = session(&app).await;
+    let made = turn(
+        &app,
+        &mut events,
+        &own,
+        "CALL notes__create_note {\"title\": \"doomed\", \"body\": \"b\"}",
+    )
+    .await;
+    let note = handle(&made);
+    let export = format!("CALL notes__export_notes {{\"handles\": [\"{note}\"]}}");
+    let exported = turn(&app, &mut events, &own, &export).await;
+    let progress = exported
+        .iter()
+        .find(|e| e["type"] == "progress")
+        .unwrap_or_else(|| panic!("no progress: {exported:?}"));
+    assert_eq!(progress["total"], json!(1.0), "{progress}");
+    assert_eq!(progress["message"], "doomed", "{progress}");
+    let delete = format!("CALL notes__delete_note {{\"handle\": \"{note}\"}}");
+    let asked = turn(&app, &mut events, &own, &delete).await;
+    let form = asked.last().expect("a question");
+    assert_eq!(form["kind"], "elicitation", "{asked:?}");
+    assert_eq!(form["fields"][0]["name"], "delete", "{form}");
+    assert_eq!(form["fields"][0]["kind"], "boolean", "{form}");
+    // A choice the form does not take is refused; the question still
+    // waits.
+    let wrong = json!({"id": form["id"], "choice": "allow"});
+    assert_eq!(status(&post(&app, "/answer", &wrong, &own).await.0), 400);
+    let reply = json!({"id": form["id"], "choice": "accept", "content": {"delete": true}});
+    assert_eq!(status(&post(&app, "/answer", &reply, &own).await.0), 204);
+    let call = events.until(|e| e["type"] == "call").await;
+    assert_eq!(call["decision"], "sent", "{call}");
+    assert!(
+        call["result"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("deleted \\\"doomed\\\"")
+            || call["result"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("deleted"),
+        "the server deleted the note: {call}"
+    );
+    events.until(|e| e["type"] == "end").await;
+    // The server's own word, through the model: reading it again fails.
+    let read = format!("CALL notes__read_note {{\"handle\": \"{note}\"}}");
+    let again = turn(&app, &mut events, &own, &read).await;
+    let call = again.iter().find(|e| e["type"] == "call").expect("call");
+    assert_eq!(call["isError"], true, "{call}");
+}
+
+/// The servers page's review accepts only the definitions it showed, by
+/// their digests; what it records is in the flow policy's file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_servers_page_accepts_only_the_definitions_it_showed() {
+    let model = Obedient::start().await;
+    let app = untrusted_notes(&model, &[]).await;
+    let cookie = sign_in(&app).await;
+    let own = own_page(&app, &cookie);
+    let (_, page) = get(&app, "/servers", &cookie).await;
+    assert!(page.contains("not reviewed"), "{page}");
+    let digests: Vec<String> = page
+        .split("name=\"digest\" value=\"")
+        .skip(1)
+        .map(|rest| rest.chars().take_while(|c| *c != '"').collect())
+        .collect();
+    assert_eq!(digests.len(), 4, "{page}");
+    let form = |digests: &[String]| {
+        let mut body = form_pairs(&[("server", "notes")]);
+        for d in digests {
+            body.push('&');
+            body.push_str(&form_pairs(&[("digest", d)]));
+        }
+        body
+    };
+    let post_form = |body: String| {
+        let request = format!(
+            "POST /review HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\
+             Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n{own}\r\n{body}",
+            app.port,
+            body.len()
+        );
+        async move { raw(app.port, &request).await }
+    };
+    let reviews = app.dir.0.join("state/mcp-host/reviews.json");
+    // A digest the page never showed accepts nothing.
+    let bogus = vec![String::from("0").repeat(64)];
+    assert_eq!(status(&post_form(form(&bogus)).await.0), 303);
+    let recorded = std::fs::read_to_string(&reviews).unwrap_or_default();
+    assert!(!recorded.contains(&digests[0]), "{recorded}");
+    // The digests shown are accepted, and recorded.
+    assert_eq!(status(&post_form(form(&digests)).await.0), 303);
+    let recorded = std::fs::read_to_string(&reviews).expect("reviews recorded");
+    for d in &digests {
+        assert!(recorded.contains(d.as_str()), "{d} in {recorded}");
+    }
+    let (_, page) = get(&app, "/servers", &cookie).await;
+    assert!(!page.contains("not reviewed"), "{page}");
+    assert!(page.contains("accepted"), "{page}");
+    drop(model);
+}
+
+fn form_pairs(pairs: &[(&str, &str)]) -> String {
+    pairs
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join("&")
 }

@@ -190,7 +190,7 @@ async fn a_call_is_approved_in_a_dialog_and_an_endorsement_refused() {
         .wait_for("dialog#question[open]", WAIT)
         .await
         .expect("the dialog");
-    let asked = browser.text_of("#question-text").await.expect("question");
+    let asked = browser.text_of("#question-extra").await.expect("question");
     assert!(asked.contains("kept from the browser"), "{asked}");
     browser.screenshot("web-approval").await.expect("shot");
     browser.click("#allow").await.expect("allow");
@@ -222,6 +222,17 @@ async fn a_call_is_approved_in_a_dialog_and_an_endorsement_refused() {
         "the untrusted source is named: {asked}"
     );
     browser.screenshot("web-endorsement").await.expect("shot");
+    // "Make this a flow rule" shows the rule before anything is written.
+    browser.click("#rule").await.expect("rule");
+    let rule = browser.text_of("#rule-text").await.expect("rule shown");
+    assert!(
+        rule.contains("\"from\":\"notes\"") && rule.contains("notes/create_note"),
+        "{rule}"
+    );
+    browser.screenshot("web-flow-rule").await.expect("shot");
+    let config = std::fs::read_to_string(app.dir.0.join("servers.json")).expect("config");
+    assert!(!config.contains("flows"), "written before it was chosen");
+    browser.click("#rule-back").await.expect("back");
     browser.click("#deny").await.expect("deny");
     browser
         .wait_for(".call.refused", WAIT)
@@ -268,8 +279,12 @@ async fn a_hostile_servers_text_is_shown_inert() {
     // Its definition, on the servers page.
     let servers = format!("http://127.0.0.1:{}/servers", app.port);
     browser.goto(&servers).await.expect("goto");
+    browser
+        .click("[data-server=mallory] .definition summary")
+        .await
+        .expect("unfold the definition");
     let description = browser
-        .text_of("[data-server=mallory] .description")
+        .text_of("[data-server=mallory] .definition pre")
         .await
         .expect("description");
     assert!(description.contains("<script>"), "{description}");

@@ -169,6 +169,14 @@ impl<'a> Agent<'a> {
         self
     }
 
+    /// Sends every tool call with `options`: a progress callback, a
+    /// timeout of its own.
+    #[must_use]
+    pub fn with_call_options(mut self, options: CallOptions) -> Self {
+        self.call_options = options;
+        self
+    }
+
     /// The host whose tools the model uses.
     pub fn host(&self) -> &Host {
         self.host

@@ -260,6 +260,13 @@ impl FlowPolicy {
         &self.config
     }
 
+    /// Replaces the configuration (after the person wrote a flow rule
+    /// into the file during a conversation). Text already in the context
+    /// keeps the label it entered with.
+    pub fn set_config(&mut self, config: FlowConfig) {
+        self.config = config;
+    }
+
     /// Records what the server `server` wrote into the context, labelled
     /// as the configuration says (untrusted unless its output is
     /// trusted), and with the sources it holds data from.

@@ -344,8 +344,7 @@ impl Approver for Terminal {
 
 impl InputHandler for Terminal {
     fn capabilities(&self) -> mcp_types::v2026_07_28::ClientCapabilities {
-        serde_json::from_value(json!({ "elicitation": { "form": {}, "url": {} } }))
-            .unwrap_or_default()
+        elicitation_capabilities()
     }
 
     fn elicit<'a>(
@@ -390,6 +389,11 @@ impl InputHandler for Terminal {
     }
 }
 
+/// What a front end that asks elicitations of both kinds declares.
+pub(crate) fn elicitation_capabilities() -> mcp_types::v2026_07_28::ClientCapabilities {
+    serde_json::from_value(json!({ "elicitation": { "form": {}, "url": {} } })).unwrap_or_default()
+}
+
 /// The line that asks for one field: its name, its type and what it is
 /// for, all as the server wrote them, rendered, and a colon. A
 /// description's own closing `.` or `:` is dropped, so the line never
@@ -425,16 +429,21 @@ async fn fill_form(schema: &Value) -> Option<Map<String, Value>> {
         if line.is_empty() {
             continue;
         }
-        let value = match kind {
-            "boolean" => json!(yes(&line) || line == "true"),
-            "integer" => line.parse::<i64>().map(Value::from).unwrap_or(json!(line)),
-            "number" => line.parse::<f64>().map(Value::from).unwrap_or(json!(line)),
-            "array" => json!(line.split(',').map(str::trim).collect::<Vec<_>>()),
-            _ => json!(line),
-        };
-        content.insert(name.clone(), value);
+        content.insert(name.clone(), field_value(kind, &line));
     }
     Some(content)
+}
+
+/// A line typed for a form field, as the field's JSON type: a number
+/// that does not parse stays text, for the server to refuse.
+pub(crate) fn field_value(kind: &str, line: &str) -> Value {
+    match kind {
+        "boolean" => json!(yes(line) || line == "true"),
+        "integer" => line.parse::<i64>().map(Value::from).unwrap_or(json!(line)),
+        "number" => line.parse::<f64>().map(Value::from).unwrap_or(json!(line)),
+        "array" => json!(line.split(',').map(str::trim).collect::<Vec<_>>()),
+        _ => json!(line),
+    }
 }
 
 #[cfg(test)]

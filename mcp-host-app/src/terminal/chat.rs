@@ -109,7 +109,14 @@ pub async fn run(global: &Global, command: Command) -> Result<ExitCode, String> 
     let flow_config = FlowConfig::from_host_json(&document).map_err(|e| e.to_string())?;
     if let Command::Review(review) = &command {
         let someone = std::io::stdin().is_terminal();
-        let host = super::start_host(global, config, Arc::new(Terminal), someone).await?;
+        let host = super::start_host(
+            global,
+            config,
+            Arc::new(Terminal),
+            Arc::new(Terminal),
+            someone,
+        )
+        .await?;
         let outcome = review::review(&host, &flow_config, &store, review).await;
         host.shutdown().await;
         return outcome;
@@ -141,7 +148,7 @@ pub async fn run(global: &Global, command: Command) -> Result<ExitCode, String> 
         Arc::new(Terminal)
     };
     let someone = std::io::stdin().is_terminal();
-    let host = super::start_host(global, config, approver, someone).await?;
+    let host = super::start_host(global, config, approver, Arc::new(Terminal), someone).await?;
     for status in host.servers().await {
         if let Some(error) = status.error {
             eprintln!(

@@ -113,14 +113,16 @@ pub(crate) use example;
 
 mod content;
 mod edit;
-mod review;
+pub(crate) mod review;
 #[cfg(feature = "tasks")]
 mod task;
 mod trust;
 mod verbose;
 
 pub use ask::Terminal;
+pub(crate) use ask::{elicitation_capabilities, field_value};
 pub use chat::ModelArgs;
+pub(crate) use trust::difference_lines;
 
 /// Command-line arguments.
 #[derive(Debug, Parser)]
@@ -513,7 +515,7 @@ pub async fn run(args: Args) -> Result<ExitCode, String> {
     let someone = matches!(args.command, Command::Login { .. }) || std::io::stdin().is_terminal();
     #[cfg(not(feature = "oauth"))]
     let someone = false;
-    let host = start_host(&args.global, config, approver, someone).await?;
+    let host = start_host(&args.global, config, approver, Arc::new(Terminal), someone).await?;
     if !matches!(args.command, Command::Trust { .. }) {
         trust::report(&host);
     }
@@ -598,6 +600,7 @@ pub async fn start_host(
     global: &Global,
     config: mcp_host::HostConfig,
     approver: Arc<dyn Approver>,
+    input: Arc<dyn mcp_host::client::InputHandler>,
     login: bool,
 ) -> Result<Host, String> {
     let pins = match &global.pins {
@@ -620,7 +623,7 @@ pub async fn start_host(
     let mut builder = Host::builder(config)
         .options(options)
         .approver(approver)
-        .input(Arc::new(Terminal))
+        .input(input)
         .pin_file(pins)
         .quarantine_flagged(global.quarantine_flagged);
     if let Some(audit) = audit {

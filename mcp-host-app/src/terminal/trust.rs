@@ -42,7 +42,7 @@ pub(super) fn report(host: &Host) {
 }
 
 /// The lines that show what changed in `change`, indented, neutralised.
-fn difference_lines(change: &Change) -> String {
+pub(crate) fn difference_lines(change: &Change) -> String {
     let mut text = String::new();
     for difference in &change.differences {
         for line in difference.to_string().lines() {

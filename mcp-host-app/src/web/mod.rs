@@ -11,6 +11,10 @@
 //! audit log of `mcp_host`. It holds no policy of its own; the person
 //! answers the same questions, in dialogs.
 //!
+//! - `ask`: the person's questions as dialogs: the approval gate, the
+//!   flow policy's endorsement (allow once, deny, or make it a flow rule,
+//!   shown before it is written to the configuration) and servers'
+//!   elicitations; an answer must be one of the question's choices.
 //! - [`guard`]: who may use the app (the launch secret exchanged once for
 //!   an `HttpOnly`, `SameSite=Strict` cookie, `Host`, `Origin` and
 //!   `Sec-Fetch-Site` checks), without I/O.
@@ -22,15 +26,19 @@
 //!   and no other origin.
 //!
 //! Events of the conversation (the model's text, each tool call with its
-//! decision, the questions) reach the page as server-sent events; the
-//! person's messages and answers go back as `POST`s of JSON.
+//! decision, progress and task status, the questions) reach the page as
+//! server-sent events; the person's messages and answers go back as
+//! `POST`s of JSON. The servers page shows each server's state, era,
+//! trust, the tools held back by their pins, and every definition whole
+//! with the poisoning checks' findings; accepting them there records the
+//! digests shown, never a definition that changed since.
 
+mod ask;
 pub mod guard;
 pub mod page;
 
-use std::collections::HashMap;
+use std::future::IntoFuture;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::extract::{Request, State};
@@ -40,16 +48,17 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use mcp_agent::conversation::{catalogue, Agent, Bounds, Conversation, Event, Offer};
-use mcp_agent::flow::{Answer, Endorser, FlowConfig, FlowPolicy, FlowStore, Question};
+use mcp_agent::flow::{FlowConfig, FlowPolicy, FlowStore, Reviews};
 use mcp_agent::names::tool_budget;
 use mcp_agent::provider::http::Client;
-use mcp_host::approval::{ApprovalRequest, ApproveAll, Approver, Decision};
+use mcp_host::approval::{ApproveAll, Approver};
 use mcp_host::untrusted::{safe_json, visible};
 use serde_json::{json, Value};
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
 use crate::model;
 use crate::terminal::{Global, ModelArgs};
+use ask::{Questions, Reply, Unheard, WebApprover, WebEndorser, WebInput};
 
 /// The content security policy of every answer: the app's own files, and
 /// nothing inline, framed or from elsewhere.
@@ -85,10 +94,40 @@ struct App {
     model: String,
     events: Events,
     says: mpsc::Sender<String>,
-    pages: mpsc::Sender<oneshot::Sender<Vec<page::ServerView>>>,
+    pages: mpsc::Sender<PageRequest>,
     questions: Arc<Questions>,
     cancel: watch::Sender<u64>,
     audit: Option<std::path::PathBuf>,
+}
+
+/// Changes to the flow policy made outside a turn's loop: a flow rule
+/// written from an endorsement dialog, a review accepted on the servers
+/// page. The policy takes them before the next turn.
+#[derive(Default)]
+struct Pending {
+    config: Arc<Mutex<Option<FlowConfig>>>,
+    reviews: Mutex<Option<Reviews>>,
+}
+
+impl Pending {
+    fn apply(&self, policy: &mut FlowPolicy) {
+        let config = self
+            .config
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(config) = config {
+            policy.set_config(config);
+        }
+        let reviews = self
+            .reviews
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(reviews) = reviews {
+            policy.set_reviews(reviews);
+        }
+    }
 }
 
 fn emit(events: &Events, event: Value) {
@@ -97,116 +136,6 @@ fn emit(events: &Events, event: Value) {
     events.0.push(text.clone());
     // Nobody listening is fine: the page reads the history when it opens.
     let _ = events.1.send(text);
-}
-
-/// The questions waiting for the person, by id.
-struct Questions {
-    next: AtomicU64,
-    waiting: Mutex<HashMap<u64, oneshot::Sender<bool>>>,
-    events: Events,
-}
-
-impl Questions {
-    /// Puts a question to the page; the answer arrives on the receiver
-    /// (`true` to allow), or it is dropped unanswered.
-    fn ask(&self, kind: &str, title: &str, text: &str) -> oneshot::Receiver<bool> {
-        let id = self.next.fetch_add(1, Ordering::Relaxed);
-        let (tx, rx) = oneshot::channel();
-        self.waiting
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(id, tx);
-        emit(
-            &self.events,
-            json!({"type": "question", "kind": kind, "id": id, "title": title, "text": visible(text)}),
-        );
-        rx
-    }
-
-    /// Refuses every question still waiting: a cancelled turn does not
-    /// stay blocked on a dialog nobody will answer.
-    fn refuse_all(&self) {
-        let waiting: Vec<(u64, oneshot::Sender<bool>)> = self
-            .waiting
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .drain()
-            .collect();
-        for (id, tx) in waiting {
-            emit(
-                &self.events,
-                json!({"type": "answered", "id": id, "allow": false}),
-            );
-            let _ = tx.send(false);
-        }
-    }
-
-    fn answer(&self, id: u64, allow: bool) -> bool {
-        let waiting = self
-            .waiting
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&id);
-        match waiting {
-            Some(tx) => {
-                emit(
-                    &self.events,
-                    json!({"type": "answered", "id": id, "allow": allow}),
-                );
-                tx.send(allow).is_ok()
-            }
-            None => false,
-        }
-    }
-}
-
-/// The host's approval gate, asked in a dialog.
-struct WebApprover(Arc<Questions>);
-
-impl Approver for WebApprover {
-    fn decide<'a>(&'a self, request: &'a ApprovalRequest) -> mcp_host::BoxFuture<'a, Decision> {
-        Box::pin(async move {
-            let call = &request.call;
-            let text = format!(
-                "Tool `{}` of server `{}` ({}) needs approval ({:?}).\nArguments:\n{}",
-                call.tool(),
-                call.server(),
-                call.qualified(),
-                request.reason,
-                safe_json(call.arguments())
-            );
-            match self.0.ask("approval", "Run this tool?", &text).await {
-                Ok(true) => Decision::Approve,
-                Ok(false) => Decision::Deny(String::from("denied in the browser")),
-                Err(_) => Decision::Deny(String::from("the question was not answered")),
-            }
-        })
-    }
-
-    fn label(&self) -> &'static str {
-        "prompt"
-    }
-}
-
-/// The flow policy's endorsement question, asked in a dialog. The policy
-/// asks synchronously, from within the turn: the worker thread waits for
-/// the answer outside the runtime's scheduling.
-struct WebEndorser(Arc<Questions>);
-
-impl Endorser for WebEndorser {
-    fn answer(&mut self, question: &Question) -> Answer {
-        let rx = self.0.ask(
-            "endorsement",
-            "Untrusted text may have shaped this call. Endorse it?",
-            &question.summary(),
-        );
-        let handle = tokio::runtime::Handle::current();
-        match tokio::task::block_in_place(|| handle.block_on(rx)) {
-            Ok(true) => Answer::Endorse,
-            Ok(false) => Answer::Decline,
-            Err(_) => Answer::NoPerson,
-        }
-    }
 }
 
 /// Runs `mcp-host web`.
@@ -252,17 +181,14 @@ pub async fn run(global: &Global, args: WebArgs) -> Result<ExitCode, String> {
 
     let (events_tx, _) = broadcast::channel(1024);
     let events: Events = Arc::new(Mutex::new((Vec::new(), events_tx)));
-    let questions = Arc::new(Questions {
-        next: AtomicU64::new(1),
-        waiting: Mutex::new(HashMap::new()),
-        events: events.clone(),
-    });
+    let questions = Arc::new(Questions::new(events.clone()));
     let approver: Arc<dyn Approver> = if args.model.yes {
         Arc::new(ApproveAll)
     } else {
         Arc::new(WebApprover(questions.clone()))
     };
-    let host = crate::terminal::start_host(global, config, approver, false).await?;
+    let input = Arc::new(WebInput(questions.clone()));
+    let host = crate::terminal::start_host(global, config, approver, input, false).await?;
     let selection = crate::terminal::chat::selection(
         &document,
         tool_budget(mcp_agent::conversation::offer::target(provider)),
@@ -275,8 +201,16 @@ pub async fn run(global: &Global, args: WebArgs) -> Result<ExitCode, String> {
     };
     let mut conversation =
         Conversation::new(args.model.system.clone(), bounds).map_err(|e| e.to_string())?;
-    let mut agent =
-        Agent::new(&host, &client, chosen.name, policy, offer).with_store(store.clone());
+    let progress_events = events.clone();
+    let progress: mcp_host::client::ProgressFn =
+        Arc::new(move |report| emit(&progress_events, progress_event(report)));
+    let mut agent = Agent::new(&host, &client, chosen.name, policy, offer)
+        .with_store(store.clone())
+        .with_call_options(mcp_host::client::CallOptions {
+            progress: Some(progress),
+            ..mcp_host::client::CallOptions::default()
+        });
+    let pending = Arc::new(Pending::default());
 
     let (says_tx, says) = mpsc::channel(8);
     let (pages_tx, pages) = mpsc::channel(8);
@@ -305,21 +239,36 @@ pub async fn run(global: &Global, args: WebArgs) -> Result<ExitCode, String> {
     }
 
     let router = routes(app.clone());
-    let serve = axum::serve(listener, router).with_graceful_shutdown(async {
-        let _ = tokio::signal::ctrl_c().await;
-    });
+    // The server runs as a task of its own: the endorsement question
+    // blocks the turn's thread while it waits, and the answer must still
+    // be accepted on a new connection meanwhile.
+    let serve = tokio::spawn(
+        axum::serve(listener, router)
+            .with_graceful_shutdown(async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .into_future(),
+    );
     let turns = turns(
         &mut agent,
         &mut conversation,
         says,
         cancelled,
-        WebEndorser(questions),
+        WebEndorser {
+            questions,
+            config: source.clone(),
+            written: pending.config.clone(),
+        },
+        &pending,
         move |event| emit(&events, event),
     );
-    let pages = serve_pages(&host, &trust, pages);
+    let pages = serve_pages(&host, &trust, &store, &pending, pages);
     let (served, (), ()) = tokio::join!(
         async {
-            let served = serve.await;
+            let served = match serve.await {
+                Ok(served) => served.map_err(|e| e.to_string()),
+                Err(e) => Err(e.to_string()),
+            };
             // The router is gone: nothing more will be said or asked.
             drop(app);
             served
@@ -329,7 +278,7 @@ pub async fn run(global: &Global, args: WebArgs) -> Result<ExitCode, String> {
     );
     drop(agent);
     host.shutdown().await;
-    served.map_err(|e| e.to_string())?;
+    served?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -340,9 +289,11 @@ async fn turns(
     mut says: mpsc::Receiver<String>,
     cancelled: watch::Receiver<u64>,
     mut endorser: WebEndorser,
+    pending: &Pending,
     emit: impl Fn(Value),
 ) {
     while let Some(text) = says.recv().await {
+        pending.apply(agent.policy_mut());
         emit(json!({"type": "user", "text": visible(&text)}));
         let before = *cancelled.borrow();
         let wait = || {
@@ -374,6 +325,7 @@ async fn turns(
                 },
             )
             .await;
+        pending.apply(agent.policy_mut());
         let ledger = conversation.ledger();
         let sources: Vec<String> = ledger
             .untrusted_sources()
@@ -384,19 +336,82 @@ async fn turns(
     }
 }
 
-/// Answers the servers page's requests with the host's view of them.
+/// What the pages ask of the task that holds the host.
+enum PageRequest {
+    /// Each server's view, for the servers page.
+    Servers(oneshot::Sender<Vec<page::ServerView>>),
+    /// The person accepts the definitions of `server` whose digests the
+    /// page showed; the reply is how many were accepted.
+    Accept {
+        server: String,
+        digests: Vec<String>,
+        reply: oneshot::Sender<Result<usize, String>>,
+    },
+}
+
+/// Answers the pages' requests with the host's view of its servers.
 async fn serve_pages(
     host: &mcp_host::Host,
     trust: &FlowConfig,
-    mut pages: mpsc::Receiver<oneshot::Sender<Vec<page::ServerView>>>,
+    store: &FlowStore,
+    pending: &Pending,
+    mut pages: mpsc::Receiver<PageRequest>,
 ) {
-    while let Some(reply) = pages.recv().await {
-        let _ = reply.send(server_views(host, trust).await);
+    while let Some(request) = pages.recv().await {
+        match request {
+            PageRequest::Servers(reply) => {
+                let _ = reply.send(server_views(host, trust, store).await);
+            }
+            PageRequest::Accept {
+                server,
+                digests,
+                reply,
+            } => {
+                let _ = reply.send(accept(host, trust, store, pending, &server, &digests));
+            }
+        }
     }
 }
 
-async fn server_views(host: &mcp_host::Host, trust: &FlowConfig) -> Vec<page::ServerView> {
-    let tools = host.tools();
+/// Accepts the definitions of `server` the page showed: only those whose
+/// digest is still the one shown, so that a definition that changed since
+/// is never accepted unseen.
+fn accept(
+    host: &mcp_host::Host,
+    trust: &FlowConfig,
+    store: &FlowStore,
+    pending: &Pending,
+    server: &str,
+    digests: &[String],
+) -> Result<usize, String> {
+    let reviews = store.reviews().map_err(|e| e.to_string())?;
+    let shown: Vec<_> =
+        crate::terminal::review::definitions(host, trust, &reviews, Some(server), None)
+            .into_iter()
+            .filter(|d| digests.contains(&d.digest))
+            .collect();
+    let (accepted, reviews) = store
+        .update_reviews(|r| {
+            for d in &shown {
+                r.accept(&d.server, &d.tool, &d.digest);
+            }
+            shown.len()
+        })
+        .map_err(|e| e.to_string())?;
+    *pending
+        .reviews
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner) = Some(reviews);
+    Ok(accepted)
+}
+
+async fn server_views(
+    host: &mcp_host::Host,
+    trust: &FlowConfig,
+    store: &FlowStore,
+) -> Vec<page::ServerView> {
+    let reviews = store.reviews().unwrap_or_default();
+    let quarantined = host.quarantined_tools();
     let mut views = Vec::new();
     for status in host.servers().await {
         let id = status.id.as_str().to_owned();
@@ -420,12 +435,31 @@ async fn server_views(host: &mcp_host::Host, trust: &FlowConfig) -> Vec<page::Se
                 format!("{} {}", info.name, info.version)
             });
         }
-        view.tools = tools
+        view.definitions =
+            crate::terminal::review::definitions(host, trust, &reviews, Some(&id), None)
+                .into_iter()
+                .map(|d| page::DefinitionView {
+                    tool: d.tool,
+                    digest: d.digest,
+                    status: d.status,
+                    text: d.text,
+                })
+                .collect();
+        view.quarantined = quarantined
             .iter()
             .filter(|t| t.server.as_str() == id)
             .map(|t| {
-                let description = t.tool.accept_ref().description.clone();
-                (t.qualified.clone(), description.unwrap_or_default())
+                let name = t.tool.accept_ref().name.clone();
+                let why = match &t.quarantine {
+                    Some(mcp_host::trust::Quarantine::Changed(change)) => format!(
+                        "{}\n{}",
+                        change.summary(),
+                        crate::terminal::difference_lines(change)
+                    ),
+                    Some(other) => other.to_string(),
+                    None => String::new(),
+                };
+                (name, why)
             })
             .collect();
         view.id = id;
@@ -438,6 +472,7 @@ fn routes(app: Arc<App>) -> Router {
     Router::new()
         .route("/", get(conversation_page))
         .route("/servers", get(servers_page))
+        .route("/review", post(review))
         .route("/audit", get(audit_page))
         .route("/events", get(events))
         .route("/say", post(say))
@@ -520,11 +555,45 @@ async fn conversation_page(State(app): State<Arc<App>>) -> Response {
 
 async fn servers_page(State(app): State<Arc<App>>) -> Response {
     let (tx, rx) = oneshot::channel();
-    if app.pages.send(tx).await.is_err() {
+    if app.pages.send(PageRequest::Servers(tx)).await.is_err() {
         return StatusCode::SERVICE_UNAVAILABLE.into_response();
     }
     match rx.await {
         Ok(views) => html(page::servers(&views)),
+        Err(_) => StatusCode::SERVICE_UNAVAILABLE.into_response(),
+    }
+}
+
+/// `POST /review` with the form `server=ID&digest=D&digest=…`: the
+/// person accepts the definitions the servers page showed them.
+async fn review(State(app): State<Arc<App>>, body: axum::body::Bytes) -> Response {
+    if body.len() > 200_000 {
+        return (StatusCode::PAYLOAD_TOO_LARGE, "the form is too large").into_response();
+    }
+    let mut server = None;
+    let mut digests = Vec::new();
+    for (key, value) in url::form_urlencoded::parse(&body) {
+        match &*key {
+            "server" => server = Some(value.into_owned()),
+            "digest" => digests.push(value.into_owned()),
+            _ => {}
+        }
+    }
+    let Some(server) = server else {
+        return (StatusCode::BAD_REQUEST, "`server` is needed").into_response();
+    };
+    let (reply, accepted) = oneshot::channel();
+    let request = PageRequest::Accept {
+        server,
+        digests,
+        reply,
+    };
+    if app.pages.send(request).await.is_err() {
+        return StatusCode::SERVICE_UNAVAILABLE.into_response();
+    }
+    match accepted.await {
+        Ok(Ok(_)) => (StatusCode::SEE_OTHER, [(header::LOCATION, "/servers")]).into_response(),
+        Ok(Err(e)) => (StatusCode::INTERNAL_SERVER_ERROR, visible(&e)).into_response(),
         Err(_) => StatusCode::SERVICE_UNAVAILABLE.into_response(),
     }
 }
@@ -621,17 +690,32 @@ async fn say(State(app): State<Arc<App>>, body: axum::body::Bytes) -> Response {
     }
 }
 
-/// `POST /answer` with `{"id": N, "allow": bool}`: the answer to a
-/// question.
+/// `POST /answer` with `{"id": N, "choice": C, "content": {...}}`: the
+/// answer to a question, one of the choices it was put with (`content`:
+/// the fields of a form).
 async fn answer(State(app): State<Arc<App>>, body: axum::body::Bytes) -> Response {
     let id = json_field(&body, "id").and_then(|v| v.as_u64());
-    let allow = json_field(&body, "allow").and_then(|v| v.as_bool());
-    match (id, allow) {
-        (Some(id), Some(allow)) if app.questions.answer(id, allow) => {
-            StatusCode::NO_CONTENT.into_response()
-        }
-        (Some(_), Some(_)) => (StatusCode::NOT_FOUND, "no such question waits").into_response(),
-        _ => (StatusCode::BAD_REQUEST, "`id` and `allow` are needed").into_response(),
+    let choice = json_field(&body, "choice").and_then(|v| v.as_str().map(str::to_owned));
+    let content = match json_field(&body, "content") {
+        None | Some(Value::Null) => Some(serde_json::Map::new()),
+        Some(Value::Object(content)) => Some(content),
+        Some(_) => None,
+    };
+    let (Some(id), Some(choice), Some(content)) = (id, choice, content) else {
+        return (
+            StatusCode::BAD_REQUEST,
+            "`id`, `choice` and, for a form, an object `content` are needed",
+        )
+            .into_response();
+    };
+    match app.questions.answer(id, Reply { choice, content }) {
+        Ok(()) => StatusCode::NO_CONTENT.into_response(),
+        Err(Unheard::Gone) => (StatusCode::NOT_FOUND, "no such question waits").into_response(),
+        Err(Unheard::Choice) => (
+            StatusCode::BAD_REQUEST,
+            "the question does not take that choice",
+        )
+            .into_response(),
     }
 }
 
@@ -641,6 +725,28 @@ async fn cancel(State(app): State<Arc<App>>) -> Response {
     app.questions.refuse_all();
     app.cancel.send_modify(|n| *n += 1);
     StatusCode::NO_CONTENT.into_response()
+}
+
+/// A progress report of a tool call, as an event for the page; what the
+/// server wrote made visible.
+fn progress_event(report: mcp_host::client::Progress) -> Value {
+    #[cfg(feature = "tasks")]
+    let task = report.task.map(|task| {
+        let task = task.accept();
+        json!({
+            "id": visible(&task.task_id),
+            "status": task.status.to_string(),
+        })
+    });
+    #[cfg(not(feature = "tasks"))]
+    let task: Option<Value> = None;
+    json!({
+        "type": "progress",
+        "progress": report.progress,
+        "total": report.total,
+        "message": report.message.map(|m| visible(&m.accept())),
+        "task": task,
+    })
 }
 
 fn json_field(body: &[u8], name: &str) -> Option<Value> {

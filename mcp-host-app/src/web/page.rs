@@ -26,9 +26,25 @@ pub struct ServerView {
     pub trusted: bool,
     /// Where a redirect moved its endpoint.
     pub redirected: Option<String>,
-    /// Its tools: the host's name, and the description as the server
-    /// wrote it.
-    pub tools: Vec<(String, String)>,
+    /// Its tool definitions, as the review shows them.
+    pub definitions: Vec<DefinitionView>,
+    /// Its tools held back, and why (what changed since they were
+    /// pinned, or what the poisoning checks found).
+    pub quarantined: Vec<(String, String)>,
+}
+
+/// A tool definition as the review shows it.
+#[derive(Debug, Clone, Default)]
+pub struct DefinitionView {
+    /// The tool's own name.
+    pub tool: String,
+    /// SHA-256 of its canonical JSON: what accepting it records.
+    pub digest: String,
+    /// `trusted output`, `accepted` or `not reviewed`.
+    pub status: &'static str,
+    /// The whole definition, and the poisoning checks' findings, made
+    /// visible.
+    pub text: String,
 }
 
 /// One line of the audit log as its page shows it.
@@ -104,10 +120,16 @@ pub fn conversation(model: &str) -> Markup {
             dialog #question {
                 h2 #question-title {}
                 pre #question-text {}
-                div.actions {
-                    button #allow type="button" { "Allow once" }
-                    button #deny type="button" { "Deny" }
+                div #question-extra {}
+                div #rule-box hidden {
+                    p { "These flow rules will be written to " code #rule-file {} ":" }
+                    pre #rule-text {}
+                    div.actions {
+                        button #rule-write type="button" { "Write the rules and allow" }
+                        button #rule-back type="button" { "Back" }
+                    }
                 }
+                div.actions #question-choices {}
             }
         },
     )
@@ -142,15 +164,41 @@ pub fn servers(servers: &[ServerView]) -> Markup {
                             dt { "Redirected to" } dd { (visible(url)) }
                         }
                     }
-                    @if !server.tools.is_empty() {
-                        h3 { "Tools" }
-                        ul.tools {
-                            @for (name, description) in &server.tools {
-                                li {
-                                    code { (visible(name)) }
-                                    " "
-                                    span.untrusted.description { (visible(description)) }
+                    @if !server.quarantined.is_empty() {
+                        h3 { "Held back" }
+                        p { "These tools changed since they were pinned, or the poisoning checks \
+                             flagged them; they are not offered. Re-pin one with "
+                            code { "mcp-host trust " (server.id) " NAME" } "." }
+                        @for (name, why) in &server.quarantined {
+                            details.quarantined {
+                                summary { code { (visible(name)) } }
+                                pre.untrusted { (visible(why)) }
+                            }
+                        }
+                    }
+                    @if !server.definitions.is_empty() {
+                        h3 { "Tool definitions" }
+                        @for d in &server.definitions {
+                            details.definition data-status=(d.status) {
+                                summary {
+                                    code { (visible(&d.tool)) } " "
+                                    span.status { (d.status) }
                                 }
+                                pre.untrusted { (d.text) }
+                                p.digest { "SHA-256 " code { (d.digest) } }
+                            }
+                        }
+                        @let unreviewed: Vec<&DefinitionView> = server.definitions.iter()
+                            .filter(|d| d.status == "not reviewed").collect();
+                        @if !unreviewed.is_empty() {
+                            form.review method="post" action="/review" {
+                                input type="hidden" name="server" value=(server.id);
+                                @for d in &unreviewed {
+                                    input type="hidden" name="digest" value=(d.digest);
+                                }
+                                p { "Accepting these " (unreviewed.len()) " definitions, as shown above, \
+                                     means they no longer count as untrusted text, until they change." }
+                                button type="submit" { "Accept the definitions shown" }
                             }
                         }
                     }
@@ -234,10 +282,12 @@ mod tests {
             id: String::from("evil"),
             state: "running",
             info: Some(String::from("<script>alert(1)</script>")),
-            tools: vec![(
-                String::from("evil__x"),
-                String::from("<img src=x onerror=alert(1)> \u{202e}txt.exe"),
-            )],
+            definitions: vec![DefinitionView {
+                tool: String::from("x"),
+                status: "not reviewed",
+                text: visible("<img src=x onerror=alert(1)> \u{202e}txt.exe"),
+                ..DefinitionView::default()
+            }],
             ..ServerView::default()
         }])
         .into_string();

@@ -1,4 +1,5 @@
-//! Adding and removing a server entry in a configuration file's text,
+//! Adding and removing a server entry, or adding a flow rule, in a
+//! configuration file's text,
 //! keeping every other byte as it was: the other entries, their key
 //! order, the indentation, and comments in a VS Code (JSONC) file.
 //!
@@ -202,6 +203,65 @@ pub fn remove(text: &str, name: &str) -> Result<String, EditError> {
     Ok(root.to_string())
 }
 
+/// `text` with the flow rule `{"from": from, "to": to}` appended to its
+/// `flow.flows` array (both made when missing). A rule already there is
+/// not written twice. The patterns are checked by the flow policy when
+/// the file is read; this only writes them.
+///
+/// ```
+/// use mcp_host::config::edit::add_flow;
+///
+/// let text = "{\n  \"mcpServers\": {}\n}\n";
+/// let added = add_flow(text, "tickets", "mail/send")?;
+/// let value: serde_json::Value = serde_json::from_str(&added).unwrap();
+/// assert_eq!(value["flow"]["flows"][0]["to"], "mail/send");
+/// assert_eq!(add_flow(&added, "tickets", "mail/send")?, added);
+/// # Ok::<(), mcp_host::config::edit::EditError>(())
+/// ```
+///
+/// # Errors
+///
+/// [`EditError`] when the text is not a JSON object, or its `flow` or
+/// `flow.flows` has another shape.
+pub fn add_flow(text: &str, from: &str, to: &str) -> Result<String, EditError> {
+    let root = parse(text)?;
+    let object = root
+        .object_value()
+        .ok_or_else(|| EditError::Shape("the configuration is not a JSON object".into()))?;
+    let flow = match object.get("flow") {
+        None => object.object_value_or_set("flow"),
+        Some(prop) => prop
+            .object_value()
+            .ok_or_else(|| EditError::Shape("`flow` is not an object".into()))?,
+    };
+    let flows = match flow.get("flows") {
+        None => flow.array_value_or_set("flows"),
+        Some(prop) => prop
+            .array_value()
+            .ok_or_else(|| EditError::Shape("`flow.flows` is not an array".into()))?,
+    };
+    let text_of = |rule: &CstObject, key: &str| {
+        rule.get(key)
+            .and_then(|p| p.value())
+            .and_then(|v| v.as_string_lit())
+            .and_then(|s| s.decoded_value().ok())
+    };
+    let present = flows.elements().iter().any(|rule| {
+        rule.as_object().is_some_and(|rule| {
+            text_of(&rule, "from").as_deref() == Some(from)
+                && text_of(&rule, "to").as_deref() == Some(to)
+        })
+    });
+    if !present {
+        flows.ensure_multiline();
+        flows.append(CstInputValue::Object(vec![
+            ("from".to_owned(), CstInputValue::String(from.to_owned())),
+            ("to".to_owned(), CstInputValue::String(to.to_owned())),
+        ]));
+    }
+    Ok(root.to_string())
+}
+
 fn parse(text: &str) -> Result<CstRootNode, EditError> {
     let options = ParseOptions {
         allow_comments: true,
@@ -261,6 +321,43 @@ mod tests {
             url: "https://example.com/mcp".into(),
             headers: vec![("Authorization".into(), "Bearer x".into())],
         }
+    }
+
+    #[test]
+    fn a_flow_rule_joins_the_flow_section_once() {
+        let before =
+            "{\n  // keep me\n  \"mcpServers\": {},\n  \"flow\": {\"egress\": [\"mail/*\"]}\n}\n";
+        let after = add_flow(before, "tickets", "mail/send").unwrap();
+        assert!(after.contains("// keep me"), "{after}");
+        let value: serde_json::Value = without_comments(&after);
+        assert_eq!(value["flow"]["egress"], serde_json::json!(["mail/*"]));
+        assert_eq!(
+            value["flow"]["flows"],
+            serde_json::json!([{"from": "tickets", "to": "mail/send"}])
+        );
+        assert_eq!(add_flow(&after, "tickets", "mail/send").unwrap(), after);
+        let second = add_flow(&after, "notes", "mail/send").unwrap();
+        assert_eq!(
+            without_comments(&second)["flow"]["flows"][1]["from"],
+            "notes"
+        );
+        assert!(matches!(
+            add_flow("{\"flow\": 3}", "a", "b/c"),
+            Err(EditError::Shape(_))
+        ));
+        assert!(matches!(
+            add_flow("{\"flow\": {\"flows\": {}}}", "a", "b/c"),
+            Err(EditError::Shape(_))
+        ));
+    }
+
+    /// The value of a JSONC text, comments dropped.
+    fn without_comments(text: &str) -> serde_json::Value {
+        let body: String = text
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect();
+        serde_json::from_str(&body).unwrap()
     }
 
     #[test]

@@ -43,6 +43,128 @@
     return current;
   }
 
+  const extra = document.getElementById("question-extra");
+  const choices = document.getElementById("question-choices");
+
+  function list(title, items) {
+    const part = element("div", "part");
+    part.appendChild(element("h3", null, title));
+    const ul = element("ul");
+    items.forEach(function (item) {
+      ul.appendChild(element("li", null, item));
+    });
+    part.appendChild(ul);
+    extra.appendChild(part);
+  }
+
+  // The form of an elicitation: one input per field, labelled with what
+  // the server wrote, as text.
+  function fields(list) {
+    const form = element("div", "fields");
+    list.forEach(function (field) {
+      const label = element("label", null, (field.title || field.name) + (field.required ? " *" : ""));
+      let input;
+      if (field.options && field.options.length) {
+        input = element("select");
+        field.options.forEach(function (option) {
+          input.appendChild(element("option", null, option));
+        });
+      } else {
+        input = element("input");
+        input.type = field.kind === "boolean" ? "checkbox" : field.kind === "integer" || field.kind === "number" ? "number" : "text";
+      }
+      input.name = field.name;
+      input.dataset.kind = field.kind;
+      label.appendChild(input);
+      form.appendChild(label);
+      if (field.description) {
+        form.appendChild(element("p", "hint untrusted", field.description));
+      }
+    });
+    extra.appendChild(form);
+  }
+
+  function content() {
+    const values = {};
+    extra.querySelectorAll("input, select").forEach(function (input) {
+      values[input.name] = input.type === "checkbox" ? input.checked : input.value;
+    });
+    return values;
+  }
+
+  function reply(choice) {
+    post("/answer", { id: answer, choice: choice, content: content() });
+    dialog.close();
+  }
+
+  function ask(event) {
+    document.getElementById("question-title").textContent = event.title;
+    document.getElementById("question-text").textContent = event.text;
+    dialog.dataset.kind = event.kind;
+    answer = event.id;
+    extra.replaceChildren();
+    choices.replaceChildren();
+    choices.hidden = false;
+    document.getElementById("rule-box").hidden = true;
+    if (event.arguments) {
+      const part = element("div", "part");
+      part.appendChild(element("h3", null, "Arguments, whole"));
+      part.appendChild(element("pre", "arguments", event.arguments));
+      extra.appendChild(part);
+    }
+    if (event.sources && event.sources.length) {
+      list("Untrusted sources in the conversation", event.sources);
+    }
+    if (event.highlights && event.highlights.length) {
+      const part = element("div", "part highlights");
+      part.appendChild(element("h3", null, "Argument values also found in untrusted output"));
+      const ul = element("ul");
+      event.highlights.forEach(function (h) {
+        const li = element("li");
+        li.appendChild(element("code", null, h.pointer));
+        li.appendChild(document.createTextNode(" "));
+        li.appendChild(element("mark", null, h.fragment));
+        li.appendChild(document.createTextNode(" from " + h.from.join(", ") + (h.whole ? "" : " (part of the value)")));
+        ul.appendChild(li);
+      });
+      part.appendChild(ul);
+      extra.appendChild(part);
+    }
+    if (event.url) {
+      const part = element("div", "part");
+      part.appendChild(element("h3", null, "The address (copy it to open it yourself)"));
+      part.appendChild(element("pre", "untrusted url", event.url));
+      extra.appendChild(part);
+    }
+    if (event.fields) {
+      fields(event.fields);
+    }
+    event.choices.forEach(function (c) {
+      const button = element("button", null, c.label);
+      button.type = "button";
+      button.id = c.choice;
+      button.addEventListener("click", function () {
+        if (c.choice === "rule") {
+          // The rules are shown before they are written.
+          document.getElementById("rule-file").textContent = event.config;
+          document.getElementById("rule-text").textContent = event.rules
+            .map(function (r) {
+              return JSON.stringify({ from: r.from, to: r.to });
+            })
+            .join("\n");
+          document.getElementById("rule-box").hidden = false;
+          choices.hidden = true;
+          return;
+        }
+        reply(c.choice);
+      });
+      choices.appendChild(button);
+    });
+    if (!dialog.open) {
+      dialog.showModal();
+    }
+  }
+
   const handlers = {
     user(event) {
       current = null;
@@ -70,18 +192,30 @@
       transcript.appendChild(call);
     },
     question(event) {
-      document.getElementById("question-title").textContent = event.title;
-      document.getElementById("question-text").textContent = event.text;
-      dialog.dataset.kind = event.kind;
-      answer = event.id;
-      if (!dialog.open) {
-        dialog.showModal();
-      }
+      ask(event);
     },
     answered(event) {
       if (answer === event.id && dialog.open) {
         dialog.close();
       }
+    },
+    progress(event) {
+      let bar = document.getElementById("progress");
+      if (!bar) {
+        bar = element("p", "progress");
+        bar.id = "progress";
+        transcript.appendChild(bar);
+      }
+      let text = event.total
+        ? Math.round((100 * event.progress) / event.total) + "%"
+        : "step " + event.progress;
+      if (event.task) {
+        text = "task " + event.task.id + " " + event.task.status;
+      }
+      bar.textContent = text + (event.message ? " " + event.message : "");
+    },
+    notice(event) {
+      transcript.appendChild(element("p", "notice", event.text));
     },
     taint(event) {
       let note = document.getElementById("taint");
@@ -97,6 +231,10 @@
     },
     end(event) {
       current = null;
+      const bar = document.getElementById("progress");
+      if (bar) {
+        bar.removeAttribute("id");
+      }
       cancel.disabled = true;
       if (event.error) {
         transcript.appendChild(element("p", "error", event.error));
@@ -134,14 +272,16 @@
   cancel.addEventListener("click", function () {
     post("/cancel");
   });
-  document.getElementById("allow").addEventListener("click", function () {
-    post("/answer", { id: answer, allow: true });
-    dialog.close();
+  document.getElementById("rule-write").addEventListener("click", function () {
+    reply("rule");
   });
-  document.getElementById("deny").addEventListener("click", function () {
-    post("/answer", { id: answer, allow: false });
-    dialog.close();
+  document.getElementById("rule-back").addEventListener("click", function () {
+    document.getElementById("rule-box").hidden = true;
+    choices.hidden = false;
   });
-  // Escape closes the dialog without an answer: the question stays, and
-  // nothing is endorsed by default.
+  // Escape does not close a question: it waits for one of its choices,
+  // and nothing is allowed or endorsed by default.
+  dialog.addEventListener("cancel", function (cancelled) {
+    cancelled.preventDefault();
+  });
 })();
