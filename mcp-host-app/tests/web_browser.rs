@@ -15,7 +15,7 @@ use std::time::Duration;
 use common::obedient::Obedient;
 use common::web::App;
 use common::workspace::example;
-use mcp_tests::browser::Browser;
+use mcp_tests::browser::{Browser, REBINDING_NAME};
 use serde_json::{json, Value};
 
 const WAIT: Duration = Duration::from_secs(30);
@@ -110,6 +110,17 @@ async fn the_secret_opens_the_app_and_nothing_else_does() {
         .screenshot("web-without-secret")
         .await
         .expect("shot");
+    // With it, under a rebinding name (an attacker's name that now
+    // resolves to loopback): refused, and the secret not spent.
+    let rebound = app.url.replacen("127.0.0.1", REBINDING_NAME, 1);
+    browser.goto(&rebound).await.expect("goto");
+    let refused = browser.text_of("body").await.expect("body");
+    assert!(refused.contains("not the app's"), "{refused}");
+    assert!(
+        browser.find("#transcript").await.is_err(),
+        "the app opened under another name"
+    );
+    browser.screenshot("web-rebinding").await.expect("shot");
     // With it: the app, and a cookie scripts cannot read.
     open(&browser, &app).await;
     assert_eq!(browser.current_url().await.expect("url"), home);

@@ -39,6 +39,7 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::{json, Value};
 
 use driver::Driver;
+pub use flags::REBINDING_NAME;
 pub use strays::Stray;
 use strays::StrayListener;
 

@@ -8,6 +8,12 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
+/// A name that resolves to 127.0.0.1 in the rig's browser, as an
+/// attacker's name does once its DNS answer is rebound to loopback: what
+/// a DNS-rebinding page would make the browser send as `Host`. It is not
+/// a real name (`.test` is reserved), and nothing else resolves.
+pub const REBINDING_NAME: &str = "rebind.test";
+
 /// Features that fetch from Google's servers on their own (hints, models,
 /// translation, media routes, autofill, certificate-transparency lists,
 /// the network-time clock), or start a background service that does.
@@ -63,13 +69,18 @@ pub(super) fn chromium_args(profile: &Path, stray_port: u16, as_root: bool) -> V
         // can be made, so they fail here without a request.
         "--component-updater=url-source=http://127.0.0.1:0/".to_owned(),
         "--gaia-url=http://127.0.0.1:0/".to_owned(),
-        // Every name but the loopback ones resolves to nothing.
-        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1".to_owned(),
+        // Every name but the loopback ones resolves to nothing, except
+        // one name of the test's own that stands for an attacker's name
+        // whose DNS now answers 127.0.0.1 (a rebinding).
+        format!(
+            "--host-resolver-rules=MAP {REBINDING_NAME} 127.0.0.1, MAP * ~NOTFOUND, \
+             EXCLUDE localhost, EXCLUDE 127.0.0.1"
+        ),
         // Every request that is not for loopback goes to the stray
         // listener. Chromium bypasses a proxy for loopback implicitly;
         // the bypass list says so in so many words.
         format!("--proxy-server=http://127.0.0.1:{stray_port}"),
-        "--proxy-bypass-list=127.0.0.1;localhost;[::1]".to_owned(),
+        format!("--proxy-bypass-list=127.0.0.1;localhost;[::1];{REBINDING_NAME}"),
         // Containers often have a small /dev/shm; a file under /tmp serves.
         "--disable-dev-shm-usage".to_owned(),
         "--window-size=1280,800".to_owned(),
