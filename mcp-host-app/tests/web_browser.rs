@@ -321,3 +321,171 @@ async fn a_hostile_servers_text_is_shown_inert() {
     assert!(!model.requests().is_empty());
     assert!(browser.strays().is_empty(), "{:?}", browser.strays());
 }
+
+/// The benchmark of BENCHMARKS.md's "first token to display": a model
+/// whose answers stream their first token, then wait; the time from the
+/// moment the model server wrote that token to the moment it shows in the
+/// page (a `MutationObserver` in the browser), beside the anchor in the
+/// same run: the same model's first token read by a plain HTTP client.
+/// Run with `-- --ignored --nocapture`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a benchmark: prints figures, asserts only that they were taken"]
+async fn first_token_to_display() {
+    const RUNS: usize = 20;
+    let model = SlowModel::start().await;
+    let base = model.base_url.clone();
+    let app = tokio::task::spawn_blocking(move || start(&base))
+        .await
+        .expect("started");
+    let browser = Browser::start().await.expect("the browser starts");
+    open(&browser, &app).await;
+    browser
+        .execute(
+            "window.__seen = {};
+             new MutationObserver(function () {
+               document.querySelectorAll('.assistant').forEach(function (p) {
+                 var m = p.textContent.match(/FIRST-(\\d+)/);
+                 if (m && !(m[1] in window.__seen)) {
+                   window.__seen[m[1]] = performance.timeOrigin + performance.now();
+                 }
+               });
+             }).observe(document.getElementById('transcript'),
+                        {subtree: true, childList: true, characterData: true});
+             return true;",
+            vec![],
+        )
+        .await
+        .expect("observer");
+    let mut shown = Vec::new();
+    for run in 0..RUNS {
+        say(&browser, &format!("run {run}")).await;
+        browser
+            .wait_for_text("#transcript", &format!("rest-{}", run + 1), WAIT)
+            .await
+            .expect("the answer");
+        let seen = browser
+            .execute(&format!("return window.__seen['{}'];", run + 1), vec![])
+            .await
+            .expect("script");
+        let at = seen.as_f64().expect("the first token was seen");
+        let sent = model.first_token_at(run + 1).expect("sent");
+        shown.push(at - sent);
+    }
+    // The anchor: the same first token, read straight from the model.
+    let mut direct = Vec::new();
+    let client = reqwest::Client::new();
+    for _ in 0..RUNS {
+        let mut response = client
+            .post(format!("{}/chat/completions", model.base_url))
+            .header("Content-Type", "application/json")
+            .body(json!({"model": "m", "stream": true, "messages": [{"role": "user", "content": "x"}]}).to_string())
+            .send()
+            .await
+            .expect("direct");
+        let n = model.count();
+        let mut text = String::new();
+        while !text.contains("FIRST-") {
+            let chunk = response.chunk().await.expect("read").expect("chunk");
+            text.push_str(&String::from_utf8_lossy(&chunk));
+        }
+        let at = epoch_ms();
+        direct.push(at - model.first_token_at(n).expect("sent"));
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        (v[v.len() / 2], v[v.len() * 95 / 100])
+    };
+    let (shown_median, shown_p95) = median(&mut shown);
+    let (direct_median, direct_p95) = median(&mut direct);
+    eprintln!(
+        "first token to display: median {shown_median:.1} ms, p95 {shown_p95:.1} ms; \
+         read directly: median {direct_median:.1} ms, p95 {direct_p95:.1} ms; \
+         added by the host and the page: {:.1} ms ({RUNS} runs each)",
+        shown_median - direct_median
+    );
+    assert_eq!(shown.len(), RUNS);
+}
+
+fn epoch_ms() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs_f64()
+        * 1000.0
+}
+
+/// An OpenAI-compatible model whose every streamed answer is `FIRST-n`,
+/// then, 300 ms later, ` rest-n`: it records when it wrote each first
+/// token, in milliseconds since the epoch.
+struct SlowModel {
+    base_url: String,
+    sent: std::sync::Arc<std::sync::Mutex<Vec<f64>>>,
+}
+
+impl SlowModel {
+    async fn start() -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let port = listener.local_addr().expect("address").port();
+        let sent = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let record = sent.clone();
+        let router = axum::Router::new().route(
+            "/v1/chat/completions",
+            axum::routing::post(move || {
+                let record = record.clone();
+                async move {
+                    let (tx, rx) = tokio::sync::mpsc::channel::<Result<String, std::convert::Infallible>>(4);
+                    tokio::spawn(async move {
+                        let chunk = |delta: Value, finish: Value| {
+                            let chunk = json!({"id": "c", "object": "chat.completion.chunk", "created": 0,
+                                "model": "m", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+                            Ok(format!("data: {chunk}\n\n"))
+                        };
+                        let n = {
+                            let mut sent = record.lock().expect("lock");
+                            sent.push(f64::NAN);
+                            sent.len()
+                        };
+                        let first = chunk(json!({"role": "assistant", "content": format!("FIRST-{n}")}), Value::Null);
+                        record.lock().expect("lock")[n - 1] = epoch_ms();
+                        let _ = tx.send(first).await;
+                        tokio::time::sleep(Duration::from_millis(300)).await;
+                        let _ = tx.send(chunk(json!({"content": format!(" rest-{n}")}), json!("stop"))).await;
+                        let _ = tx.send(Ok(String::from("data: [DONE]\n\n"))).await;
+                    });
+                    let body = axum::body::Body::from_stream(
+                        tokio_stream_of(rx),
+                    );
+                    ([(axum::http::header::CONTENT_TYPE, "text/event-stream")], body)
+                }
+            }),
+        );
+        tokio::spawn(async move { axum::serve(listener, router).await });
+        SlowModel {
+            base_url: format!("http://127.0.0.1:{port}/v1"),
+            sent,
+        }
+    }
+
+    fn count(&self) -> usize {
+        self.sent.lock().expect("lock").len()
+    }
+
+    fn first_token_at(&self, n: usize) -> Option<f64> {
+        self.sent
+            .lock()
+            .expect("lock")
+            .get(n.checked_sub(1)?)
+            .copied()
+    }
+}
+
+/// The receiver as a stream of body frames.
+fn tokio_stream_of(
+    rx: tokio::sync::mpsc::Receiver<Result<String, std::convert::Infallible>>,
+) -> impl futures_util::Stream<Item = Result<String, std::convert::Infallible>> {
+    futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|item| (item, rx))
+    })
+}
