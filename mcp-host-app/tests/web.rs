@@ -309,6 +309,31 @@ async fn a_call_waits_for_the_answer_in_a_dialog_and_runs_only_when_allowed() {
             assert!(!denied.contains("note_"), "{denied}");
         }
     }
+    // The audit page, filtered: the host's log has both decisions, and
+    // each filter shows its own rows only.
+    let cookie = own.split("Origin:").next().unwrap_or_default().to_owned();
+    let log = std::fs::read_to_string(app.dir.0.join("audit.jsonl")).expect("the audit log");
+    assert!(
+        log.contains("\"allowed\"") && log.contains("\"denied\""),
+        "{log}"
+    );
+    let rows =
+        |page: &str, decision: &str| page.matches(&format!("<tr class=\"{decision}\"")).count();
+    let (_, all) = get(&app, "/audit", &cookie).await;
+    assert!(
+        rows(&all, "allowed") >= 1 && rows(&all, "denied") >= 1,
+        "{all}"
+    );
+    let (_, denied) = get(&app, "/audit?decision=denied", &cookie).await;
+    assert_eq!(rows(&denied, "allowed"), 0, "{denied}");
+    assert!(rows(&denied, "denied") >= 1, "{denied}");
+    let (_, other) = get(&app, "/audit?server=elsewhere", &cookie).await;
+    assert!(other.contains("No decision recorded"), "{other}");
+    let (_, notes) = get(&app, "/audit?server=notes&decision=allowed", &cookie).await;
+    assert!(
+        rows(&notes, "allowed") >= 1 && rows(&notes, "denied") == 0,
+        "{notes}"
+    );
     drop(app);
 }
 
