@@ -32,4 +32,5 @@ pub mod conversation;
 pub mod flow;
 pub mod names;
 pub mod provider;
+mod random;
 pub mod schema;
