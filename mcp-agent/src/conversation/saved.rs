@@ -260,7 +260,7 @@ mod nonce_hex {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use serde_json::{json, Value};
 
     use super::*;
@@ -277,7 +277,7 @@ mod tests {
     }
 
     /// A conversation that read a mail asking to wire money.
-    fn tainted() -> Conversation {
+    pub(in crate::conversation) fn tainted() -> Conversation {
         let mut conversation =
             Conversation::new(Some("Be brief.".into()), Bounds::default()).expect("nonce");
         conversation.user("What is in my inbox?");
