@@ -18,8 +18,10 @@
 //! - [`flow`]: labels on every context item and the policy that decides
 //!   when a call needs a person's endorsement; sans-IO.
 //! - [`conversation`]: the loop between the model and the host's tools:
-//!   the offer and the books of a conversation sans-IO, and
-//!   [`Agent::turn`](conversation::Agent::turn) with I/O.
+//!   the offer, the books of a conversation and their saved form
+//!   sans-IO; [`Agent::turn`](conversation::Agent::turn) and the files of
+//!   saved conversations ([`Conversations`](conversation::Conversations))
+//!   with I/O.
 //!
 //! `mcp-host chat`, `run`, `review` and `flow` (the `mcp-toolkit-host-app`
 //! package) are this crate at the terminal.
@@ -32,4 +34,5 @@ pub mod conversation;
 pub mod flow;
 pub mod names;
 pub mod provider;
+mod random;
 pub mod schema;

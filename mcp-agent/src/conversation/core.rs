@@ -69,16 +69,16 @@ pub enum Step {
 /// One conversation with the model.
 #[derive(Debug)]
 pub struct Conversation {
-    system: Option<String>,
-    messages: Vec<Message>,
-    ledger: Ledger,
-    envelope: Envelope,
-    bounds: Bounds,
-    usage: Usage,
-    requests: usize,
-    calls: usize,
+    pub(super) system: Option<String>,
+    pub(super) messages: Vec<Message>,
+    pub(super) ledger: Ledger,
+    pub(super) envelope: Envelope,
+    pub(super) bounds: Bounds,
+    pub(super) usage: Usage,
+    pub(super) requests: usize,
+    pub(super) calls: usize,
     /// The definitions already in the context, recorded in the ledger.
-    definitions: BTreeSet<Source>,
+    pub(super) definitions: BTreeSet<Source>,
 }
 
 impl Conversation {

@@ -71,20 +71,26 @@ impl Nonce {
     ///
     /// [`NonceError`] when the source fails.
     pub fn random() -> Result<Self, NonceError> {
-        let mut bytes = [0u8; 16];
-        getrandom::fill(&mut bytes).map_err(|e| NonceError(e.to_string()))?;
-        Ok(Self(bytes))
+        crate::random::bytes()
+            .map(Self)
+            .map_err(|e| NonceError(e.to_string()))
     }
 
     /// A nonce of given bytes, for tests and replays.
     pub fn from_bytes(bytes: [u8; 16]) -> Self {
         Self(bytes)
     }
+
+    /// The nonce its [`Display`](fmt::Display) writes: exactly 32
+    /// lowercase hex digits, else `None`.
+    pub fn from_hex(text: &str) -> Option<Self> {
+        crate::random::parse_hex(text).map(Self)
+    }
 }
 
 impl fmt::Display for Nonce {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))
+        crate::random::write_hex(&self.0, f)
     }
 }
 
@@ -160,6 +166,40 @@ impl Envelope {
     pub fn with_cap(mut self, cap: usize) -> Self {
         self.cap = cap;
         self
+    }
+
+    /// The nonce of its delimiters.
+    pub(crate) fn nonce(&self) -> &Nonce {
+        &self.nonce
+    }
+
+    /// The servers the header of `text` names, as the header writes
+    /// them; `None` when `text` does not open with a header of this
+    /// envelope's nonce.
+    pub(crate) fn header_servers<'t>(&self, text: &'t str) -> Option<Vec<&'t str>> {
+        let line = text.lines().next()?;
+        let rest = line.strip_prefix(&format!("<<<data {} from ", self.nonce))?;
+        let rest = rest
+            .strip_prefix("servers ")
+            .or_else(|| rest.strip_prefix("server "))?;
+        // `name`, `name`, word `name`, integrity>>>: names hold no
+        // backtick, so the pieces between backticks alternate.
+        let mut pieces = rest.split('`');
+        let mut servers = Vec::new();
+        if !pieces.next()?.is_empty() {
+            return None;
+        }
+        loop {
+            servers.push(pieces.next()?);
+            if pieces.next()? != ", " {
+                return Some(servers);
+            }
+        }
+    }
+
+    /// Whether a header writes the server id `server` as `written`.
+    pub(crate) fn writes_as(server: &str, written: &str) -> bool {
+        header_name(server) == written
     }
 
     /// The text given to the model for `data`.

@@ -12,10 +12,10 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Who wrote a context item.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", tag = "kind", content = "id")]
 pub enum Origin {
     /// The person at the host: their own messages.
@@ -48,7 +48,7 @@ impl fmt::Display for Origin {
 }
 
 /// Whether an item may shape what the model does next.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Integrity {
     /// Written by the user or the host, or by a server whose output the
@@ -59,7 +59,7 @@ pub enum Integrity {
 }
 
 /// An item's origin and integrity.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Label {
     /// Who wrote it.
     pub origin: Origin,

@@ -53,6 +53,34 @@ struct Entry {
     text: String,
 }
 
+/// Why saved entries could not become a ledger again: restoring refuses
+/// rather than cut, so that what comes back is what was saved.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RestoreError {
+    /// An item keeps more text than [`ITEM_TEXT_LIMIT`].
+    #[error("item {index} keeps {len} bytes of text, past the limit of {ITEM_TEXT_LIMIT}")]
+    ItemText {
+        /// The item's place.
+        index: usize,
+        /// The bytes it keeps.
+        len: usize,
+    },
+    /// The items keep more text than [`LEDGER_TEXT_LIMIT`].
+    #[error("the items keep {0} bytes of text, past the limit of {LEDGER_TEXT_LIMIT}")]
+    LedgerText(usize),
+    /// A trusted item keeps text, which a ledger never does.
+    #[error("item {0} is trusted but keeps text")]
+    TrustedText(usize),
+    /// The count of kept bytes is not what the items keep.
+    #[error("the ledger says it keeps {said} bytes of text, but its items keep {found}")]
+    Kept {
+        /// The count saved.
+        said: usize,
+        /// The bytes the items keep.
+        found: usize,
+    },
+}
+
 /// Every item of one conversation, in order. Nothing leaves it: once an
 /// untrusted item is in, the conversation stays [tainted](Self::tainted)
 /// until a new ledger starts the next conversation.
@@ -112,6 +140,70 @@ impl Ledger {
             }
         }
         id
+    }
+
+    /// A ledger again from what [`entries`](Self::entries),
+    /// [`kept_bytes`](Self::kept_bytes) and
+    /// [`unsearched_bytes`](Self::unsearched_bytes) gave: each item's
+    /// label and kept text, in order. The counts of untrusted items are
+    /// counted again from the labels; kept text is folded again, which
+    /// leaves folded text as it is.
+    ///
+    /// # Errors
+    ///
+    /// [`RestoreError`] when the entries break a ledger's invariants:
+    /// text past the limits, text kept for a trusted item, or a count of
+    /// kept bytes that is not theirs.
+    pub fn restore(
+        entries: impl IntoIterator<Item = (Label, String)>,
+        kept: usize,
+        unsearched: u64,
+    ) -> Result<Self, RestoreError> {
+        let mut ledger = Self {
+            unsearched,
+            ..Self::default()
+        };
+        let mut found = 0usize;
+        for (index, (label, text)) in entries.into_iter().enumerate() {
+            if label.integrity == Integrity::Trusted {
+                if !text.is_empty() {
+                    return Err(RestoreError::TrustedText(index));
+                }
+            } else {
+                *ledger.untrusted.entry(label.origin.clone()).or_default() += 1;
+            }
+            let mut folded = String::new();
+            let read = fold_into(&mut folded, &text, ITEM_TEXT_LIMIT);
+            if text.len() > ITEM_TEXT_LIMIT || read < text.len() {
+                let len = text.len();
+                return Err(RestoreError::ItemText { index, len });
+            }
+            found += text.len();
+            ledger.kept += folded.len();
+            // What [`record`](Self::record) subtracts from stays a room.
+            if found.max(ledger.kept) > LEDGER_TEXT_LIMIT {
+                return Err(RestoreError::LedgerText(found.max(ledger.kept)));
+            }
+            ledger.entries.push(Entry {
+                label,
+                text: folded,
+            });
+        }
+        if found != kept {
+            return Err(RestoreError::Kept { said: kept, found });
+        }
+        Ok(ledger)
+    }
+
+    /// Each item's label and the folded text kept of it (empty for
+    /// trusted items), in the order recorded.
+    pub fn entries(&self) -> impl Iterator<Item = (&Label, &str)> {
+        self.entries.iter().map(|e| (&e.label, e.text.as_str()))
+    }
+
+    /// Bytes of folded untrusted text kept for highlights.
+    pub fn kept_bytes(&self) -> usize {
+        self.kept
     }
 
     /// Whether any untrusted item entered the context.
@@ -319,6 +411,46 @@ mod tests {
         assert_eq!(
             ledger.unsearched_bytes(),
             (9 * big.len() - LEDGER_TEXT_LIMIT) as u64
+        );
+    }
+
+    #[test]
+    fn restoring_gives_the_ledger_back_or_refuses() {
+        let mut ledger = Ledger::new();
+        ledger.record(Label::user(), "hi");
+        ledger.record(
+            Label::server("web", Integrity::Untrusted),
+            "Visit EVIL.example",
+        );
+        ledger.record(
+            Label::server("web", Integrity::Untrusted),
+            &" ".repeat(5 << 20),
+        );
+        let entries = || ledger.entries().map(|(l, t)| (l.clone(), t.to_owned()));
+        let back = Ledger::restore(entries(), ledger.kept_bytes(), ledger.unsearched_bytes())
+            .expect("restores");
+        assert!(back.entries().eq(ledger.entries()));
+        assert_eq!(
+            back.untrusted_sources().collect::<Vec<_>>(),
+            [(&Origin::Server("web".into()), 2)]
+        );
+        assert_eq!(back.unsearched_bytes(), ledger.unsearched_bytes());
+        let web = || Label::server("web", Integrity::Untrusted);
+        let big = "x".repeat(ITEM_TEXT_LIMIT + 1);
+        let refused = [
+            (vec![(web(), big)], ITEM_TEXT_LIMIT + 1),
+            (vec![(Label::user(), "hi".to_owned())], 2),
+            (vec![(web(), "x".to_owned())], 2),
+        ];
+        for (entries, kept) in refused {
+            assert!(Ledger::restore(entries, kept, 0).is_err());
+        }
+        let full = vec![(web(), "x".repeat(ITEM_TEXT_LIMIT)); 9];
+        assert_eq!(
+            Ledger::restore(full, 9 * ITEM_TEXT_LIMIT, 0).map(|_| ()),
+            Err(RestoreError::LedgerText(
+                LEDGER_TEXT_LIMIT + ITEM_TEXT_LIMIT
+            ))
         );
     }
 }

@@ -230,7 +230,7 @@ pub use glob::{Glob, GlobError, ToolGlob};
 pub use highlight::{FragmentKind, Highlight, Highlights};
 pub use holdings::Holdings;
 pub use label::{Integrity, Label, Origin};
-pub use ledger::{ItemId, Ledger};
+pub use ledger::{ItemId, Ledger, RestoreError};
 pub use policy::{FlowDecision, FlowPolicy, ProposedCall, ToolClass};
 pub use review::Reviews;
 pub use store::{FlowStore, StoreError};

@@ -41,6 +41,8 @@
 
 use std::fmt::Write as _;
 
+use serde::{Deserialize, Serialize};
+
 use super::envelope::DataKind;
 
 /// The host's own words to the model: its templates, numbers, and its ids
@@ -104,7 +106,8 @@ impl std::fmt::Display for HostText {
 }
 
 /// Where a piece of server text came from, as the flow policy labels it.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub enum Source {
     /// Output of the server with this id: results, errors, status
     /// messages, anything it answered. Labelled as the configuration says

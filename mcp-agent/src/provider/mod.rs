@@ -33,6 +33,7 @@
 //! assert_eq!(response.usage.input_tokens, 9);
 //! ```
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub mod anthropic;
@@ -170,7 +171,8 @@ pub struct Request {
 }
 
 /// One message of the conversation.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum Message {
     /// What the user said.
     User {
@@ -190,7 +192,8 @@ pub enum Message {
 }
 
 /// A tool call the model made.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ToolCall {
     /// The provider's id of the call, to key the result by. Gemini may
     /// give none; then the decoder makes one starting with
@@ -207,7 +210,8 @@ pub struct ToolCall {
 }
 
 /// The arguments of a tool call.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub enum Arguments {
     /// A JSON object.
     Object(serde_json::Map<String, Value>),
@@ -217,7 +221,7 @@ pub enum Arguments {
 }
 
 /// Tool call arguments that are not a JSON object.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InvalidArguments {
     /// The text the model sent, as it sent it (bounded by [`Limits`]).
     pub raw: String,
@@ -287,7 +291,8 @@ fn json_kind(value: &Value) -> &'static str {
 }
 
 /// The result of one tool call.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ToolResult {
     /// The id of the call it answers.
     pub call_id: String,
@@ -301,7 +306,8 @@ pub struct ToolResult {
 }
 
 /// A piece of a tool result.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum ToolContent {
     /// Text.
     Text(String),
@@ -400,7 +406,8 @@ pub enum FinishReason {
 }
 
 /// Token counts of one turn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Usage {
     /// Input tokens, cached ones included (for Anthropic, `input_tokens`
     /// plus the cache reads and writes, which it counts apart).
