@@ -514,23 +514,20 @@ async fn the_servers_page_accepts_only_the_definitions_it_showed() {
         }
         body
     };
-    let post_form = |body: String| {
-        let request = format!(
-            "POST /review HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\
-             Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n{own}\r\n{body}",
-            app.port,
-            body.len()
-        );
-        async move { raw(app.port, &request).await }
-    };
     let reviews = app.dir.0.join("state/mcp-host/reviews.json");
     // A digest the page never showed accepts nothing.
     let bogus = vec![String::from("0").repeat(64)];
-    assert_eq!(status(&post_form(form(&bogus)).await.0), 303);
+    assert_eq!(
+        status(&post_form(&app, "/review", &form(&bogus), &own).await.0),
+        303
+    );
     let recorded = std::fs::read_to_string(&reviews).unwrap_or_default();
     assert!(!recorded.contains(&digests[0]), "{recorded}");
     // The digests shown are accepted, and recorded.
-    assert_eq!(status(&post_form(form(&digests)).await.0), 303);
+    assert_eq!(
+        status(&post_form(&app, "/review", &form(&digests), &own).await.0),
+        303
+    );
     let recorded = std::fs::read_to_string(&reviews).expect("reviews recorded");
     for d in &digests {
         assert!(recorded.contains(d.as_str()), "{d} in {recorded}");
@@ -547,4 +544,81 @@ fn form_pairs(pairs: &[(&str, &str)]) -> String {
         .map(|(k, v)| format!("{k}={v}"))
         .collect::<Vec<_>>()
         .join("&")
+}
+
+/// `POST path` of the form `body` (already encoded) from the app's own
+/// page.
+async fn post_form(app: &App, path: &str, body: &str, own: &str) -> (String, String) {
+    let request = format!(
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\
+         Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n{own}\r\n{body}",
+        app.port,
+        body.len()
+    );
+    raw(app.port, &request).await
+}
+
+/// A conversation is saved when a turn ends and listed with its taint; a
+/// reopened one is shown again, the model is sent its history, and it is
+/// still tainted: the next write asks for an endorsement. The control: in
+/// a new conversation the same write does not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reopened_conversation_keeps_its_history_and_its_taint() {
+    let model = Obedient::start().await;
+    let app = untrusted_notes(&model, &["notes"]).await;
+    let (own, mut events) = session(&app).await;
+    let cookie = own.split("Origin:").next().unwrap_or_default().to_owned();
+    let write = |n: u8| format!("CALL notes__create_note {{\"title\": \"t\", \"body\": \"r{n}\"}}");
+    turn(&app, &mut events, &own, &write(1)).await;
+    let (_, listed) = get(&app, "/conversations", &cookie).await;
+    let id: String = listed
+        .split("name=\"id\" value=\"")
+        .nth(1)
+        .unwrap_or_else(|| panic!("nothing listed: {listed}"))
+        .chars()
+        .take_while(|c| *c != '"')
+        .collect();
+    assert!(listed.contains("data-tainted=\"true\""), "{listed}");
+    assert!(listed.contains("server `notes`"), "{listed}");
+    // A new conversation: clean, and a write there asks no endorsement.
+    assert_eq!(status(&post_form(&app, "/new", "", &own).await.0), 303);
+    let clean = events.until(|e| e["type"] == "taint").await;
+    assert_eq!(clean["tainted"], false, "{clean}");
+    let fresh = turn(&app, &mut events, &own, &write(2)).await;
+    assert!(
+        fresh.iter().all(|e| e["kind"] != "endorsement"),
+        "{fresh:?}"
+    );
+    // Reopened: its messages shown again, and its taint with them.
+    let open = format!("id={id}");
+    assert_eq!(status(&post_form(&app, "/open", &open, &own).await.0), 303);
+    events.until(|e| e["type"] == "reset").await;
+    let shown = events.until(|e| e["type"] == "user").await;
+    assert!(
+        shown["text"].as_str().unwrap_or_default().contains("r1"),
+        "{shown}"
+    );
+    let taint = events.until(|e| e["type"] == "taint").await;
+    assert_eq!(taint["tainted"], true, "{taint}");
+    let before = model.requests().len();
+    let asked = turn(&app, &mut events, &own, &write(3)).await;
+    let question = asked.last().expect("a question");
+    assert_eq!(question["kind"], "endorsement", "{asked:?}");
+    // The model was sent the reopened history, not the new conversation's.
+    let sent = model.requests()[before..]
+        .first()
+        .cloned()
+        .expect("a request");
+    let history = sent["messages"].to_string();
+    assert!(
+        history.contains("r1") && !history.contains("r2"),
+        "{history}"
+    );
+    let refuse = json!({"id": question["id"], "choice": "deny"});
+    assert_eq!(status(&post(&app, "/answer", &refuse, &own).await.0), 204);
+    // A bad id is refused, not looked up.
+    assert_eq!(
+        status(&post_form(&app, "/open", "id=../x", &own).await.0),
+        400
+    );
 }

@@ -261,6 +261,34 @@ async fn a_call_is_approved_in_a_dialog_and_an_endorsement_refused() {
     };
     assert!(!told.contains("note_"), "{told}");
     browser.screenshot("web-refused").await.expect("shot");
+
+    // A new conversation empties the page; the saved one reopens with its
+    // history and its taint.
+    browser.click("form.new button").await.expect("new");
+    browser
+        .wait_for_text("#taint", "No untrusted output", WAIT)
+        .await
+        .expect("a clean conversation");
+    let home = format!("http://127.0.0.1:{}/conversations", app.port);
+    browser.goto(&home).await.expect("goto");
+    browser
+        .wait_for("#conversations li[data-tainted=true]", WAIT)
+        .await
+        .expect("the saved conversation, tainted");
+    browser.screenshot("web-saved").await.expect("shot");
+    browser
+        .click("#conversations li form button")
+        .await
+        .expect("reopen");
+    browser
+        .wait_for_text("#transcript", "kept from the browser", WAIT)
+        .await
+        .expect("its history");
+    browser
+        .wait_for_text("#taint", "notes", WAIT)
+        .await
+        .expect("its taint");
+    browser.screenshot("web-reopened").await.expect("shot");
     assert!(browser.strays().is_empty(), "{:?}", browser.strays());
 }
 

@@ -20,6 +20,10 @@
 //!   `Sec-Fetch-Site` checks), without I/O.
 //! - [`page`]: the pages, rendered on the server with `maud` (every value
 //!   escaped, text from the other side through `visible` first).
+//! - `session`: the conversation loop: a turn per message, the
+//!   conversation saved in the state directory when a turn ends, and a
+//!   saved one reopened with its labels (its taint kept) or a new one
+//!   started.
 //! - `assets/`: the app's only stylesheet and script, shipped inside the
 //!   binary. The script writes what it receives as text (`textContent`),
 //!   never as markup; the content security policy allows no inline code
@@ -36,6 +40,7 @@
 mod ask;
 pub mod guard;
 pub mod page;
+mod session;
 
 use std::future::IntoFuture;
 use std::process::ExitCode;
@@ -47,18 +52,21 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use mcp_agent::conversation::{catalogue, Agent, Bounds, Conversation, Event, Offer};
+use mcp_agent::conversation::{
+    catalogue, Agent, Bounds, Conversation, ConversationId, Conversations, Offer,
+};
 use mcp_agent::flow::{FlowConfig, FlowPolicy, FlowStore, Reviews};
 use mcp_agent::names::tool_budget;
 use mcp_agent::provider::http::Client;
 use mcp_host::approval::{ApproveAll, Approver};
-use mcp_host::untrusted::{safe_json, visible};
+use mcp_host::untrusted::visible;
 use serde_json::{json, Value};
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
 use crate::model;
 use crate::terminal::{Global, ModelArgs};
 use ask::{Questions, Reply, Unheard, WebApprover, WebEndorser, WebInput};
+use session::{Input, Session};
 
 /// The content security policy of every answer: the app's own files, and
 /// nothing inline, framed or from elsewhere.
@@ -93,7 +101,9 @@ struct App {
     guard: guard::Guard,
     model: String,
     events: Events,
-    says: mpsc::Sender<String>,
+    inputs: mpsc::Sender<Input>,
+    /// The saved conversations, when there is a state directory.
+    conversations: Option<Conversations>,
     pages: mpsc::Sender<PageRequest>,
     questions: Arc<Questions>,
     cancel: watch::Sender<u64>,
@@ -128,6 +138,16 @@ impl Pending {
             policy.set_reviews(reviews);
         }
     }
+}
+
+/// Starts the page's history over (another conversation is shown): a
+/// page open now clears what it shows, and one opened later sees only
+/// what follows.
+fn reset(events: &Events) {
+    let text = json!({"type": "reset"}).to_string();
+    let mut events = events.lock().unwrap_or_else(PoisonError::into_inner);
+    events.0.clear();
+    let _ = events.1.send(text);
 }
 
 fn emit(events: &Events, event: Value) {
@@ -199,8 +219,16 @@ pub async fn run(global: &Global, args: WebArgs) -> Result<ExitCode, String> {
         max_tokens: args.model.max_tokens,
         ..Bounds::default()
     };
-    let mut conversation =
-        Conversation::new(args.model.system.clone(), bounds).map_err(|e| e.to_string())?;
+    let mut session = Session {
+        conversation: Conversation::new(args.model.system.clone(), bounds)
+            .map_err(|e| e.to_string())?,
+        id: ConversationId::random().map_err(|e| e.to_string())?,
+        title: String::new(),
+        system: args.model.system.clone(),
+        bounds,
+        saved: Conversations::in_state_dir(),
+        events: events.clone(),
+    };
     let progress_events = events.clone();
     let progress: mcp_host::client::ProgressFn =
         Arc::new(move |report| emit(&progress_events, progress_event(report)));
@@ -212,7 +240,7 @@ pub async fn run(global: &Global, args: WebArgs) -> Result<ExitCode, String> {
         });
     let pending = Arc::new(Pending::default());
 
-    let (says_tx, says) = mpsc::channel(8);
+    let (inputs_tx, inputs) = mpsc::channel(8);
     let (pages_tx, pages) = mpsc::channel(8);
     let (cancel, cancelled) = watch::channel(0u64);
     let audit = match &global.audit_log {
@@ -223,7 +251,8 @@ pub async fn run(global: &Global, args: WebArgs) -> Result<ExitCode, String> {
         guard,
         model: model_name,
         events: events.clone(),
-        says: says_tx,
+        inputs: inputs_tx,
+        conversations: Conversations::in_state_dir(),
         pages: pages_tx,
         questions: questions.clone(),
         cancel,
@@ -249,10 +278,10 @@ pub async fn run(global: &Global, args: WebArgs) -> Result<ExitCode, String> {
             })
             .into_future(),
     );
-    let turns = turns(
+    let turns = session::turns(
         &mut agent,
-        &mut conversation,
-        says,
+        &mut session,
+        inputs,
         cancelled,
         WebEndorser {
             questions,
@@ -260,7 +289,6 @@ pub async fn run(global: &Global, args: WebArgs) -> Result<ExitCode, String> {
             written: pending.config.clone(),
         },
         &pending,
-        move |event| emit(&events, event),
     );
     let pages = serve_pages(&host, &trust, &store, &pending, pages);
     let (served, (), ()) = tokio::join!(
@@ -280,60 +308,6 @@ pub async fn run(global: &Global, args: WebArgs) -> Result<ExitCode, String> {
     host.shutdown().await;
     served?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// The conversation: one turn per message, its events to the page.
-async fn turns(
-    agent: &mut Agent<'_>,
-    conversation: &mut Conversation,
-    mut says: mpsc::Receiver<String>,
-    cancelled: watch::Receiver<u64>,
-    mut endorser: WebEndorser,
-    pending: &Pending,
-    emit: impl Fn(Value),
-) {
-    while let Some(text) = says.recv().await {
-        pending.apply(agent.policy_mut());
-        emit(json!({"type": "user", "text": visible(&text)}));
-        let before = *cancelled.borrow();
-        let wait = || {
-            let mut rx = cancelled.clone();
-            async move {
-                if rx.wait_for(|n| *n != before).await.is_err() {
-                    std::future::pending::<()>().await;
-                }
-            }
-        };
-        let outcome = agent
-            .turn(
-                conversation,
-                &text,
-                &mut endorser,
-                wait,
-                &mut |event| match event {
-                    Event::Text { delta } => emit(json!({"type": "text", "text": visible(&delta)})),
-                    Event::Call(record) => emit(json!({
-                        "type": "call",
-                        "name": visible(record.qualified.as_deref().unwrap_or(&record.name)),
-                        "arguments": safe_json(&record.arguments),
-                        "decision": record.decision,
-                        "reason": visible(&record.reason),
-                        "result": record.result.as_deref().map(visible),
-                        "isError": record.is_error,
-                    })),
-                    _ => {}
-                },
-            )
-            .await;
-        pending.apply(agent.policy_mut());
-        let ledger = conversation.ledger();
-        let sources: Vec<String> = ledger
-            .untrusted_sources()
-            .map(|(origin, n)| visible(&format!("{origin} ({n})")))
-            .collect();
-        emit(json!({"type": "taint", "tainted": ledger.tainted(), "sources": sources}));
-        emit(json!({"type": "end", "error": outcome.err().map(|e| visible(&e.to_string()))}));
-    }
 }
 
 /// What the pages ask of the task that holds the host.
@@ -473,6 +447,9 @@ fn routes(app: Arc<App>) -> Router {
         .route("/", get(conversation_page))
         .route("/servers", get(servers_page))
         .route("/review", post(review))
+        .route("/conversations", get(conversations_page))
+        .route("/open", post(open_conversation))
+        .route("/new", post(new_conversation))
         .route("/audit", get(audit_page))
         .route("/events", get(events))
         .route("/say", post(say))
@@ -533,7 +510,10 @@ fn secure(headers: &mut HeaderMap) {
     for (name, value) in [
         ("content-security-policy", CSP),
         ("x-content-type-options", "nosniff"),
-        ("referrer-policy", "no-referrer"),
+        // Not `no-referrer`: under it, the browser sends `Origin: null`
+        // with the app's own forms, which the guard refuses. The address
+        // (the secret is spent on first use) stays within the app.
+        ("referrer-policy", "same-origin"),
         ("cross-origin-opener-policy", "same-origin"),
         ("cross-origin-resource-policy", "same-origin"),
         ("x-frame-options", "DENY"),
@@ -595,6 +575,44 @@ async fn review(State(app): State<Arc<App>>, body: axum::body::Bytes) -> Respons
         Ok(Ok(_)) => (StatusCode::SEE_OTHER, [(header::LOCATION, "/servers")]).into_response(),
         Ok(Err(e)) => (StatusCode::INTERNAL_SERVER_ERROR, visible(&e)).into_response(),
         Err(_) => StatusCode::SERVICE_UNAVAILABLE.into_response(),
+    }
+}
+
+/// `GET /conversations`: the saved conversations, newest first, each with
+/// its taint.
+async fn conversations_page(State(app): State<Arc<App>>) -> Response {
+    let listing = match &app.conversations {
+        Some(saved) => saved.list(),
+        None => Ok(mcp_agent::conversation::Listing::default()),
+    };
+    match listing {
+        Ok(listing) => html(page::conversations(&listing)),
+        Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, visible(&e.to_string())).into_response(),
+    }
+}
+
+/// `POST /open` with the form `id=ID`: reopens a saved conversation.
+async fn open_conversation(State(app): State<Arc<App>>, body: axum::body::Bytes) -> Response {
+    let id = url::form_urlencoded::parse(&body)
+        .find(|(k, _)| k == "id")
+        .and_then(|(_, v)| v.parse::<ConversationId>().ok());
+    let Some(id) = id else {
+        return (StatusCode::BAD_REQUEST, "a conversation id is needed").into_response();
+    };
+    to_the_loop(&app, Input::Open(id))
+}
+
+/// `POST /new`: starts a new conversation.
+async fn new_conversation(State(app): State<Arc<App>>) -> Response {
+    to_the_loop(&app, Input::New)
+}
+
+/// Hands `input` to the conversation loop (after the turn under way) and
+/// sends the page back to the conversation.
+fn to_the_loop(app: &App, input: Input) -> Response {
+    match app.inputs.try_send(input) {
+        Ok(()) => (StatusCode::SEE_OTHER, [(header::LOCATION, "/")]).into_response(),
+        Err(_) => (StatusCode::TOO_MANY_REQUESTS, "a turn is still under way").into_response(),
     }
 }
 
@@ -684,7 +702,7 @@ async fn say(State(app): State<Arc<App>>, body: axum::body::Bytes) -> Response {
     if text.trim().is_empty() || text.len() > 100_000 {
         return (StatusCode::BAD_REQUEST, "the message is empty or too long").into_response();
     }
-    match app.says.try_send(text) {
+    match app.inputs.try_send(Input::Say(text)) {
         Ok(()) => StatusCode::ACCEPTED.into_response(),
         Err(_) => (StatusCode::TOO_MANY_REQUESTS, "a turn is still under way").into_response(),
     }

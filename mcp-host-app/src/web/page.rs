@@ -92,6 +92,7 @@ fn layout(title: &str, current: &str, body: Markup) -> Markup {
                 nav {
                     strong { "mcp-host" }
                     (link("/", "Conversation"))
+                    (link("/conversations", "Saved"))
                     (link("/servers", "Servers"))
                     (link("/audit", "Audit"))
                 }
@@ -110,6 +111,9 @@ pub fn conversation(model: &str) -> Markup {
         html! {
             h1 { "Conversation" }
             p.model { "Model: " code { (visible(model)) } }
+            form.new method="post" action="/new" {
+                button type="submit" { "New conversation" }
+            }
             section #transcript aria-live="polite" {}
             form #say {
                 label for="message" { "Message" }
@@ -259,6 +263,51 @@ pub fn audit(
             }
         },
     )
+}
+
+/// The saved conversations, newest first: the title, when, how many
+/// messages, and what tainted each; a button reopens one.
+pub fn conversations(listing: &mcp_agent::conversation::Listing) -> Markup {
+    layout(
+        "Saved conversations",
+        "/conversations",
+        html! {
+            h1 { "Saved conversations" }
+            @if listing.summaries.is_empty() {
+                p { "None saved yet: each conversation is saved when a turn ends." }
+            }
+            ul #conversations {
+                @for c in &listing.summaries {
+                    li data-id=(c.id) data-tainted=(c.tainted) {
+                        form method="post" action="/open" {
+                            input type="hidden" name="id" value=(c.id);
+                            button type="submit" { (visible(&c.title)) }
+                        }
+                        " "
+                        span.when { (when(c.saved_at)) }
+                        " · " (c.messages) " messages · "
+                        @if c.tainted {
+                            @let sources: Vec<String> = c.untrusted.iter()
+                                .map(|(origin, n)| format!("{origin} ({n})")).collect();
+                            span.taint data-tainted="true" { "untrusted output from " (visible(&sources.join(", "))) }
+                        } @else {
+                            span.taint { "no untrusted output" }
+                        }
+                    }
+                }
+            }
+            @if listing.skipped > 0 {
+                p.error { (listing.skipped) " saved files could not be read and are not listed." }
+            }
+        },
+    )
+}
+
+/// Seconds since the epoch as a UTC time, to the minute.
+fn when(seconds: u64) -> String {
+    let time = std::time::UNIX_EPOCH + std::time::Duration::from_secs(seconds);
+    let text = mcp_host::audit::rfc3339(time);
+    format!("{} UTC", text.get(..16).unwrap_or(&text).replace('T', " "))
 }
 
 /// A refusal, as a small page.

@@ -244,6 +244,15 @@
     reload() {
       window.location.reload();
     },
+    reset() {
+      // Another conversation is shown: what follows is its history.
+      current = null;
+      transcript.replaceChildren();
+      const note = document.getElementById("taint");
+      if (note) {
+        note.remove();
+      }
+    },
   };
 
   const source = new EventSource("/events");
