@@ -118,10 +118,13 @@ pub struct Agent<'a> {
     store: Option<FlowStore>,
 }
 
-/// The host's catalogue as the offer takes it.
+/// The host's catalogue as the offer takes it: every tool the model may
+/// see. A tool that MCP Apps makes visible to its server's views alone
+/// (see [`for_the_model`]) is left out.
 pub fn catalogue(host: &Host) -> Vec<ToolInput> {
     host.tools()
         .into_iter()
+        .filter(|t| for_the_model(t.tool.accept_ref().meta.as_ref()))
         .map(|t| {
             let tool = t.tool.accept();
             let digest = serde_json::to_value(&tool)
@@ -137,6 +140,35 @@ pub fn catalogue(host: &Host) -> Vec<ToolInput> {
             }
         })
         .collect()
+}
+
+/// Whether a tool with this `_meta` may be offered to the model. MCP
+/// Apps (`io.modelcontextprotocol/ui`) lets a server mark a tool for its
+/// views alone: `_meta.ui.visibility` without `"model"` keeps it from the
+/// model; a tool without the key is the model's, as the extension says. A
+/// `visibility` that is not a list of strings fails closed.
+///
+/// ```
+/// use mcp_agent::conversation::run::for_the_model;
+/// use serde_json::json;
+///
+/// let meta = |v: serde_json::Value| v.as_object().cloned();
+/// assert!(for_the_model(None));
+/// assert!(for_the_model(meta(json!({"ui": {"resourceUri": "ui://a/b"}})).as_ref()));
+/// assert!(for_the_model(meta(json!({"ui": {"visibility": ["app", "model"]}})).as_ref()));
+/// assert!(!for_the_model(meta(json!({"ui": {"visibility": ["app"]}})).as_ref()));
+/// assert!(!for_the_model(meta(json!({"ui": {"visibility": "model"}})).as_ref()));
+/// ```
+pub fn for_the_model(meta: Option<&serde_json::Map<String, Value>>) -> bool {
+    let Some(visibility) = meta
+        .and_then(|m| m.get("ui"))
+        .and_then(|ui| ui.get("visibility"))
+    else {
+        return true;
+    };
+    visibility
+        .as_array()
+        .is_some_and(|v| v.iter().any(|item| item.as_str() == Some("model")))
 }
 
 impl<'a> Agent<'a> {
