@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 #[test]
 fn goldens_are_current() {
-    golden::check("schemas", 9, |path| {
+    golden::check("schemas", 10, |path| {
         mcp_gen::Settings::new().generate_file(path)
     });
 }
@@ -281,6 +281,31 @@ mod type_arrays {
         round_trip::<Lease>(json!({"id": 1, "ttl": 1, "ratio": 0.5}));
         let e = decode_error::<Lease>(json!({"id": 1, "ttl": 1, "count": 1.5}));
         assert!(e.contains("invalid type"), "{e}");
+    }
+}
+
+#[allow(dead_code)]
+mod bundled {
+    include!("schemas/bundled.rs");
+
+    use super::*;
+
+    /// `#/$defs/__json` inside a definition names the helper that
+    /// definition embeds; the identical copies of two definitions are one
+    /// type.
+    #[test]
+    fn embedded_helpers_resolve_and_are_shared() {
+        let note: Note = round_trip(json!({"method": "notes/add", "body": ["a", ["b"]]}));
+        let tag: Tag = round_trip(json!({"label": "x"}));
+        let same: [&Option<Json>; 2] = [&note.body, &tag.label];
+        assert!(matches!(same[0], Some(Json::Array(items)) if items.len() == 2));
+    }
+
+    /// `{"not": {}}` forbids the property: a closed object refuses it.
+    #[test]
+    fn a_property_that_accepts_nothing_is_refused() {
+        let e = decode_error::<Note>(json!({"method": "notes/add", "legacy": 1}));
+        assert!(e.contains("legacy"), "{e}");
     }
 }
 
