@@ -230,6 +230,13 @@ mod open_objects {
     }
 
     #[test]
+    fn a_closed_object_without_properties_takes_only_the_empty_object() {
+        let _: Empty = round_trip(json!({}));
+        let e = decode_error::<Empty>(json!({"a": 1}));
+        assert!(e.contains("unknown field `a`"), "{e}");
+    }
+
+    #[test]
     fn closed_objects_refuse_unknown_keys() {
         let e = decode_error::<Closed>(json!({"name": "n", "other": 1}));
         assert!(e.contains("unknown field `other`"), "{e}");
