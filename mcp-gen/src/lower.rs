@@ -597,6 +597,18 @@ impl<'a> Lowerer<'a> {
                         }
                     }
                     "additionalProperties" if merged.get(&key) == Some(&Value::Bool(false)) => {}
+                    "anyOf" | "oneOf"
+                        if merged.contains_key("anyOf") || merged.contains_key("oneOf") =>
+                    {
+                        // A second union must hold as well: `distribute`
+                        // joins each member of the first with it.
+                        let pending = merged
+                            .entry("allOf")
+                            .or_insert_with(|| Value::Array(Vec::new()));
+                        if let Value::Array(pending) = pending {
+                            pending.push(Value::Object(Map::from_iter([(key, value)])));
+                        }
+                    }
                     _ => {
                         merged.insert(key, value);
                     }
@@ -610,6 +622,8 @@ impl<'a> Lowerer<'a> {
     /// C]}]`, the shape of a result that is common fields plus one of several
     /// variants) is the union of the joins: `anyOf: [A & B, A & C]`. Without
     /// this the union would be dropped and only `A` generated.
+    /// Two unions joined (`allOf: [{anyOf: [A, B]}, {anyOf: [C, D]}]`) are
+    /// the union of every pair: `anyOf: [A & C, A & D, B & C, B & D]`.
     fn distribute(
         &self,
         mut merged: Map<String, Value>,

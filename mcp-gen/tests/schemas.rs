@@ -183,6 +183,22 @@ mod all_of {
 
     use super::*;
 
+    /// Each member of the first union joins each of the second: a fixed
+    /// width goes with a maximum height, and neither side is dropped.
+    #[test]
+    fn two_joined_unions_make_every_pair() {
+        for size in [
+            json!({"height": 1, "width": 2}),
+            json!({"height": 1, "maxWidth": 2}),
+            json!({"maxHeight": 1, "width": 2}),
+            json!({"maxHeight": 1, "maxWidth": 2}),
+            json!({"width": 2}),
+        ] {
+            let _: Size = round_trip(size);
+        }
+        decode_error::<Size>(json!({"height": 1, "depth": 2}));
+    }
+
     #[test]
     fn refinement_pins_the_code_and_types_the_data() {
         let e: NotFound =
