@@ -44,6 +44,10 @@ pub const META_KEY: &str = "ui";
 /// deprecated in favour of `_meta.ui.resourceUri`.
 pub const DEPRECATED_RESOURCE_URI_KEY: &str = "ui/resourceUri";
 
+/// The answer to `ui/update-model-context`: an empty object on success,
+/// which the schema does not name.
+pub type McpUiUpdateModelContextResult = Map<String, Value>;
+
 /// Whether `uri` names a view resource: its scheme is `ui` (compared
 /// without regard to case, as URI schemes are).
 pub fn is_ui_uri(uri: &str) -> bool {

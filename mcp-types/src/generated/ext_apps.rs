@@ -3120,15 +3120,39 @@ pub enum McpUiHostContextContainerDimensions {
     Object(McpUiHostContextContainerDimensionsObject),
     /// A [`McpUiHostContextContainerDimensionsObject2`].
     Object2(McpUiHostContextContainerDimensionsObject2),
+    /// A [`McpUiHostContextContainerDimensionsObject3`].
+    Object3(McpUiHostContextContainerDimensionsObject3),
+    /// A [`McpUiHostContextContainerDimensionsObject4`].
+    Object4(McpUiHostContextContainerDimensionsObject4),
 }
 impl McpUiHostContextContainerDimensions {
     const __SHAPES: &'static [&'static [__private::Shape]] = &[
         &[
             __private::Shape {
                 kinds: 64,
+                required: &["height", "width"],
+                consts: &[],
+                known: &["height", "width"],
+                typed: &[("height", 12), ("width", 12)],
+                closed: true,
+            },
+        ],
+        &[
+            __private::Shape {
+                kinds: 64,
+                required: &["height"],
+                consts: &[],
+                known: &["height", "maxWidth"],
+                typed: &[("height", 12)],
+                closed: true,
+            },
+        ],
+        &[
+            __private::Shape {
+                kinds: 64,
                 required: &["width"],
                 consts: &[],
-                known: &["width"],
+                known: &["maxHeight", "width"],
                 typed: &[("width", 12)],
                 closed: true,
             },
@@ -3138,18 +3162,20 @@ impl McpUiHostContextContainerDimensions {
                 kinds: 64,
                 required: &[],
                 consts: &[],
-                known: &["maxWidth"],
+                known: &["maxHeight", "maxWidth"],
                 typed: &[],
                 closed: true,
             },
         ],
     ];
-    const __MEMBERS: &'static [&'static str] = &["Object", "Object"];
+    const __MEMBERS: &'static [&'static str] = &["Object", "Object", "Object", "Object"];
     /// The schema name of the member this value holds.
     pub fn type_name(&self) -> &'static str {
         match self {
             Self::Object(_) => "Object",
             Self::Object2(_) => "Object",
+            Self::Object3(_) => "Object",
+            Self::Object4(_) => "Object",
         }
     }
     /// Decodes a JSON value, choosing the member by the fields that tell
@@ -3177,6 +3203,18 @@ impl McpUiHostContextContainerDimensions {
                             &value,
                         )
                         .map(Self::Object2)
+                }
+                2 => {
+                    <McpUiHostContextContainerDimensionsObject3 as ::serde::Deserialize>::deserialize(
+                            &value,
+                        )
+                        .map(Self::Object3)
+                }
+                3 => {
+                    <McpUiHostContextContainerDimensionsObject4 as ::serde::Deserialize>::deserialize(
+                            &value,
+                        )
+                        .map(Self::Object4)
                 }
                 _ => continue,
             };
@@ -3226,9 +3264,23 @@ for McpUiHostContextContainerDimensions {
         Self::Object2(value)
     }
 }
-/// Inline type at `/$defs/McpUiHostContext/properties/containerDimensions/anyOf/0`; see [`McpUiHostContext`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuihostcontext) in the schema reference.
+impl ::core::convert::From<McpUiHostContextContainerDimensionsObject3>
+for McpUiHostContextContainerDimensions {
+    fn from(value: McpUiHostContextContainerDimensionsObject3) -> Self {
+        Self::Object3(value)
+    }
+}
+impl ::core::convert::From<McpUiHostContextContainerDimensionsObject4>
+for McpUiHostContextContainerDimensions {
+    fn from(value: McpUiHostContextContainerDimensionsObject4) -> Self {
+        Self::Object4(value)
+    }
+}
+/// Inline type at `/$defs/McpUiHostContext/properties/containerDimensions/anyOf/0/anyOf/0`; see [`McpUiHostContext`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuihostcontext) in the schema reference.
 #[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
 pub struct McpUiHostContextContainerDimensionsObject {
+    /// Wire name `height`.
+    pub height: ::serde_json::Number,
     /// Wire name `width`.
     pub width: ::serde_json::Number,
 }
@@ -3253,32 +3305,37 @@ impl<'de> ::serde::Deserialize<'de> for McpUiHostContextContainerDimensionsObjec
                 __A::Error,
             > {
                 let mut __f0: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut __f1: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "width" => __private::take(&mut map, &mut __f0, "width")?,
+                        "height" => __private::take(&mut map, &mut __f0, "height")?,
+                        "width" => __private::take(&mut map, &mut __f1, "width")?,
                         other => {
                             return ::core::result::Result::Err(
                                 <__A::Error as ::serde::de::Error>::unknown_field(
                                     other,
-                                    &["width"],
+                                    &["height", "width"],
                                 ),
                             );
                         }
                     }
                 }
                 ::core::result::Result::Ok(McpUiHostContextContainerDimensionsObject {
-                    width: __private::required::<_, __A::Error>(__f0, "width")?,
+                    height: __private::required::<_, __A::Error>(__f0, "height")?,
+                    width: __private::required::<_, __A::Error>(__f1, "width")?,
                 })
             }
         }
         deserializer.deserialize_map(__Visitor)
     }
 }
-/// Inline type at `/$defs/McpUiHostContext/properties/containerDimensions/anyOf/1`; see [`McpUiHostContext`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuihostcontext) in the schema reference.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Serialize)]
+/// Inline type at `/$defs/McpUiHostContext/properties/containerDimensions/anyOf/0/anyOf/1`; see [`McpUiHostContext`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuihostcontext) in the schema reference.
+#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
 pub struct McpUiHostContextContainerDimensionsObject2 {
+    /// Wire name `height`.
+    pub height: ::serde_json::Number,
     /// Wire name `maxWidth`.
     #[serde(
         rename = "maxWidth",
@@ -3308,33 +3365,36 @@ impl<'de> ::serde::Deserialize<'de> for McpUiHostContextContainerDimensionsObjec
                 McpUiHostContextContainerDimensionsObject2,
                 __A::Error,
             > {
-                let mut __f0: ::core::option::Option<
+                let mut __f0: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut __f1: ::core::option::Option<
                     McpUiHostContextContainerDimensionsObject2MaxWidth,
                 > = ::core::option::Option::None;
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "maxWidth" => __private::take(&mut map, &mut __f0, "maxWidth")?,
+                        "height" => __private::take(&mut map, &mut __f0, "height")?,
+                        "maxWidth" => __private::take(&mut map, &mut __f1, "maxWidth")?,
                         other => {
                             return ::core::result::Result::Err(
                                 <__A::Error as ::serde::de::Error>::unknown_field(
                                     other,
-                                    &["maxWidth"],
+                                    &["height", "maxWidth"],
                                 ),
                             );
                         }
                     }
                 }
                 ::core::result::Result::Ok(McpUiHostContextContainerDimensionsObject2 {
-                    max_width: __f0,
+                    height: __private::required::<_, __A::Error>(__f0, "height")?,
+                    max_width: __f1,
                 })
             }
         }
         deserializer.deserialize_map(__Visitor)
     }
 }
-/// Inline type at `/$defs/McpUiHostContext/properties/containerDimensions/anyOf/1/properties/maxWidth`; see [`McpUiHostContext`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuihostcontext) in the schema reference.
+/// Inline type at `/$defs/McpUiHostContext/properties/containerDimensions/anyOf/0/anyOf/1/properties/maxWidth`; see [`McpUiHostContext`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuihostcontext) in the schema reference.
 #[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
 #[serde(untagged)]
 #[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
@@ -3425,6 +3485,440 @@ impl McpUiHostContextContainerDimensionsObject2MaxWidth {
 }
 impl<'de> ::serde::Deserialize<'de>
 for McpUiHostContextContainerDimensionsObject2MaxWidth {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+    }
+}
+/// Inline type at `/$defs/McpUiHostContext/properties/containerDimensions/anyOf/1/anyOf/0`; see [`McpUiHostContext`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuihostcontext) in the schema reference.
+#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
+pub struct McpUiHostContextContainerDimensionsObject3 {
+    /// Wire name `maxHeight`.
+    #[serde(
+        rename = "maxHeight",
+        skip_serializing_if = "::core::option::Option::is_none"
+    )]
+    pub max_height: ::core::option::Option<
+        McpUiHostContextContainerDimensionsObject3MaxHeight,
+    >,
+    /// Wire name `width`.
+    pub width: ::serde_json::Number,
+}
+impl<'de> ::serde::Deserialize<'de> for McpUiHostContextContainerDimensionsObject3 {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
+        struct __Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for __Visitor {
+            type Value = McpUiHostContextContainerDimensionsObject3;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("a `McpUiHostContextContainerDimensionsObject3` object")
+            }
+            fn visit_map<__A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: __A,
+            ) -> ::core::result::Result<
+                McpUiHostContextContainerDimensionsObject3,
+                __A::Error,
+            > {
+                let mut __f0: ::core::option::Option<
+                    McpUiHostContextContainerDimensionsObject3MaxHeight,
+                > = ::core::option::Option::None;
+                let mut __f1: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "maxHeight" => __private::take(&mut map, &mut __f0, "maxHeight")?,
+                        "width" => __private::take(&mut map, &mut __f1, "width")?,
+                        other => {
+                            return ::core::result::Result::Err(
+                                <__A::Error as ::serde::de::Error>::unknown_field(
+                                    other,
+                                    &["maxHeight", "width"],
+                                ),
+                            );
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(McpUiHostContextContainerDimensionsObject3 {
+                    max_height: __f0,
+                    width: __private::required::<_, __A::Error>(__f1, "width")?,
+                })
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
+    }
+}
+/// Inline type at `/$defs/McpUiHostContext/properties/containerDimensions/anyOf/1/anyOf/0/properties/maxHeight`; see [`McpUiHostContext`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuihostcontext) in the schema reference.
+#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
+#[serde(untagged)]
+#[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
+pub enum McpUiHostContextContainerDimensionsObject3MaxHeight {
+    /// A `Number` member.
+    Number(::serde_json::Number),
+    /// A `Value` member.
+    Value(::serde_json::Value),
+}
+impl McpUiHostContextContainerDimensionsObject3MaxHeight {
+    const __SHAPES: &'static [&'static [__private::Shape]] = &[
+        &[
+            __private::Shape {
+                kinds: 12,
+                required: &[],
+                consts: &[],
+                known: &[],
+                typed: &[],
+                closed: false,
+            },
+        ],
+        &[
+            __private::Shape {
+                kinds: 127,
+                required: &[],
+                consts: &[],
+                known: &[],
+                typed: &[],
+                closed: false,
+            },
+        ],
+    ];
+    const __MEMBERS: &'static [&'static str] = &["Number", "Value"];
+    /// The schema name of the member this value holds.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Self::Number(_) => "Number",
+            Self::Value(_) => "Value",
+        }
+    }
+    /// Decodes a JSON value, choosing the member by the fields that tell
+    /// the members apart rather than by trying them in order.
+    ///
+    /// # Errors
+    /// When no member accepts the value; the error names the fields
+    /// that did not fit.
+    #[inline]
+    pub fn from_json(
+        value: ::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let order = __private::rank(&value, Self::__SHAPES);
+        let mut first_error = ::core::option::Option::None;
+        for index in order {
+            let decoded = match index {
+                0 => {
+                    <::serde_json::Number as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Number)
+                }
+                1 => {
+                    <::serde_json::Value as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Value)
+                }
+                _ => continue,
+            };
+            match decoded {
+                ::core::result::Result::Ok(decoded) => {
+                    return ::core::result::Result::Ok(decoded);
+                }
+                ::core::result::Result::Err(error) => {
+                    first_error.get_or_insert(error);
+                }
+            }
+        }
+        ::core::result::Result::Err(
+            match first_error {
+                ::core::option::Option::Some(error) => error,
+                ::core::option::Option::None => {
+                    __private::no_match(
+                        "McpUiHostContextContainerDimensionsObject3MaxHeight",
+                        ::core::option::Option::None,
+                        &value,
+                        Self::__MEMBERS,
+                    )
+                }
+            },
+        )
+    }
+}
+impl<'de> ::serde::Deserialize<'de>
+for McpUiHostContextContainerDimensionsObject3MaxHeight {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+    }
+}
+/// Inline type at `/$defs/McpUiHostContext/properties/containerDimensions/anyOf/1/anyOf/1`; see [`McpUiHostContext`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuihostcontext) in the schema reference.
+#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Serialize)]
+pub struct McpUiHostContextContainerDimensionsObject4 {
+    /// Wire name `maxHeight`.
+    #[serde(
+        rename = "maxHeight",
+        skip_serializing_if = "::core::option::Option::is_none"
+    )]
+    pub max_height: ::core::option::Option<
+        McpUiHostContextContainerDimensionsObject4MaxHeight,
+    >,
+    /// Wire name `maxWidth`.
+    #[serde(
+        rename = "maxWidth",
+        skip_serializing_if = "::core::option::Option::is_none"
+    )]
+    pub max_width: ::core::option::Option<
+        McpUiHostContextContainerDimensionsObject4MaxWidth,
+    >,
+}
+impl<'de> ::serde::Deserialize<'de> for McpUiHostContextContainerDimensionsObject4 {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
+        struct __Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for __Visitor {
+            type Value = McpUiHostContextContainerDimensionsObject4;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("a `McpUiHostContextContainerDimensionsObject4` object")
+            }
+            fn visit_map<__A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: __A,
+            ) -> ::core::result::Result<
+                McpUiHostContextContainerDimensionsObject4,
+                __A::Error,
+            > {
+                let mut __f0: ::core::option::Option<
+                    McpUiHostContextContainerDimensionsObject4MaxHeight,
+                > = ::core::option::Option::None;
+                let mut __f1: ::core::option::Option<
+                    McpUiHostContextContainerDimensionsObject4MaxWidth,
+                > = ::core::option::Option::None;
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "maxHeight" => __private::take(&mut map, &mut __f0, "maxHeight")?,
+                        "maxWidth" => __private::take(&mut map, &mut __f1, "maxWidth")?,
+                        other => {
+                            return ::core::result::Result::Err(
+                                <__A::Error as ::serde::de::Error>::unknown_field(
+                                    other,
+                                    &["maxHeight", "maxWidth"],
+                                ),
+                            );
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(McpUiHostContextContainerDimensionsObject4 {
+                    max_height: __f0,
+                    max_width: __f1,
+                })
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
+    }
+}
+/// Inline type at `/$defs/McpUiHostContext/properties/containerDimensions/anyOf/1/anyOf/1/properties/maxHeight`; see [`McpUiHostContext`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuihostcontext) in the schema reference.
+#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
+#[serde(untagged)]
+#[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
+pub enum McpUiHostContextContainerDimensionsObject4MaxHeight {
+    /// A `Number` member.
+    Number(::serde_json::Number),
+    /// A `Value` member.
+    Value(::serde_json::Value),
+}
+impl McpUiHostContextContainerDimensionsObject4MaxHeight {
+    const __SHAPES: &'static [&'static [__private::Shape]] = &[
+        &[
+            __private::Shape {
+                kinds: 12,
+                required: &[],
+                consts: &[],
+                known: &[],
+                typed: &[],
+                closed: false,
+            },
+        ],
+        &[
+            __private::Shape {
+                kinds: 127,
+                required: &[],
+                consts: &[],
+                known: &[],
+                typed: &[],
+                closed: false,
+            },
+        ],
+    ];
+    const __MEMBERS: &'static [&'static str] = &["Number", "Value"];
+    /// The schema name of the member this value holds.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Self::Number(_) => "Number",
+            Self::Value(_) => "Value",
+        }
+    }
+    /// Decodes a JSON value, choosing the member by the fields that tell
+    /// the members apart rather than by trying them in order.
+    ///
+    /// # Errors
+    /// When no member accepts the value; the error names the fields
+    /// that did not fit.
+    #[inline]
+    pub fn from_json(
+        value: ::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let order = __private::rank(&value, Self::__SHAPES);
+        let mut first_error = ::core::option::Option::None;
+        for index in order {
+            let decoded = match index {
+                0 => {
+                    <::serde_json::Number as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Number)
+                }
+                1 => {
+                    <::serde_json::Value as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Value)
+                }
+                _ => continue,
+            };
+            match decoded {
+                ::core::result::Result::Ok(decoded) => {
+                    return ::core::result::Result::Ok(decoded);
+                }
+                ::core::result::Result::Err(error) => {
+                    first_error.get_or_insert(error);
+                }
+            }
+        }
+        ::core::result::Result::Err(
+            match first_error {
+                ::core::option::Option::Some(error) => error,
+                ::core::option::Option::None => {
+                    __private::no_match(
+                        "McpUiHostContextContainerDimensionsObject4MaxHeight",
+                        ::core::option::Option::None,
+                        &value,
+                        Self::__MEMBERS,
+                    )
+                }
+            },
+        )
+    }
+}
+impl<'de> ::serde::Deserialize<'de>
+for McpUiHostContextContainerDimensionsObject4MaxHeight {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+    }
+}
+/// Inline type at `/$defs/McpUiHostContext/properties/containerDimensions/anyOf/1/anyOf/1/properties/maxWidth`; see [`McpUiHostContext`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuihostcontext) in the schema reference.
+#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
+#[serde(untagged)]
+#[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
+pub enum McpUiHostContextContainerDimensionsObject4MaxWidth {
+    /// A `Number` member.
+    Number(::serde_json::Number),
+    /// A `Value` member.
+    Value(::serde_json::Value),
+}
+impl McpUiHostContextContainerDimensionsObject4MaxWidth {
+    const __SHAPES: &'static [&'static [__private::Shape]] = &[
+        &[
+            __private::Shape {
+                kinds: 12,
+                required: &[],
+                consts: &[],
+                known: &[],
+                typed: &[],
+                closed: false,
+            },
+        ],
+        &[
+            __private::Shape {
+                kinds: 127,
+                required: &[],
+                consts: &[],
+                known: &[],
+                typed: &[],
+                closed: false,
+            },
+        ],
+    ];
+    const __MEMBERS: &'static [&'static str] = &["Number", "Value"];
+    /// The schema name of the member this value holds.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Self::Number(_) => "Number",
+            Self::Value(_) => "Value",
+        }
+    }
+    /// Decodes a JSON value, choosing the member by the fields that tell
+    /// the members apart rather than by trying them in order.
+    ///
+    /// # Errors
+    /// When no member accepts the value; the error names the fields
+    /// that did not fit.
+    #[inline]
+    pub fn from_json(
+        value: ::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let order = __private::rank(&value, Self::__SHAPES);
+        let mut first_error = ::core::option::Option::None;
+        for index in order {
+            let decoded = match index {
+                0 => {
+                    <::serde_json::Number as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Number)
+                }
+                1 => {
+                    <::serde_json::Value as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Value)
+                }
+                _ => continue,
+            };
+            match decoded {
+                ::core::result::Result::Ok(decoded) => {
+                    return ::core::result::Result::Ok(decoded);
+                }
+                ::core::result::Result::Err(error) => {
+                    first_error.get_or_insert(error);
+                }
+            }
+        }
+        ::core::result::Result::Err(
+            match first_error {
+                ::core::option::Option::Some(error) => error,
+                ::core::option::Option::None => {
+                    __private::no_match(
+                        "McpUiHostContextContainerDimensionsObject4MaxWidth",
+                        ::core::option::Option::None,
+                        &value,
+                        Self::__MEMBERS,
+                    )
+                }
+            },
+        )
+    }
+}
+impl<'de> ::serde::Deserialize<'de>
+for McpUiHostContextContainerDimensionsObject4MaxWidth {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
@@ -4774,15 +5268,39 @@ pub enum McpUiHostContextChangedNotificationParamsContainerDimensions {
     Object(McpUiHostContextChangedNotificationParamsContainerDimensionsObject),
     /// A [`McpUiHostContextChangedNotificationParamsContainerDimensionsObject2`].
     Object2(McpUiHostContextChangedNotificationParamsContainerDimensionsObject2),
+    /// A [`McpUiHostContextChangedNotificationParamsContainerDimensionsObject3`].
+    Object3(McpUiHostContextChangedNotificationParamsContainerDimensionsObject3),
+    /// A [`McpUiHostContextChangedNotificationParamsContainerDimensionsObject4`].
+    Object4(McpUiHostContextChangedNotificationParamsContainerDimensionsObject4),
 }
 impl McpUiHostContextChangedNotificationParamsContainerDimensions {
     const __SHAPES: &'static [&'static [__private::Shape]] = &[
         &[
             __private::Shape {
                 kinds: 64,
+                required: &["height", "width"],
+                consts: &[],
+                known: &["height", "width"],
+                typed: &[("height", 12), ("width", 12)],
+                closed: true,
+            },
+        ],
+        &[
+            __private::Shape {
+                kinds: 64,
+                required: &["height"],
+                consts: &[],
+                known: &["height", "maxWidth"],
+                typed: &[("height", 12)],
+                closed: true,
+            },
+        ],
+        &[
+            __private::Shape {
+                kinds: 64,
                 required: &["width"],
                 consts: &[],
-                known: &["width"],
+                known: &["maxHeight", "width"],
                 typed: &[("width", 12)],
                 closed: true,
             },
@@ -4792,18 +5310,20 @@ impl McpUiHostContextChangedNotificationParamsContainerDimensions {
                 kinds: 64,
                 required: &[],
                 consts: &[],
-                known: &["maxWidth"],
+                known: &["maxHeight", "maxWidth"],
                 typed: &[],
                 closed: true,
             },
         ],
     ];
-    const __MEMBERS: &'static [&'static str] = &["Object", "Object"];
+    const __MEMBERS: &'static [&'static str] = &["Object", "Object", "Object", "Object"];
     /// The schema name of the member this value holds.
     pub fn type_name(&self) -> &'static str {
         match self {
             Self::Object(_) => "Object",
             Self::Object2(_) => "Object",
+            Self::Object3(_) => "Object",
+            Self::Object4(_) => "Object",
         }
     }
     /// Decodes a JSON value, choosing the member by the fields that tell
@@ -4831,6 +5351,18 @@ impl McpUiHostContextChangedNotificationParamsContainerDimensions {
                             &value,
                         )
                         .map(Self::Object2)
+                }
+                2 => {
+                    <McpUiHostContextChangedNotificationParamsContainerDimensionsObject3 as ::serde::Deserialize>::deserialize(
+                            &value,
+                        )
+                        .map(Self::Object3)
+                }
+                3 => {
+                    <McpUiHostContextChangedNotificationParamsContainerDimensionsObject4 as ::serde::Deserialize>::deserialize(
+                            &value,
+                        )
+                        .map(Self::Object4)
                 }
                 _ => continue,
             };
@@ -4887,9 +5419,29 @@ impl ::core::convert::From<
         Self::Object2(value)
     }
 }
-/// Inline type at `/$defs/McpUiHostContextChangedNotification/properties/params/properties/containerDimensions/anyOf/0`; see [`McpUiHostContextChangedNotification`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuihostcontextchangednotification) in the schema reference.
+impl ::core::convert::From<
+    McpUiHostContextChangedNotificationParamsContainerDimensionsObject3,
+> for McpUiHostContextChangedNotificationParamsContainerDimensions {
+    fn from(
+        value: McpUiHostContextChangedNotificationParamsContainerDimensionsObject3,
+    ) -> Self {
+        Self::Object3(value)
+    }
+}
+impl ::core::convert::From<
+    McpUiHostContextChangedNotificationParamsContainerDimensionsObject4,
+> for McpUiHostContextChangedNotificationParamsContainerDimensions {
+    fn from(
+        value: McpUiHostContextChangedNotificationParamsContainerDimensionsObject4,
+    ) -> Self {
+        Self::Object4(value)
+    }
+}
+/// Inline type at `/$defs/McpUiHostContextChangedNotification/properties/params/properties/containerDimensions/anyOf/0/anyOf/0`; see [`McpUiHostContextChangedNotification`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuihostcontextchangednotification) in the schema reference.
 #[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
 pub struct McpUiHostContextChangedNotificationParamsContainerDimensionsObject {
+    /// Wire name `height`.
+    pub height: ::serde_json::Number,
     /// Wire name `width`.
     pub width: ::serde_json::Number,
 }
@@ -4917,32 +5469,37 @@ for McpUiHostContextChangedNotificationParamsContainerDimensionsObject {
                 __A::Error,
             > {
                 let mut __f0: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut __f1: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "width" => __private::take(&mut map, &mut __f0, "width")?,
+                        "height" => __private::take(&mut map, &mut __f0, "height")?,
+                        "width" => __private::take(&mut map, &mut __f1, "width")?,
                         other => {
                             return ::core::result::Result::Err(
                                 <__A::Error as ::serde::de::Error>::unknown_field(
                                     other,
-                                    &["width"],
+                                    &["height", "width"],
                                 ),
                             );
                         }
                     }
                 }
                 ::core::result::Result::Ok(McpUiHostContextChangedNotificationParamsContainerDimensionsObject {
-                    width: __private::required::<_, __A::Error>(__f0, "width")?,
+                    height: __private::required::<_, __A::Error>(__f0, "height")?,
+                    width: __private::required::<_, __A::Error>(__f1, "width")?,
                 })
             }
         }
         deserializer.deserialize_map(__Visitor)
     }
 }
-/// Inline type at `/$defs/McpUiHostContextChangedNotification/properties/params/properties/containerDimensions/anyOf/1`; see [`McpUiHostContextChangedNotification`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuihostcontextchangednotification) in the schema reference.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Serialize)]
+/// Inline type at `/$defs/McpUiHostContextChangedNotification/properties/params/properties/containerDimensions/anyOf/0/anyOf/1`; see [`McpUiHostContextChangedNotification`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuihostcontextchangednotification) in the schema reference.
+#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
 pub struct McpUiHostContextChangedNotificationParamsContainerDimensionsObject2 {
+    /// Wire name `height`.
+    pub height: ::serde_json::Number,
     /// Wire name `maxWidth`.
     #[serde(
         rename = "maxWidth",
@@ -4975,33 +5532,36 @@ for McpUiHostContextChangedNotificationParamsContainerDimensionsObject2 {
                 McpUiHostContextChangedNotificationParamsContainerDimensionsObject2,
                 __A::Error,
             > {
-                let mut __f0: ::core::option::Option<
+                let mut __f0: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut __f1: ::core::option::Option<
                     McpUiHostContextChangedNotificationParamsContainerDimensionsObject2MaxWidth,
                 > = ::core::option::Option::None;
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "maxWidth" => __private::take(&mut map, &mut __f0, "maxWidth")?,
+                        "height" => __private::take(&mut map, &mut __f0, "height")?,
+                        "maxWidth" => __private::take(&mut map, &mut __f1, "maxWidth")?,
                         other => {
                             return ::core::result::Result::Err(
                                 <__A::Error as ::serde::de::Error>::unknown_field(
                                     other,
-                                    &["maxWidth"],
+                                    &["height", "maxWidth"],
                                 ),
                             );
                         }
                     }
                 }
                 ::core::result::Result::Ok(McpUiHostContextChangedNotificationParamsContainerDimensionsObject2 {
-                    max_width: __f0,
+                    height: __private::required::<_, __A::Error>(__f0, "height")?,
+                    max_width: __f1,
                 })
             }
         }
         deserializer.deserialize_map(__Visitor)
     }
 }
-/// Inline type at `/$defs/McpUiHostContextChangedNotification/properties/params/properties/containerDimensions/anyOf/1/properties/maxWidth`; see [`McpUiHostContextChangedNotification`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuihostcontextchangednotification) in the schema reference.
+/// Inline type at `/$defs/McpUiHostContextChangedNotification/properties/params/properties/containerDimensions/anyOf/0/anyOf/1/properties/maxWidth`; see [`McpUiHostContextChangedNotification`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuihostcontextchangednotification) in the schema reference.
 #[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
 #[serde(untagged)]
 #[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
@@ -5092,6 +5652,446 @@ impl McpUiHostContextChangedNotificationParamsContainerDimensionsObject2MaxWidth
 }
 impl<'de> ::serde::Deserialize<'de>
 for McpUiHostContextChangedNotificationParamsContainerDimensionsObject2MaxWidth {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+    }
+}
+/// Inline type at `/$defs/McpUiHostContextChangedNotification/properties/params/properties/containerDimensions/anyOf/1/anyOf/0`; see [`McpUiHostContextChangedNotification`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuihostcontextchangednotification) in the schema reference.
+#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
+pub struct McpUiHostContextChangedNotificationParamsContainerDimensionsObject3 {
+    /// Wire name `maxHeight`.
+    #[serde(
+        rename = "maxHeight",
+        skip_serializing_if = "::core::option::Option::is_none"
+    )]
+    pub max_height: ::core::option::Option<
+        McpUiHostContextChangedNotificationParamsContainerDimensionsObject3MaxHeight,
+    >,
+    /// Wire name `width`.
+    pub width: ::serde_json::Number,
+}
+impl<'de> ::serde::Deserialize<'de>
+for McpUiHostContextChangedNotificationParamsContainerDimensionsObject3 {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
+        struct __Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for __Visitor {
+            type Value = McpUiHostContextChangedNotificationParamsContainerDimensionsObject3;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str(
+                    "a `McpUiHostContextChangedNotificationParamsContainerDimensionsObject3` object",
+                )
+            }
+            fn visit_map<__A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: __A,
+            ) -> ::core::result::Result<
+                McpUiHostContextChangedNotificationParamsContainerDimensionsObject3,
+                __A::Error,
+            > {
+                let mut __f0: ::core::option::Option<
+                    McpUiHostContextChangedNotificationParamsContainerDimensionsObject3MaxHeight,
+                > = ::core::option::Option::None;
+                let mut __f1: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "maxHeight" => __private::take(&mut map, &mut __f0, "maxHeight")?,
+                        "width" => __private::take(&mut map, &mut __f1, "width")?,
+                        other => {
+                            return ::core::result::Result::Err(
+                                <__A::Error as ::serde::de::Error>::unknown_field(
+                                    other,
+                                    &["maxHeight", "width"],
+                                ),
+                            );
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(McpUiHostContextChangedNotificationParamsContainerDimensionsObject3 {
+                    max_height: __f0,
+                    width: __private::required::<_, __A::Error>(__f1, "width")?,
+                })
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
+    }
+}
+/// Inline type at `/$defs/McpUiHostContextChangedNotification/properties/params/properties/containerDimensions/anyOf/1/anyOf/0/properties/maxHeight`; see [`McpUiHostContextChangedNotification`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuihostcontextchangednotification) in the schema reference.
+#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
+#[serde(untagged)]
+#[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
+pub enum McpUiHostContextChangedNotificationParamsContainerDimensionsObject3MaxHeight {
+    /// A `Number` member.
+    Number(::serde_json::Number),
+    /// A `Value` member.
+    Value(::serde_json::Value),
+}
+impl McpUiHostContextChangedNotificationParamsContainerDimensionsObject3MaxHeight {
+    const __SHAPES: &'static [&'static [__private::Shape]] = &[
+        &[
+            __private::Shape {
+                kinds: 12,
+                required: &[],
+                consts: &[],
+                known: &[],
+                typed: &[],
+                closed: false,
+            },
+        ],
+        &[
+            __private::Shape {
+                kinds: 127,
+                required: &[],
+                consts: &[],
+                known: &[],
+                typed: &[],
+                closed: false,
+            },
+        ],
+    ];
+    const __MEMBERS: &'static [&'static str] = &["Number", "Value"];
+    /// The schema name of the member this value holds.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Self::Number(_) => "Number",
+            Self::Value(_) => "Value",
+        }
+    }
+    /// Decodes a JSON value, choosing the member by the fields that tell
+    /// the members apart rather than by trying them in order.
+    ///
+    /// # Errors
+    /// When no member accepts the value; the error names the fields
+    /// that did not fit.
+    #[inline]
+    pub fn from_json(
+        value: ::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let order = __private::rank(&value, Self::__SHAPES);
+        let mut first_error = ::core::option::Option::None;
+        for index in order {
+            let decoded = match index {
+                0 => {
+                    <::serde_json::Number as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Number)
+                }
+                1 => {
+                    <::serde_json::Value as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Value)
+                }
+                _ => continue,
+            };
+            match decoded {
+                ::core::result::Result::Ok(decoded) => {
+                    return ::core::result::Result::Ok(decoded);
+                }
+                ::core::result::Result::Err(error) => {
+                    first_error.get_or_insert(error);
+                }
+            }
+        }
+        ::core::result::Result::Err(
+            match first_error {
+                ::core::option::Option::Some(error) => error,
+                ::core::option::Option::None => {
+                    __private::no_match(
+                        "McpUiHostContextChangedNotificationParamsContainerDimensionsObject3MaxHeight",
+                        ::core::option::Option::None,
+                        &value,
+                        Self::__MEMBERS,
+                    )
+                }
+            },
+        )
+    }
+}
+impl<'de> ::serde::Deserialize<'de>
+for McpUiHostContextChangedNotificationParamsContainerDimensionsObject3MaxHeight {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+    }
+}
+/// Inline type at `/$defs/McpUiHostContextChangedNotification/properties/params/properties/containerDimensions/anyOf/1/anyOf/1`; see [`McpUiHostContextChangedNotification`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuihostcontextchangednotification) in the schema reference.
+#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Serialize)]
+pub struct McpUiHostContextChangedNotificationParamsContainerDimensionsObject4 {
+    /// Wire name `maxHeight`.
+    #[serde(
+        rename = "maxHeight",
+        skip_serializing_if = "::core::option::Option::is_none"
+    )]
+    pub max_height: ::core::option::Option<
+        McpUiHostContextChangedNotificationParamsContainerDimensionsObject4MaxHeight,
+    >,
+    /// Wire name `maxWidth`.
+    #[serde(
+        rename = "maxWidth",
+        skip_serializing_if = "::core::option::Option::is_none"
+    )]
+    pub max_width: ::core::option::Option<
+        McpUiHostContextChangedNotificationParamsContainerDimensionsObject4MaxWidth,
+    >,
+}
+impl<'de> ::serde::Deserialize<'de>
+for McpUiHostContextChangedNotificationParamsContainerDimensionsObject4 {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
+        struct __Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for __Visitor {
+            type Value = McpUiHostContextChangedNotificationParamsContainerDimensionsObject4;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str(
+                    "a `McpUiHostContextChangedNotificationParamsContainerDimensionsObject4` object",
+                )
+            }
+            fn visit_map<__A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: __A,
+            ) -> ::core::result::Result<
+                McpUiHostContextChangedNotificationParamsContainerDimensionsObject4,
+                __A::Error,
+            > {
+                let mut __f0: ::core::option::Option<
+                    McpUiHostContextChangedNotificationParamsContainerDimensionsObject4MaxHeight,
+                > = ::core::option::Option::None;
+                let mut __f1: ::core::option::Option<
+                    McpUiHostContextChangedNotificationParamsContainerDimensionsObject4MaxWidth,
+                > = ::core::option::Option::None;
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "maxHeight" => __private::take(&mut map, &mut __f0, "maxHeight")?,
+                        "maxWidth" => __private::take(&mut map, &mut __f1, "maxWidth")?,
+                        other => {
+                            return ::core::result::Result::Err(
+                                <__A::Error as ::serde::de::Error>::unknown_field(
+                                    other,
+                                    &["maxHeight", "maxWidth"],
+                                ),
+                            );
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(McpUiHostContextChangedNotificationParamsContainerDimensionsObject4 {
+                    max_height: __f0,
+                    max_width: __f1,
+                })
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
+    }
+}
+/// Inline type at `/$defs/McpUiHostContextChangedNotification/properties/params/properties/containerDimensions/anyOf/1/anyOf/1/properties/maxHeight`; see [`McpUiHostContextChangedNotification`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuihostcontextchangednotification) in the schema reference.
+#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
+#[serde(untagged)]
+#[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
+pub enum McpUiHostContextChangedNotificationParamsContainerDimensionsObject4MaxHeight {
+    /// A `Number` member.
+    Number(::serde_json::Number),
+    /// A `Value` member.
+    Value(::serde_json::Value),
+}
+impl McpUiHostContextChangedNotificationParamsContainerDimensionsObject4MaxHeight {
+    const __SHAPES: &'static [&'static [__private::Shape]] = &[
+        &[
+            __private::Shape {
+                kinds: 12,
+                required: &[],
+                consts: &[],
+                known: &[],
+                typed: &[],
+                closed: false,
+            },
+        ],
+        &[
+            __private::Shape {
+                kinds: 127,
+                required: &[],
+                consts: &[],
+                known: &[],
+                typed: &[],
+                closed: false,
+            },
+        ],
+    ];
+    const __MEMBERS: &'static [&'static str] = &["Number", "Value"];
+    /// The schema name of the member this value holds.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Self::Number(_) => "Number",
+            Self::Value(_) => "Value",
+        }
+    }
+    /// Decodes a JSON value, choosing the member by the fields that tell
+    /// the members apart rather than by trying them in order.
+    ///
+    /// # Errors
+    /// When no member accepts the value; the error names the fields
+    /// that did not fit.
+    #[inline]
+    pub fn from_json(
+        value: ::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let order = __private::rank(&value, Self::__SHAPES);
+        let mut first_error = ::core::option::Option::None;
+        for index in order {
+            let decoded = match index {
+                0 => {
+                    <::serde_json::Number as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Number)
+                }
+                1 => {
+                    <::serde_json::Value as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Value)
+                }
+                _ => continue,
+            };
+            match decoded {
+                ::core::result::Result::Ok(decoded) => {
+                    return ::core::result::Result::Ok(decoded);
+                }
+                ::core::result::Result::Err(error) => {
+                    first_error.get_or_insert(error);
+                }
+            }
+        }
+        ::core::result::Result::Err(
+            match first_error {
+                ::core::option::Option::Some(error) => error,
+                ::core::option::Option::None => {
+                    __private::no_match(
+                        "McpUiHostContextChangedNotificationParamsContainerDimensionsObject4MaxHeight",
+                        ::core::option::Option::None,
+                        &value,
+                        Self::__MEMBERS,
+                    )
+                }
+            },
+        )
+    }
+}
+impl<'de> ::serde::Deserialize<'de>
+for McpUiHostContextChangedNotificationParamsContainerDimensionsObject4MaxHeight {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+    }
+}
+/// Inline type at `/$defs/McpUiHostContextChangedNotification/properties/params/properties/containerDimensions/anyOf/1/anyOf/1/properties/maxWidth`; see [`McpUiHostContextChangedNotification`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuihostcontextchangednotification) in the schema reference.
+#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
+#[serde(untagged)]
+#[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
+pub enum McpUiHostContextChangedNotificationParamsContainerDimensionsObject4MaxWidth {
+    /// A `Number` member.
+    Number(::serde_json::Number),
+    /// A `Value` member.
+    Value(::serde_json::Value),
+}
+impl McpUiHostContextChangedNotificationParamsContainerDimensionsObject4MaxWidth {
+    const __SHAPES: &'static [&'static [__private::Shape]] = &[
+        &[
+            __private::Shape {
+                kinds: 12,
+                required: &[],
+                consts: &[],
+                known: &[],
+                typed: &[],
+                closed: false,
+            },
+        ],
+        &[
+            __private::Shape {
+                kinds: 127,
+                required: &[],
+                consts: &[],
+                known: &[],
+                typed: &[],
+                closed: false,
+            },
+        ],
+    ];
+    const __MEMBERS: &'static [&'static str] = &["Number", "Value"];
+    /// The schema name of the member this value holds.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Self::Number(_) => "Number",
+            Self::Value(_) => "Value",
+        }
+    }
+    /// Decodes a JSON value, choosing the member by the fields that tell
+    /// the members apart rather than by trying them in order.
+    ///
+    /// # Errors
+    /// When no member accepts the value; the error names the fields
+    /// that did not fit.
+    #[inline]
+    pub fn from_json(
+        value: ::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let order = __private::rank(&value, Self::__SHAPES);
+        let mut first_error = ::core::option::Option::None;
+        for index in order {
+            let decoded = match index {
+                0 => {
+                    <::serde_json::Number as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Number)
+                }
+                1 => {
+                    <::serde_json::Value as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Value)
+                }
+                _ => continue,
+            };
+            match decoded {
+                ::core::result::Result::Ok(decoded) => {
+                    return ::core::result::Result::Ok(decoded);
+                }
+                ::core::result::Result::Err(error) => {
+                    first_error.get_or_insert(error);
+                }
+            }
+        }
+        ::core::result::Result::Err(
+            match first_error {
+                ::core::option::Option::Some(error) => error,
+                ::core::option::Option::None => {
+                    __private::no_match(
+                        "McpUiHostContextChangedNotificationParamsContainerDimensionsObject4MaxWidth",
+                        ::core::option::Option::None,
+                        &value,
+                        Self::__MEMBERS,
+                    )
+                }
+            },
+        )
+    }
+}
+impl<'de> ::serde::Deserialize<'de>
+for McpUiHostContextChangedNotificationParamsContainerDimensionsObject4MaxWidth {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
@@ -8839,15 +9839,39 @@ pub enum McpUiInitializeResultHostContextContainerDimensions {
     Object(McpUiInitializeResultHostContextContainerDimensionsObject),
     /// A [`McpUiInitializeResultHostContextContainerDimensionsObject2`].
     Object2(McpUiInitializeResultHostContextContainerDimensionsObject2),
+    /// A [`McpUiInitializeResultHostContextContainerDimensionsObject3`].
+    Object3(McpUiInitializeResultHostContextContainerDimensionsObject3),
+    /// A [`McpUiInitializeResultHostContextContainerDimensionsObject4`].
+    Object4(McpUiInitializeResultHostContextContainerDimensionsObject4),
 }
 impl McpUiInitializeResultHostContextContainerDimensions {
     const __SHAPES: &'static [&'static [__private::Shape]] = &[
         &[
             __private::Shape {
                 kinds: 64,
+                required: &["height", "width"],
+                consts: &[],
+                known: &["height", "width"],
+                typed: &[("height", 12), ("width", 12)],
+                closed: true,
+            },
+        ],
+        &[
+            __private::Shape {
+                kinds: 64,
+                required: &["height"],
+                consts: &[],
+                known: &["height", "maxWidth"],
+                typed: &[("height", 12)],
+                closed: true,
+            },
+        ],
+        &[
+            __private::Shape {
+                kinds: 64,
                 required: &["width"],
                 consts: &[],
-                known: &["width"],
+                known: &["maxHeight", "width"],
                 typed: &[("width", 12)],
                 closed: true,
             },
@@ -8857,18 +9881,20 @@ impl McpUiInitializeResultHostContextContainerDimensions {
                 kinds: 64,
                 required: &[],
                 consts: &[],
-                known: &["maxWidth"],
+                known: &["maxHeight", "maxWidth"],
                 typed: &[],
                 closed: true,
             },
         ],
     ];
-    const __MEMBERS: &'static [&'static str] = &["Object", "Object"];
+    const __MEMBERS: &'static [&'static str] = &["Object", "Object", "Object", "Object"];
     /// The schema name of the member this value holds.
     pub fn type_name(&self) -> &'static str {
         match self {
             Self::Object(_) => "Object",
             Self::Object2(_) => "Object",
+            Self::Object3(_) => "Object",
+            Self::Object4(_) => "Object",
         }
     }
     /// Decodes a JSON value, choosing the member by the fields that tell
@@ -8896,6 +9922,18 @@ impl McpUiInitializeResultHostContextContainerDimensions {
                             &value,
                         )
                         .map(Self::Object2)
+                }
+                2 => {
+                    <McpUiInitializeResultHostContextContainerDimensionsObject3 as ::serde::Deserialize>::deserialize(
+                            &value,
+                        )
+                        .map(Self::Object3)
+                }
+                3 => {
+                    <McpUiInitializeResultHostContextContainerDimensionsObject4 as ::serde::Deserialize>::deserialize(
+                            &value,
+                        )
+                        .map(Self::Object4)
                 }
                 _ => continue,
             };
@@ -8946,9 +9984,23 @@ for McpUiInitializeResultHostContextContainerDimensions {
         Self::Object2(value)
     }
 }
-/// Inline type at `/$defs/McpUiInitializeResult/properties/hostContext/properties/containerDimensions/anyOf/0`; see [`McpUiInitializeResult`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuiinitializeresult) in the schema reference.
+impl ::core::convert::From<McpUiInitializeResultHostContextContainerDimensionsObject3>
+for McpUiInitializeResultHostContextContainerDimensions {
+    fn from(value: McpUiInitializeResultHostContextContainerDimensionsObject3) -> Self {
+        Self::Object3(value)
+    }
+}
+impl ::core::convert::From<McpUiInitializeResultHostContextContainerDimensionsObject4>
+for McpUiInitializeResultHostContextContainerDimensions {
+    fn from(value: McpUiInitializeResultHostContextContainerDimensionsObject4) -> Self {
+        Self::Object4(value)
+    }
+}
+/// Inline type at `/$defs/McpUiInitializeResult/properties/hostContext/properties/containerDimensions/anyOf/0/anyOf/0`; see [`McpUiInitializeResult`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuiinitializeresult) in the schema reference.
 #[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
 pub struct McpUiInitializeResultHostContextContainerDimensionsObject {
+    /// Wire name `height`.
+    pub height: ::serde_json::Number,
     /// Wire name `width`.
     pub width: ::serde_json::Number,
 }
@@ -8976,32 +10028,37 @@ for McpUiInitializeResultHostContextContainerDimensionsObject {
                 __A::Error,
             > {
                 let mut __f0: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut __f1: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "width" => __private::take(&mut map, &mut __f0, "width")?,
+                        "height" => __private::take(&mut map, &mut __f0, "height")?,
+                        "width" => __private::take(&mut map, &mut __f1, "width")?,
                         other => {
                             return ::core::result::Result::Err(
                                 <__A::Error as ::serde::de::Error>::unknown_field(
                                     other,
-                                    &["width"],
+                                    &["height", "width"],
                                 ),
                             );
                         }
                     }
                 }
                 ::core::result::Result::Ok(McpUiInitializeResultHostContextContainerDimensionsObject {
-                    width: __private::required::<_, __A::Error>(__f0, "width")?,
+                    height: __private::required::<_, __A::Error>(__f0, "height")?,
+                    width: __private::required::<_, __A::Error>(__f1, "width")?,
                 })
             }
         }
         deserializer.deserialize_map(__Visitor)
     }
 }
-/// Inline type at `/$defs/McpUiInitializeResult/properties/hostContext/properties/containerDimensions/anyOf/1`; see [`McpUiInitializeResult`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuiinitializeresult) in the schema reference.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Serialize)]
+/// Inline type at `/$defs/McpUiInitializeResult/properties/hostContext/properties/containerDimensions/anyOf/0/anyOf/1`; see [`McpUiInitializeResult`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuiinitializeresult) in the schema reference.
+#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
 pub struct McpUiInitializeResultHostContextContainerDimensionsObject2 {
+    /// Wire name `height`.
+    pub height: ::serde_json::Number,
     /// Wire name `maxWidth`.
     #[serde(
         rename = "maxWidth",
@@ -9034,33 +10091,36 @@ for McpUiInitializeResultHostContextContainerDimensionsObject2 {
                 McpUiInitializeResultHostContextContainerDimensionsObject2,
                 __A::Error,
             > {
-                let mut __f0: ::core::option::Option<
+                let mut __f0: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut __f1: ::core::option::Option<
                     McpUiInitializeResultHostContextContainerDimensionsObject2MaxWidth,
                 > = ::core::option::Option::None;
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "maxWidth" => __private::take(&mut map, &mut __f0, "maxWidth")?,
+                        "height" => __private::take(&mut map, &mut __f0, "height")?,
+                        "maxWidth" => __private::take(&mut map, &mut __f1, "maxWidth")?,
                         other => {
                             return ::core::result::Result::Err(
                                 <__A::Error as ::serde::de::Error>::unknown_field(
                                     other,
-                                    &["maxWidth"],
+                                    &["height", "maxWidth"],
                                 ),
                             );
                         }
                     }
                 }
                 ::core::result::Result::Ok(McpUiInitializeResultHostContextContainerDimensionsObject2 {
-                    max_width: __f0,
+                    height: __private::required::<_, __A::Error>(__f0, "height")?,
+                    max_width: __f1,
                 })
             }
         }
         deserializer.deserialize_map(__Visitor)
     }
 }
-/// Inline type at `/$defs/McpUiInitializeResult/properties/hostContext/properties/containerDimensions/anyOf/1/properties/maxWidth`; see [`McpUiInitializeResult`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuiinitializeresult) in the schema reference.
+/// Inline type at `/$defs/McpUiInitializeResult/properties/hostContext/properties/containerDimensions/anyOf/0/anyOf/1/properties/maxWidth`; see [`McpUiInitializeResult`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuiinitializeresult) in the schema reference.
 #[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
 #[serde(untagged)]
 #[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
@@ -9151,6 +10211,446 @@ impl McpUiInitializeResultHostContextContainerDimensionsObject2MaxWidth {
 }
 impl<'de> ::serde::Deserialize<'de>
 for McpUiInitializeResultHostContextContainerDimensionsObject2MaxWidth {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+    }
+}
+/// Inline type at `/$defs/McpUiInitializeResult/properties/hostContext/properties/containerDimensions/anyOf/1/anyOf/0`; see [`McpUiInitializeResult`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuiinitializeresult) in the schema reference.
+#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
+pub struct McpUiInitializeResultHostContextContainerDimensionsObject3 {
+    /// Wire name `maxHeight`.
+    #[serde(
+        rename = "maxHeight",
+        skip_serializing_if = "::core::option::Option::is_none"
+    )]
+    pub max_height: ::core::option::Option<
+        McpUiInitializeResultHostContextContainerDimensionsObject3MaxHeight,
+    >,
+    /// Wire name `width`.
+    pub width: ::serde_json::Number,
+}
+impl<'de> ::serde::Deserialize<'de>
+for McpUiInitializeResultHostContextContainerDimensionsObject3 {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
+        struct __Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for __Visitor {
+            type Value = McpUiInitializeResultHostContextContainerDimensionsObject3;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str(
+                    "a `McpUiInitializeResultHostContextContainerDimensionsObject3` object",
+                )
+            }
+            fn visit_map<__A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: __A,
+            ) -> ::core::result::Result<
+                McpUiInitializeResultHostContextContainerDimensionsObject3,
+                __A::Error,
+            > {
+                let mut __f0: ::core::option::Option<
+                    McpUiInitializeResultHostContextContainerDimensionsObject3MaxHeight,
+                > = ::core::option::Option::None;
+                let mut __f1: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "maxHeight" => __private::take(&mut map, &mut __f0, "maxHeight")?,
+                        "width" => __private::take(&mut map, &mut __f1, "width")?,
+                        other => {
+                            return ::core::result::Result::Err(
+                                <__A::Error as ::serde::de::Error>::unknown_field(
+                                    other,
+                                    &["maxHeight", "width"],
+                                ),
+                            );
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(McpUiInitializeResultHostContextContainerDimensionsObject3 {
+                    max_height: __f0,
+                    width: __private::required::<_, __A::Error>(__f1, "width")?,
+                })
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
+    }
+}
+/// Inline type at `/$defs/McpUiInitializeResult/properties/hostContext/properties/containerDimensions/anyOf/1/anyOf/0/properties/maxHeight`; see [`McpUiInitializeResult`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuiinitializeresult) in the schema reference.
+#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
+#[serde(untagged)]
+#[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
+pub enum McpUiInitializeResultHostContextContainerDimensionsObject3MaxHeight {
+    /// A `Number` member.
+    Number(::serde_json::Number),
+    /// A `Value` member.
+    Value(::serde_json::Value),
+}
+impl McpUiInitializeResultHostContextContainerDimensionsObject3MaxHeight {
+    const __SHAPES: &'static [&'static [__private::Shape]] = &[
+        &[
+            __private::Shape {
+                kinds: 12,
+                required: &[],
+                consts: &[],
+                known: &[],
+                typed: &[],
+                closed: false,
+            },
+        ],
+        &[
+            __private::Shape {
+                kinds: 127,
+                required: &[],
+                consts: &[],
+                known: &[],
+                typed: &[],
+                closed: false,
+            },
+        ],
+    ];
+    const __MEMBERS: &'static [&'static str] = &["Number", "Value"];
+    /// The schema name of the member this value holds.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Self::Number(_) => "Number",
+            Self::Value(_) => "Value",
+        }
+    }
+    /// Decodes a JSON value, choosing the member by the fields that tell
+    /// the members apart rather than by trying them in order.
+    ///
+    /// # Errors
+    /// When no member accepts the value; the error names the fields
+    /// that did not fit.
+    #[inline]
+    pub fn from_json(
+        value: ::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let order = __private::rank(&value, Self::__SHAPES);
+        let mut first_error = ::core::option::Option::None;
+        for index in order {
+            let decoded = match index {
+                0 => {
+                    <::serde_json::Number as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Number)
+                }
+                1 => {
+                    <::serde_json::Value as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Value)
+                }
+                _ => continue,
+            };
+            match decoded {
+                ::core::result::Result::Ok(decoded) => {
+                    return ::core::result::Result::Ok(decoded);
+                }
+                ::core::result::Result::Err(error) => {
+                    first_error.get_or_insert(error);
+                }
+            }
+        }
+        ::core::result::Result::Err(
+            match first_error {
+                ::core::option::Option::Some(error) => error,
+                ::core::option::Option::None => {
+                    __private::no_match(
+                        "McpUiInitializeResultHostContextContainerDimensionsObject3MaxHeight",
+                        ::core::option::Option::None,
+                        &value,
+                        Self::__MEMBERS,
+                    )
+                }
+            },
+        )
+    }
+}
+impl<'de> ::serde::Deserialize<'de>
+for McpUiInitializeResultHostContextContainerDimensionsObject3MaxHeight {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+    }
+}
+/// Inline type at `/$defs/McpUiInitializeResult/properties/hostContext/properties/containerDimensions/anyOf/1/anyOf/1`; see [`McpUiInitializeResult`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuiinitializeresult) in the schema reference.
+#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Serialize)]
+pub struct McpUiInitializeResultHostContextContainerDimensionsObject4 {
+    /// Wire name `maxHeight`.
+    #[serde(
+        rename = "maxHeight",
+        skip_serializing_if = "::core::option::Option::is_none"
+    )]
+    pub max_height: ::core::option::Option<
+        McpUiInitializeResultHostContextContainerDimensionsObject4MaxHeight,
+    >,
+    /// Wire name `maxWidth`.
+    #[serde(
+        rename = "maxWidth",
+        skip_serializing_if = "::core::option::Option::is_none"
+    )]
+    pub max_width: ::core::option::Option<
+        McpUiInitializeResultHostContextContainerDimensionsObject4MaxWidth,
+    >,
+}
+impl<'de> ::serde::Deserialize<'de>
+for McpUiInitializeResultHostContextContainerDimensionsObject4 {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
+        struct __Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for __Visitor {
+            type Value = McpUiInitializeResultHostContextContainerDimensionsObject4;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str(
+                    "a `McpUiInitializeResultHostContextContainerDimensionsObject4` object",
+                )
+            }
+            fn visit_map<__A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: __A,
+            ) -> ::core::result::Result<
+                McpUiInitializeResultHostContextContainerDimensionsObject4,
+                __A::Error,
+            > {
+                let mut __f0: ::core::option::Option<
+                    McpUiInitializeResultHostContextContainerDimensionsObject4MaxHeight,
+                > = ::core::option::Option::None;
+                let mut __f1: ::core::option::Option<
+                    McpUiInitializeResultHostContextContainerDimensionsObject4MaxWidth,
+                > = ::core::option::Option::None;
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "maxHeight" => __private::take(&mut map, &mut __f0, "maxHeight")?,
+                        "maxWidth" => __private::take(&mut map, &mut __f1, "maxWidth")?,
+                        other => {
+                            return ::core::result::Result::Err(
+                                <__A::Error as ::serde::de::Error>::unknown_field(
+                                    other,
+                                    &["maxHeight", "maxWidth"],
+                                ),
+                            );
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(McpUiInitializeResultHostContextContainerDimensionsObject4 {
+                    max_height: __f0,
+                    max_width: __f1,
+                })
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
+    }
+}
+/// Inline type at `/$defs/McpUiInitializeResult/properties/hostContext/properties/containerDimensions/anyOf/1/anyOf/1/properties/maxHeight`; see [`McpUiInitializeResult`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuiinitializeresult) in the schema reference.
+#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
+#[serde(untagged)]
+#[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
+pub enum McpUiInitializeResultHostContextContainerDimensionsObject4MaxHeight {
+    /// A `Number` member.
+    Number(::serde_json::Number),
+    /// A `Value` member.
+    Value(::serde_json::Value),
+}
+impl McpUiInitializeResultHostContextContainerDimensionsObject4MaxHeight {
+    const __SHAPES: &'static [&'static [__private::Shape]] = &[
+        &[
+            __private::Shape {
+                kinds: 12,
+                required: &[],
+                consts: &[],
+                known: &[],
+                typed: &[],
+                closed: false,
+            },
+        ],
+        &[
+            __private::Shape {
+                kinds: 127,
+                required: &[],
+                consts: &[],
+                known: &[],
+                typed: &[],
+                closed: false,
+            },
+        ],
+    ];
+    const __MEMBERS: &'static [&'static str] = &["Number", "Value"];
+    /// The schema name of the member this value holds.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Self::Number(_) => "Number",
+            Self::Value(_) => "Value",
+        }
+    }
+    /// Decodes a JSON value, choosing the member by the fields that tell
+    /// the members apart rather than by trying them in order.
+    ///
+    /// # Errors
+    /// When no member accepts the value; the error names the fields
+    /// that did not fit.
+    #[inline]
+    pub fn from_json(
+        value: ::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let order = __private::rank(&value, Self::__SHAPES);
+        let mut first_error = ::core::option::Option::None;
+        for index in order {
+            let decoded = match index {
+                0 => {
+                    <::serde_json::Number as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Number)
+                }
+                1 => {
+                    <::serde_json::Value as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Value)
+                }
+                _ => continue,
+            };
+            match decoded {
+                ::core::result::Result::Ok(decoded) => {
+                    return ::core::result::Result::Ok(decoded);
+                }
+                ::core::result::Result::Err(error) => {
+                    first_error.get_or_insert(error);
+                }
+            }
+        }
+        ::core::result::Result::Err(
+            match first_error {
+                ::core::option::Option::Some(error) => error,
+                ::core::option::Option::None => {
+                    __private::no_match(
+                        "McpUiInitializeResultHostContextContainerDimensionsObject4MaxHeight",
+                        ::core::option::Option::None,
+                        &value,
+                        Self::__MEMBERS,
+                    )
+                }
+            },
+        )
+    }
+}
+impl<'de> ::serde::Deserialize<'de>
+for McpUiInitializeResultHostContextContainerDimensionsObject4MaxHeight {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+    }
+}
+/// Inline type at `/$defs/McpUiInitializeResult/properties/hostContext/properties/containerDimensions/anyOf/1/anyOf/1/properties/maxWidth`; see [`McpUiInitializeResult`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx#mcpuiinitializeresult) in the schema reference.
+#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
+#[serde(untagged)]
+#[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
+pub enum McpUiInitializeResultHostContextContainerDimensionsObject4MaxWidth {
+    /// A `Number` member.
+    Number(::serde_json::Number),
+    /// A `Value` member.
+    Value(::serde_json::Value),
+}
+impl McpUiInitializeResultHostContextContainerDimensionsObject4MaxWidth {
+    const __SHAPES: &'static [&'static [__private::Shape]] = &[
+        &[
+            __private::Shape {
+                kinds: 12,
+                required: &[],
+                consts: &[],
+                known: &[],
+                typed: &[],
+                closed: false,
+            },
+        ],
+        &[
+            __private::Shape {
+                kinds: 127,
+                required: &[],
+                consts: &[],
+                known: &[],
+                typed: &[],
+                closed: false,
+            },
+        ],
+    ];
+    const __MEMBERS: &'static [&'static str] = &["Number", "Value"];
+    /// The schema name of the member this value holds.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Self::Number(_) => "Number",
+            Self::Value(_) => "Value",
+        }
+    }
+    /// Decodes a JSON value, choosing the member by the fields that tell
+    /// the members apart rather than by trying them in order.
+    ///
+    /// # Errors
+    /// When no member accepts the value; the error names the fields
+    /// that did not fit.
+    #[inline]
+    pub fn from_json(
+        value: ::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let order = __private::rank(&value, Self::__SHAPES);
+        let mut first_error = ::core::option::Option::None;
+        for index in order {
+            let decoded = match index {
+                0 => {
+                    <::serde_json::Number as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Number)
+                }
+                1 => {
+                    <::serde_json::Value as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Value)
+                }
+                _ => continue,
+            };
+            match decoded {
+                ::core::result::Result::Ok(decoded) => {
+                    return ::core::result::Result::Ok(decoded);
+                }
+                ::core::result::Result::Err(error) => {
+                    first_error.get_or_insert(error);
+                }
+            }
+        }
+        ::core::result::Result::Err(
+            match first_error {
+                ::core::option::Option::Some(error) => error,
+                ::core::option::Option::None => {
+                    __private::no_match(
+                        "McpUiInitializeResultHostContextContainerDimensionsObject4MaxWidth",
+                        ::core::option::Option::None,
+                        &value,
+                        Self::__MEMBERS,
+                    )
+                }
+            },
+        )
+    }
+}
+impl<'de> ::serde::Deserialize<'de>
+for McpUiInitializeResultHostContextContainerDimensionsObject4MaxWidth {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
