@@ -23,7 +23,9 @@
 //! other method's result is the plain result type.
 //!
 //! The same facts are also available as data, in [`V2026_07_28`] and
-//! [`V2025_11_25`], for code that routes on method names at run time.
+//! [`V2025_11_25`], for code that routes on method names at run time; with
+//! the feature `apps`, `APPS` lists the MCP Apps extension's view ⇄ host
+//! methods the same way.
 //!
 //! Two legacy details the types do not capture: a 2025-11-25 request
 //! augmented with `task` is answered by `CreateTaskResult` instead of its
