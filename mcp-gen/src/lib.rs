@@ -77,7 +77,8 @@
 //! `serde` and `serde_json`.
 //!
 //! # Layout
-//! - `lower.rs` (JSON Schema to the intermediate form of `ir.rs`, names from
+//! - `bundle.rs` (nested `$defs` of bundled definitions moved to the
+//!   root), `lower.rs` (JSON Schema to the intermediate form of `ir.rs`, names from
 //!   `naming.rs`, recursion boxed by `boxing.rs`) and `render/` (Rust from
 //!   it): the engine, pure.
 //! - `settings.rs` and `compile.rs`: the front end for schemas (the
@@ -90,6 +91,7 @@
 #![forbid(unsafe_code)]
 
 mod boxing;
+mod bundle;
 mod client;
 mod compile;
 mod error;
@@ -112,8 +114,9 @@ impl Settings {
     /// When the schema holds something that cannot become Rust; the error
     /// names the JSON pointer of the node.
     pub fn generate(&self, schema: &serde_json::Value) -> Result<String, Error> {
-        let settings = self.with_reused(schema);
-        let defs = lower::lower(schema, &settings)?;
+        let schema = bundle::hoist_nested_defs(schema)?;
+        let settings = self.with_reused(&schema);
+        let defs = lower::lower(&schema, &settings)?;
         render::render(&defs, &settings)
     }
 }

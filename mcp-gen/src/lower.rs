@@ -3,10 +3,11 @@
 //! What it understands: `$ref` (plain and with sibling keywords), `allOf`
 //! merged into one object, `anyOf`/`oneOf` unions (nested inline unions and
 //! `type` arrays are flattened into one list of members; `null` members make
-//! the type nullable), `enum` and `const`, open and closed objects, maps,
-//! arrays, and recursion. Inline composite types are hoisted into items named
-//! after where they sit (`{Parent}{Property}`); identical inline string enums
-//! and identical constants are generated once.
+//! the type nullable), `enum` and `const`, open and closed objects (a
+//! property whose schema accepts nothing, `false` or `{"not": {}}`, gets no
+//! field), maps, arrays, and recursion. Inline composite types are hoisted
+//! into items named after where they sit (`{Parent}{Property}`); identical
+//! inline string enums and identical constants are generated once.
 
 use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
@@ -596,6 +597,18 @@ impl<'a> Lowerer<'a> {
                         }
                     }
                     "additionalProperties" if merged.get(&key) == Some(&Value::Bool(false)) => {}
+                    "anyOf" | "oneOf"
+                        if merged.contains_key("anyOf") || merged.contains_key("oneOf") =>
+                    {
+                        // A second union must hold as well: `distribute`
+                        // joins each member of the first with it.
+                        let pending = merged
+                            .entry("allOf")
+                            .or_insert_with(|| Value::Array(Vec::new()));
+                        if let Value::Array(pending) = pending {
+                            pending.push(Value::Object(Map::from_iter([(key, value)])));
+                        }
+                    }
                     _ => {
                         merged.insert(key, value);
                     }
@@ -609,6 +622,8 @@ impl<'a> Lowerer<'a> {
     /// C]}]`, the shape of a result that is common fields plus one of several
     /// variants) is the union of the joins: `anyOf: [A & B, A & C]`. Without
     /// this the union would be dropped and only `A` generated.
+    /// Two unions joined (`allOf: [{anyOf: [A, B]}, {anyOf: [C, D]}]`) are
+    /// the union of every pair: `anyOf: [A & C, A & D, B & C, B & D]`.
     fn distribute(
         &self,
         mut merged: Map<String, Value>,
@@ -1052,6 +1067,11 @@ impl<'a> Lowerer<'a> {
         let mut fields = Vec::new();
         let props_pointer = child(pointer, "properties");
         for (wire, schema) in props {
+            if accepts_nothing(schema) {
+                // A property that must be absent has no field: a closed
+                // object refuses it as an unknown key.
+                continue;
+            }
             let (ty, fallback) = self.field_ty(
                 schema,
                 &child(&props_pointer, wire),
@@ -1319,6 +1339,21 @@ fn is_open(schema: &Value) -> bool {
     match schema {
         Value::Bool(b) => *b,
         Value::Object(obj) => obj.keys().all(|k| ANNOTATIONS.contains(&k.as_str())),
+        _ => false,
+    }
+}
+
+/// Whether a schema accepts no value at all: `false`, or `not` of a schema
+/// that allows anything (`{"not": {}}`, as zod writes for `never`).
+fn accepts_nothing(schema: &Value) -> bool {
+    match schema {
+        Value::Bool(b) => !b,
+        Value::Object(obj) => {
+            obj.get("not").is_some_and(is_open)
+                && obj
+                    .keys()
+                    .all(|k| k == "not" || ANNOTATIONS.contains(&k.as_str()))
+        }
         _ => false,
     }
 }

@@ -1,4 +1,4 @@
-//! `mcp-gen --schema FILE [--out FILE] [--module NAME] [--mcp-revision REV] [--doc-link URL] [--reuse FILE=MODULE]`
+//! `mcp-gen --schema FILE [--out FILE] [--module NAME] [--mcp-revision REV] [--doc-link URL] [--reuse FILE=MODULE] [--replace NAME=TYPE]`
 //! `mcp-gen client --tools FILE [--out FILE] [--module NAME] [--client-name NAME]`
 
 use std::path::{Path, PathBuf};
@@ -39,6 +39,10 @@ struct Args {
     /// become aliases of the types in the Rust module MODULE.
     #[arg(long, value_name = "FILE=MODULE")]
     reuse: Vec<String>,
+    /// `NAME=TYPE`: the definition NAME becomes an alias of the Rust type
+    /// TYPE instead of a type of its own.
+    #[arg(long, value_name = "NAME=TYPE")]
+    replace: Vec<String>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -124,6 +128,12 @@ fn schema(args: &Args) -> Result<(), String> {
         let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
         let other = serde_json::from_str(&text).map_err(|e| format!("{file}: {e}"))?;
         settings.reuse(&other, module);
+    }
+    for replace in &args.replace {
+        let Some((name, path)) = replace.split_once('=') else {
+            return Err(format!("`--replace {replace}`: give NAME=TYPE"));
+        };
+        settings.replace(name, path);
     }
     emit(
         args.out.as_deref(),

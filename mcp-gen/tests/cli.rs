@@ -56,6 +56,33 @@ fn writes_the_file_only_when_it_changed() {
 }
 
 #[test]
+fn replace_makes_a_definition_an_alias() {
+    let run = |replace: &str| {
+        Command::new(env!("CARGO_BIN_EXE_mcp-gen"))
+            .args(["--replace", replace, "--schema"])
+            .arg(golden("bundled.json"))
+            .output()
+            .expect("runs")
+    };
+    let output = run("__json=::serde_json::Value");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8(output.stdout).expect("utf-8");
+    assert!(
+        stdout.contains("pub type Json = ::serde_json::Value;"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("pub enum Json"), "{stdout}");
+
+    let output = run("__json");
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("NAME=TYPE"));
+}
+
+#[test]
 fn failures_exit_non_zero_with_the_reason() {
     let dir = scratch("fail");
     let bad = dir.join("bad.json");

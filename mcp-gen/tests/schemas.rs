@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 #[test]
 fn goldens_are_current() {
-    golden::check("schemas", 9, |path| {
+    golden::check("schemas", 10, |path| {
         mcp_gen::Settings::new().generate_file(path)
     });
 }
@@ -183,6 +183,22 @@ mod all_of {
 
     use super::*;
 
+    /// Each member of the first union joins each of the second: a fixed
+    /// width goes with a maximum height, and neither side is dropped.
+    #[test]
+    fn two_joined_unions_make_every_pair() {
+        for size in [
+            json!({"height": 1, "width": 2}),
+            json!({"height": 1, "maxWidth": 2}),
+            json!({"maxHeight": 1, "width": 2}),
+            json!({"maxHeight": 1, "maxWidth": 2}),
+            json!({"width": 2}),
+        ] {
+            let _: Size = round_trip(size);
+        }
+        decode_error::<Size>(json!({"height": 1, "depth": 2}));
+    }
+
     #[test]
     fn refinement_pins_the_code_and_types_the_data() {
         let e: NotFound =
@@ -227,6 +243,13 @@ mod open_objects {
             json!({"name": "n", "traceparent": "00-ab", "vendor": {"x": [1, 2.5, null]}}),
         );
         assert_eq!(o.extra.len(), 2);
+    }
+
+    #[test]
+    fn a_closed_object_without_properties_takes_only_the_empty_object() {
+        let _: Empty = round_trip(json!({}));
+        let e = decode_error::<Empty>(json!({"a": 1}));
+        assert!(e.contains("unknown field `a`"), "{e}");
     }
 
     #[test]
@@ -281,6 +304,31 @@ mod type_arrays {
         round_trip::<Lease>(json!({"id": 1, "ttl": 1, "ratio": 0.5}));
         let e = decode_error::<Lease>(json!({"id": 1, "ttl": 1, "count": 1.5}));
         assert!(e.contains("invalid type"), "{e}");
+    }
+}
+
+#[allow(dead_code)]
+mod bundled {
+    include!("schemas/bundled.rs");
+
+    use super::*;
+
+    /// `#/$defs/__json` inside a definition names the helper that
+    /// definition embeds; the identical copies of two definitions are one
+    /// type.
+    #[test]
+    fn embedded_helpers_resolve_and_are_shared() {
+        let note: Note = round_trip(json!({"method": "notes/add", "body": ["a", ["b"]]}));
+        let tag: Tag = round_trip(json!({"label": "x"}));
+        let same: [&Option<Json>; 2] = [&note.body, &tag.label];
+        assert!(matches!(same[0], Some(Json::Array(items)) if items.len() == 2));
+    }
+
+    /// `{"not": {}}` forbids the property: a closed object refuses it.
+    #[test]
+    fn a_property_that_accepts_nothing_is_refused() {
+        let e = decode_error::<Note>(json!({"method": "notes/add", "legacy": 1}));
+        assert!(e.contains("legacy"), "{e}");
     }
 }
 

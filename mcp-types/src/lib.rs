@@ -52,8 +52,12 @@
 //!   (on by default): a server that speaks only the modern era compiles
 //!   half the generated code without it.
 //! - [`ext`]: the official extensions' messages, generated the same way;
-//!   [`ext::tasks`] for `io.modelcontextprotocol/tasks` (feature
-//!   `tasks`, on by default).
+//!   [`ext::tasks`] for `io.modelcontextprotocol/tasks` (feature `tasks`,
+//!   on by default), and `ext::apps` for the MCP Apps extension,
+//!   `io.modelcontextprotocol/ui`, with its constants and visibility rules
+//!   in `ext::apps_rules` (feature `apps`, off by default: the largest
+//!   generated module, which only hosts that render views and servers that
+//!   ship them need).
 //! - [`jsonrpc`]: the envelope. [`Message`] sorts any incoming value into a
 //!   request, notification, response or error response, and says which
 //!   JSON-RPC error to answer a malformed one with.

@@ -60,6 +60,11 @@ pub const BAGGAGE: &str = "baggage";
 /// `capabilities.extensions`, and the `_meta` key under which a tool says
 /// whether it runs as a task (`{"taskSupport": "optional"}`).
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+/// The identifier of the MCP Apps extension: its key under
+/// `capabilities.extensions` (the client's value lists the view MIME types
+/// it renders). The extension's own `_meta` key is `ui`; see
+/// `ext::apps_rules` (feature `apps`).
+pub const APPS_EXTENSION: &str = "io.modelcontextprotocol/ui";
 
 /// The prefix under which the protocol's own keys live.
 pub const MCP_PREFIX: &str = "io.modelcontextprotocol/";
@@ -183,7 +188,7 @@ fn is_name(name: &str) -> bool {
     }
 }
 
-fn typed<T: DeserializeOwned>(
+pub(crate) fn typed<T: DeserializeOwned>(
     meta: &Map<String, Value>,
     key: &str,
 ) -> Option<Result<T, serde_json::Error>> {

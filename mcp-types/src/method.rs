@@ -23,7 +23,9 @@
 //! other method's result is the plain result type.
 //!
 //! The same facts are also available as data, in [`V2026_07_28`] and
-//! [`V2025_11_25`], for code that routes on method names at run time.
+//! [`V2025_11_25`], for code that routes on method names at run time; with
+//! the feature `apps`, `APPS` lists the MCP Apps extension's view ⇄ host
+//! methods the same way.
 //!
 //! Two legacy details the types do not capture: a 2025-11-25 request
 //! augmented with `task` is answered by `CreateTaskResult` instead of its
@@ -321,6 +323,50 @@ method_table! {
             CreateMessageRequest: "sampling/createMessage" => CreateMessageRequestParams, CreateMessageResult;
             ListRootsRequest: "roots/list" => ListRootsRequestParams, ListRootsResult;
         }
+    }
+}
+
+/// The MCP Apps extension's types and the one answer type its schema does
+/// not name, as one module for the table below.
+#[cfg(feature = "apps")]
+mod apps {
+    pub use crate::ext::apps::*;
+    pub use crate::ext::apps_rules::McpUiUpdateModelContextResult;
+}
+
+#[cfg(feature = "apps")]
+method_table! {
+    /// Every method of the MCP Apps extension (feature `apps`), between a
+    /// view and its host over `postMessage`. The view acts as the client:
+    /// [`Direction::ClientToServer`] is view to host (and sandbox proxy to
+    /// host). The types are in [`ext::apps`](crate::ext::apps), but for
+    /// [`McpUiUpdateModelContextResult`](crate::ext::apps_rules::McpUiUpdateModelContextResult).
+    /// The schema's message types hold `method` and `params` only: decode
+    /// the envelope with [`Message`](crate::Message) first.
+    APPS, checks CHECKS_APPS in apps {
+        requests {
+            McpUiInitializeRequest: "ui/initialize", ClientToServer => McpUiInitializeRequestParams, McpUiInitializeResult;
+            McpUiOpenLinkRequest: "ui/open-link", ClientToServer => McpUiOpenLinkRequestParams, McpUiOpenLinkResult;
+            McpUiMessageRequest: "ui/message", ClientToServer => McpUiMessageRequestParams, McpUiMessageResult;
+            McpUiUpdateModelContextRequest: "ui/update-model-context", ClientToServer => McpUiUpdateModelContextRequestParams, McpUiUpdateModelContextResult;
+            McpUiRequestDisplayModeRequest: "ui/request-display-mode", ClientToServer => McpUiRequestDisplayModeRequestParams, McpUiRequestDisplayModeResult;
+            McpUiDownloadFileRequest: "ui/download-file", ClientToServer => McpUiDownloadFileRequestParams, McpUiDownloadFileResult;
+            McpUiResourceTeardownRequest: "ui/resource-teardown", ServerToClient => McpUiResourceTeardownRequestParams, McpUiResourceTeardownResult;
+        }
+        input_required_requests {}
+        notifications {
+            McpUiInitializedNotification: "ui/notifications/initialized", ClientToServer => McpUiInitializedNotificationParams;
+            McpUiSizeChangedNotification: "ui/notifications/size-changed", ClientToServer => McpUiSizeChangedNotificationParams;
+            McpUiRequestTeardownNotification: "ui/notifications/request-teardown", ClientToServer => McpUiRequestTeardownNotificationParams;
+            McpUiSandboxProxyReadyNotification: "ui/notifications/sandbox-proxy-ready", ClientToServer => McpUiSandboxProxyReadyNotificationParams;
+            McpUiSandboxResourceReadyNotification: "ui/notifications/sandbox-resource-ready", ServerToClient => McpUiSandboxResourceReadyNotificationParams;
+            McpUiToolInputNotification: "ui/notifications/tool-input", ServerToClient => McpUiToolInputNotificationParams;
+            McpUiToolInputPartialNotification: "ui/notifications/tool-input-partial", ServerToClient => McpUiToolInputPartialNotificationParams;
+            McpUiToolResultNotification: "ui/notifications/tool-result", ServerToClient => McpUiToolResultNotificationParams;
+            McpUiToolCancelledNotification: "ui/notifications/tool-cancelled", ServerToClient => McpUiToolCancelledNotificationParams;
+            McpUiHostContextChangedNotification: "ui/notifications/host-context-changed", ServerToClient => McpUiHostContextChangedNotificationParams;
+        }
+        input_requests {}
     }
 }
 
@@ -707,5 +753,261 @@ mod tests {
             let back = round_trip(value.clone()).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(back, value, "{name}");
         }
+    }
+}
+
+/// The MCP Apps table against the apps schema, and messages built by hand
+/// from its field names (the extension ships no examples).
+#[cfg(all(test, feature = "apps"))]
+mod apps_tests {
+    use std::collections::BTreeSet;
+
+    use serde_json::{json, Value};
+
+    use super::*;
+    use crate::test_support;
+
+    /// One message of every method, and some answers, as (definition,
+    /// value).
+    fn samples() -> Vec<(&'static str, Value)> {
+        let text = json!({"type": "text", "text": "hi"});
+        vec![
+            (
+                "McpUiInitializeRequest",
+                json!({"method": "ui/initialize", "params": {
+                    "appInfo": {"name": "weather", "version": "1.0.0"},
+                    "appCapabilities": {"availableDisplayModes": ["inline", "fullscreen"], "tools": {"listChanged": true}},
+                    "protocolVersion": "2026-01-26"
+                }}),
+            ),
+            (
+                "McpUiOpenLinkRequest",
+                json!({"method": "ui/open-link", "params": {"url": "https://example.com"}}),
+            ),
+            (
+                "McpUiMessageRequest",
+                json!({"method": "ui/message", "params": {"role": "user", "content": [text]}}),
+            ),
+            (
+                "McpUiUpdateModelContextRequest",
+                json!({"method": "ui/update-model-context", "params": {
+                    "content": [text], "structuredContent": {"city": "Oslo"}
+                }}),
+            ),
+            (
+                "McpUiRequestDisplayModeRequest",
+                json!({"method": "ui/request-display-mode", "params": {"mode": "pip"}}),
+            ),
+            (
+                "McpUiDownloadFileRequest",
+                json!({"method": "ui/download-file", "params": {"contents": [
+                    {"type": "resource", "resource": {"uri": "file:///a.txt", "mimeType": "text/plain", "text": "a"}}
+                ]}}),
+            ),
+            (
+                "McpUiResourceTeardownRequest",
+                json!({"method": "ui/resource-teardown", "params": {}}),
+            ),
+            (
+                "McpUiInitializedNotification",
+                json!({"method": "ui/notifications/initialized"}),
+            ),
+            (
+                "McpUiSizeChangedNotification",
+                json!({"method": "ui/notifications/size-changed", "params": {"width": 320, "height": 240.5}}),
+            ),
+            (
+                "McpUiRequestTeardownNotification",
+                json!({"method": "ui/notifications/request-teardown", "params": {}}),
+            ),
+            (
+                "McpUiSandboxProxyReadyNotification",
+                json!({"method": "ui/notifications/sandbox-proxy-ready", "params": {}}),
+            ),
+            (
+                "McpUiSandboxResourceReadyNotification",
+                json!({"method": "ui/notifications/sandbox-resource-ready", "params": {
+                    "html": "<p>hi</p>",
+                    "csp": {"connectDomains": ["https://api.example.com"], "frameDomains": []},
+                    "permissions": {"clipboardWrite": {}}
+                }}),
+            ),
+            (
+                "McpUiToolInputNotification",
+                json!({"method": "ui/notifications/tool-input", "params": {"arguments": {"city": "Oslo"}}}),
+            ),
+            (
+                "McpUiToolInputPartialNotification",
+                json!({"method": "ui/notifications/tool-input-partial", "params": {"arguments": {"ci": 1}}}),
+            ),
+            (
+                "McpUiToolResultNotification",
+                json!({"method": "ui/notifications/tool-result", "params": {
+                    "content": [text], "structuredContent": {"t": 21}, "isError": false
+                }}),
+            ),
+            (
+                "McpUiToolCancelledNotification",
+                json!({"method": "ui/notifications/tool-cancelled", "params": {"reason": "user action"}}),
+            ),
+            (
+                "McpUiHostContextChangedNotification",
+                json!({"method": "ui/notifications/host-context-changed", "params": {
+                    "theme": "dark", "displayMode": "inline", "locale": "nb-NO",
+                    "toolInfo": {"id": 3, "tool": {"name": "get_weather", "inputSchema": {
+                        "type": "object", "properties": {"city": {"type": "string", "enum": ["Oslo", null, 1, [true]]}}
+                    }}}
+                }}),
+            ),
+            (
+                "McpUiInitializeResult",
+                json!({
+                    "protocolVersion": "2026-01-26",
+                    "hostInfo": {"name": "host", "version": "0.1.0"},
+                    "hostCapabilities": {"openLinks": {}, "serverTools": {"listChanged": false}},
+                    "hostContext": {"theme": "light", "displayMode": "inline", "availableDisplayModes": ["inline"]}
+                }),
+            ),
+            (
+                "McpUiRequestDisplayModeResult",
+                json!({"mode": "fullscreen"}),
+            ),
+            ("McpUiOpenLinkResult", json!({"isError": true})),
+        ]
+    }
+
+    /// Decodes `value` as the type the table or the answers name.
+    fn round_trip_as(def: &str, value: Value) -> Result<Value, serde_json::Error> {
+        let (_, check) = CHECKS_APPS
+            .iter()
+            .find(|(name, _)| *name == def)
+            .unwrap_or_else(|| panic!("{def} is not in the table"));
+        check(value)
+    }
+
+    #[test]
+    fn the_table_has_every_message_of_the_schema() {
+        let schema = test_support::ext_schema("apps");
+        let from_schema: BTreeSet<(String, String, MethodKind)> = test_support::defs(&schema)
+            .filter_map(|(name, def)| {
+                let method = def["properties"]["method"]["const"].as_str()?;
+                let kind = if name.ends_with("Request") {
+                    MethodKind::Request
+                } else {
+                    MethodKind::Notification
+                };
+                Some((method.to_owned(), name.to_owned(), kind))
+            })
+            .collect();
+        let from_table: BTreeSet<(String, String, MethodKind)> = APPS
+            .iter()
+            .map(|e| (e.method.into(), e.type_name.into(), e.kind))
+            .collect();
+        assert_eq!(from_table, from_schema);
+        for entry in APPS {
+            assert_eq!(entry.params, format!("{}Params", entry.type_name));
+        }
+    }
+
+    #[test]
+    fn the_traits_name_the_method() {
+        use crate::ext::apps::{McpUiInitializeRequest, McpUiToolInputNotification};
+        assert_eq!(<McpUiInitializeRequest as Request>::METHOD, "ui/initialize");
+        assert_eq!(
+            <McpUiToolInputNotification as Notification>::METHOD,
+            "ui/notifications/tool-input"
+        );
+        let entry = find(APPS, MethodKind::Request, "ui/resource-teardown").expect("listed");
+        assert!(entry.direction.server_sends() && !entry.direction.client_sends());
+    }
+
+    /// Every sample is valid under the schema and comes back from its
+    /// type unchanged; every method has one.
+    #[test]
+    fn hand_built_messages_round_trip() {
+        let schema = test_support::ext_schema("apps");
+        let samples = samples();
+        for (def, value) in &samples {
+            test_support::assert_valid_in(schema.clone(), "apps", def, value);
+            let back = round_trip_as(def, value.clone()).unwrap_or_else(|e| panic!("{def}: {e}"));
+            assert_eq!(&back, value, "{def}");
+        }
+        for entry in APPS {
+            assert!(
+                samples.iter().any(|(def, _)| *def == entry.type_name),
+                "no sample of {}",
+                entry.method
+            );
+        }
+    }
+
+    #[test]
+    fn another_method_is_refused() {
+        for (def, mut value) in samples() {
+            let Some(method) = value.get_mut("method") else {
+                continue;
+            };
+            *method = json!("ui/unknown");
+            assert!(round_trip_as(def, value).is_err(), "{def}");
+        }
+    }
+
+    /// Leaving out any member the schema requires, of the message or of its
+    /// params, is refused.
+    #[test]
+    fn a_missing_required_member_is_refused() {
+        let schema = test_support::ext_schema("apps");
+        let required = |def: &Value| -> Vec<String> {
+            def["required"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|k| k.as_str().map(str::to_owned))
+                .collect()
+        };
+        let mut checked = 0;
+        for (def, value) in samples() {
+            let def_schema = &schema["$defs"][def];
+            for key in required(def_schema) {
+                let mut without = value.clone();
+                without.as_object_mut().map(|o| o.remove(&key));
+                assert!(round_trip_as(def, without).is_err(), "{def} without {key}");
+                checked += 1;
+            }
+            for key in required(&def_schema["properties"]["params"]) {
+                let mut without = value.clone();
+                without["params"].as_object_mut().map(|o| o.remove(&key));
+                assert!(
+                    round_trip_as(def, without).is_err(),
+                    "{def} without params.{key}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 20, "only {checked} members checked");
+    }
+
+    /// Two places where the schema as written refuses what the
+    /// specification means, and the types take it: container dimensions
+    /// with a width and a maximum height (the schema intersects two closed
+    /// objects, which only `{}` satisfies), and some of the style variables
+    /// (the schema requires every one).
+    #[test]
+    fn the_host_context_takes_what_the_specification_means() {
+        use crate::ext::apps::McpUiHostContext;
+        let context = json!({
+            "containerDimensions": {"width": 400, "maxHeight": 600},
+            "styles": {"variables": {"--color-background-primary": "#fff"}}
+        });
+        let decoded: McpUiHostContext =
+            serde_json::from_value(context.clone()).expect("a host context");
+        assert_eq!(serde_json::to_value(decoded).expect("encodes"), context);
+    }
+
+    /// A closed params object refuses a member the schema does not name.
+    #[test]
+    fn an_unknown_param_of_a_closed_object_is_refused() {
+        let value = json!({"method": "ui/open-link", "params": {"url": "https://e.com", "target": "_blank"}});
+        assert!(round_trip_as("McpUiOpenLinkRequest", value).is_err());
     }
 }

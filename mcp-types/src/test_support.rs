@@ -105,15 +105,40 @@ pub fn all_examples() -> Vec<(String, String, Value)> {
         .collect()
 }
 
+/// The schema of an extension, such as `"apps"` (`ext/apps/schema.json`).
+/// The `$defs` that a definition carries of its own join the root's, as
+/// mcp-gen reads them: the apps schema refers to them as `#/$defs/Name`,
+/// which a validator resolves at the root.
+#[cfg(feature = "apps")]
+pub fn ext_schema(name: &str) -> Value {
+    let mut root = read_json(&spec_dir().join("ext").join(name).join("schema.json"));
+    let nested: Vec<(String, Value)> = defs(&root)
+        .filter_map(|(_, def)| def.get("$defs")?.as_object())
+        .flatten()
+        .map(|(key, helper)| (key.clone(), helper.clone()))
+        .collect();
+    if let Some(defs) = root.get_mut("$defs").and_then(Value::as_object_mut) {
+        for (key, helper) in nested {
+            defs.entry(key).or_insert(helper);
+        }
+    }
+    root
+}
+
 /// Fails the test unless `value` is valid under `$defs/<def>` of the
 /// revision's schema.
 pub fn assert_valid(revision: &str, def: &str, value: &Value) {
-    let mut root = schema(revision);
+    assert_valid_in(schema(revision), revision, def, value);
+}
+
+/// Fails the test unless `value` is valid under `$defs/<def>` of `root`,
+/// the schema called `name` in messages.
+pub fn assert_valid_in(mut root: Value, name: &str, def: &str, value: &Value) {
     if let Some(object) = root.as_object_mut() {
         object.insert("$ref".into(), Value::from(format!("#/$defs/{def}")));
     }
     let validator = jsonschema::validator_for(&root)
-        .unwrap_or_else(|e| panic!("the {revision} schema does not compile: {e}"));
+        .unwrap_or_else(|e| panic!("the {name} schema does not compile: {e}"));
     let errors: Vec<String> = validator
         .iter_errors(value)
         .map(|e| format!("{e} at {}", e.instance_path()))

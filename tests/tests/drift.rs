@@ -84,3 +84,30 @@ fn ext_tasks_is_current() {
 }
 
 const TASKS_DOC: &str = "https://modelcontextprotocol.io/extensions/tasks/overview";
+
+/// The MCP Apps extension's module. Its schema is bundled from one
+/// standalone schema per definition and shares no definition with the core;
+/// the helper `__schema0` that three definitions embed is any JSON value.
+#[test]
+fn ext_apps_is_current() {
+    let checked_in =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../mcp-types/src/generated/ext_apps.rs");
+    let fresh = mcp_gen::Settings::mcp("2026-07-28")
+        .doc_link(APPS_DOC)
+        .source_name("the MCP Apps extension schema")
+        .replace("__schema0", "::serde_json::Value")
+        .generate_file(spec::spec_dir().join("ext/apps/schema.json"))
+        .unwrap_or_else(|e| panic!("generating the apps extension: {e}"));
+    compare(
+        &checked_in,
+        &fresh,
+        &format!(
+            "cargo run -p mcp-gen -- --mcp-revision 2026-07-28 --doc-link {APPS_DOC} \
+             --source-name \"the MCP Apps extension schema\" --replace __schema0=::serde_json::Value \
+             --schema $MCP_SPEC_DIR/ext/apps/schema.json --out mcp-types/src/generated/ext_apps.rs"
+        ),
+    );
+}
+
+const APPS_DOC: &str =
+    "https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx";

@@ -153,6 +153,24 @@ fn deserialize(name: &Ident, s: &Struct) -> Result<TokenStream> {
             quote!(),
         ),
     };
+    // A closed object without properties refuses its first key; a loop
+    // around that would never loop.
+    let read_keys = if s.fields.is_empty() && s.extra.is_none() {
+        quote! {
+            if let ::core::option::Option::Some(key) = map.next_key::<__private::Key<'de>>()? {
+                return ::core::result::Result::Err(<__A::Error as ::serde::de::Error>::unknown_field(key.as_str(), &[]));
+            }
+        }
+    } else {
+        quote! {
+            while let ::core::option::Option::Some(key) = map.next_key::<__private::Key<'de>>()? {
+                match key.as_str() {
+                    #(#arms)*
+                    #other_arm
+                }
+            }
+        }
+    };
     let expecting = format!("a `{name}` object");
     Ok(quote! {
         impl<'de> ::serde::Deserialize<'de> for #name {
@@ -166,12 +184,7 @@ fn deserialize(name: &Ident, s: &Struct) -> Result<TokenStream> {
                     fn visit_map<__A: ::serde::de::MapAccess<'de>>(self, mut map: __A) -> ::core::result::Result<#name, __A::Error> {
                         #(#slots)*
                         #extra_init
-                        while let ::core::option::Option::Some(key) = map.next_key::<__private::Key<'de>>()? {
-                            match key.as_str() {
-                                #(#arms)*
-                                #other_arm
-                            }
-                        }
+                        #read_keys
                         ::core::result::Result::Ok(#name {
                             #(#build)*
                             #extra_build

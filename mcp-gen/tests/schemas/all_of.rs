@@ -502,6 +502,385 @@ impl<'de> ::serde::Deserialize<'de> for StateFailed {
         __private::expect_str(deserializer, "state", Self::VALUE).map(|()| Self)
     }
 }
+/// `allOf` of two unions: the union of every pair of their members.
+///
+/// Generated from `/$defs/Size`.
+#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
+#[serde(untagged)]
+#[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
+pub enum Size {
+    /// A [`SizeObject`].
+    Object(SizeObject),
+    /// A [`SizeObject2`].
+    Object2(SizeObject2),
+    /// A [`SizeObject3`].
+    Object3(SizeObject3),
+    /// A [`SizeObject4`].
+    Object4(SizeObject4),
+}
+impl Size {
+    const __SHAPES: &'static [&'static [__private::Shape]] = &[
+        &[
+            __private::Shape {
+                kinds: 64,
+                required: &["height", "width"],
+                consts: &[],
+                known: &["height", "width"],
+                typed: &[("height", 12), ("width", 12)],
+                closed: true,
+            },
+        ],
+        &[
+            __private::Shape {
+                kinds: 64,
+                required: &["height"],
+                consts: &[],
+                known: &["height", "maxWidth"],
+                typed: &[("height", 12), ("maxWidth", 12)],
+                closed: true,
+            },
+        ],
+        &[
+            __private::Shape {
+                kinds: 64,
+                required: &["width"],
+                consts: &[],
+                known: &["maxHeight", "width"],
+                typed: &[("maxHeight", 12), ("width", 12)],
+                closed: true,
+            },
+        ],
+        &[
+            __private::Shape {
+                kinds: 64,
+                required: &[],
+                consts: &[],
+                known: &["maxHeight", "maxWidth"],
+                typed: &[("maxHeight", 12), ("maxWidth", 12)],
+                closed: true,
+            },
+        ],
+    ];
+    const __MEMBERS: &'static [&'static str] = &["Object", "Object", "Object", "Object"];
+    /// The schema name of the member this value holds.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Self::Object(_) => "Object",
+            Self::Object2(_) => "Object",
+            Self::Object3(_) => "Object",
+            Self::Object4(_) => "Object",
+        }
+    }
+    /// Decodes a JSON value, choosing the member by the fields that tell
+    /// the members apart rather than by trying them in order.
+    ///
+    /// # Errors
+    /// When no member accepts the value; the error names the fields
+    /// that did not fit.
+    #[inline]
+    pub fn from_json(
+        value: ::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let order = __private::rank(&value, Self::__SHAPES);
+        let mut first_error = ::core::option::Option::None;
+        for index in order {
+            let decoded = match index {
+                0 => {
+                    <SizeObject as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Object)
+                }
+                1 => {
+                    <SizeObject2 as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Object2)
+                }
+                2 => {
+                    <SizeObject3 as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Object3)
+                }
+                3 => {
+                    <SizeObject4 as ::serde::Deserialize>::deserialize(&value)
+                        .map(Self::Object4)
+                }
+                _ => continue,
+            };
+            match decoded {
+                ::core::result::Result::Ok(decoded) => {
+                    return ::core::result::Result::Ok(decoded);
+                }
+                ::core::result::Result::Err(error) => {
+                    first_error.get_or_insert(error);
+                }
+            }
+        }
+        ::core::result::Result::Err(
+            match first_error {
+                ::core::option::Option::Some(error) => error,
+                ::core::option::Option::None => {
+                    __private::no_match(
+                        "Size",
+                        ::core::option::Option::None,
+                        &value,
+                        Self::__MEMBERS,
+                    )
+                }
+            },
+        )
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Size {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+    }
+}
+impl ::core::convert::From<SizeObject> for Size {
+    fn from(value: SizeObject) -> Self {
+        Self::Object(value)
+    }
+}
+impl ::core::convert::From<SizeObject2> for Size {
+    fn from(value: SizeObject2) -> Self {
+        Self::Object2(value)
+    }
+}
+impl ::core::convert::From<SizeObject3> for Size {
+    fn from(value: SizeObject3) -> Self {
+        Self::Object3(value)
+    }
+}
+impl ::core::convert::From<SizeObject4> for Size {
+    fn from(value: SizeObject4) -> Self {
+        Self::Object4(value)
+    }
+}
+/// Generated from `/$defs/Size/anyOf/0/anyOf/0`.
+#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
+pub struct SizeObject {
+    /// Wire name `height`.
+    pub height: ::serde_json::Number,
+    /// Wire name `width`.
+    pub width: ::serde_json::Number,
+}
+impl<'de> ::serde::Deserialize<'de> for SizeObject {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
+        struct __Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for __Visitor {
+            type Value = SizeObject;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("a `SizeObject` object")
+            }
+            fn visit_map<__A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: __A,
+            ) -> ::core::result::Result<SizeObject, __A::Error> {
+                let mut __f0: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut __f1: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "height" => __private::take(&mut map, &mut __f0, "height")?,
+                        "width" => __private::take(&mut map, &mut __f1, "width")?,
+                        other => {
+                            return ::core::result::Result::Err(
+                                <__A::Error as ::serde::de::Error>::unknown_field(
+                                    other,
+                                    &["height", "width"],
+                                ),
+                            );
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(SizeObject {
+                    height: __private::required::<_, __A::Error>(__f0, "height")?,
+                    width: __private::required::<_, __A::Error>(__f1, "width")?,
+                })
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
+    }
+}
+/// Generated from `/$defs/Size/anyOf/0/anyOf/1`.
+#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
+pub struct SizeObject2 {
+    /// Wire name `height`.
+    pub height: ::serde_json::Number,
+    /// Wire name `maxWidth`.
+    #[serde(
+        rename = "maxWidth",
+        skip_serializing_if = "::core::option::Option::is_none"
+    )]
+    pub max_width: ::core::option::Option<::serde_json::Number>,
+}
+impl<'de> ::serde::Deserialize<'de> for SizeObject2 {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
+        struct __Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for __Visitor {
+            type Value = SizeObject2;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("a `SizeObject2` object")
+            }
+            fn visit_map<__A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: __A,
+            ) -> ::core::result::Result<SizeObject2, __A::Error> {
+                let mut __f0: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut __f1: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "height" => __private::take(&mut map, &mut __f0, "height")?,
+                        "maxWidth" => __private::take(&mut map, &mut __f1, "maxWidth")?,
+                        other => {
+                            return ::core::result::Result::Err(
+                                <__A::Error as ::serde::de::Error>::unknown_field(
+                                    other,
+                                    &["height", "maxWidth"],
+                                ),
+                            );
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(SizeObject2 {
+                    height: __private::required::<_, __A::Error>(__f0, "height")?,
+                    max_width: __f1,
+                })
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
+    }
+}
+/// Generated from `/$defs/Size/anyOf/1/anyOf/0`.
+#[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
+pub struct SizeObject3 {
+    /// Wire name `maxHeight`.
+    #[serde(
+        rename = "maxHeight",
+        skip_serializing_if = "::core::option::Option::is_none"
+    )]
+    pub max_height: ::core::option::Option<::serde_json::Number>,
+    /// Wire name `width`.
+    pub width: ::serde_json::Number,
+}
+impl<'de> ::serde::Deserialize<'de> for SizeObject3 {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
+        struct __Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for __Visitor {
+            type Value = SizeObject3;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("a `SizeObject3` object")
+            }
+            fn visit_map<__A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: __A,
+            ) -> ::core::result::Result<SizeObject3, __A::Error> {
+                let mut __f0: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut __f1: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "maxHeight" => __private::take(&mut map, &mut __f0, "maxHeight")?,
+                        "width" => __private::take(&mut map, &mut __f1, "width")?,
+                        other => {
+                            return ::core::result::Result::Err(
+                                <__A::Error as ::serde::de::Error>::unknown_field(
+                                    other,
+                                    &["maxHeight", "width"],
+                                ),
+                            );
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(SizeObject3 {
+                    max_height: __f0,
+                    width: __private::required::<_, __A::Error>(__f1, "width")?,
+                })
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
+    }
+}
+/// Generated from `/$defs/Size/anyOf/1/anyOf/1`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Serialize)]
+pub struct SizeObject4 {
+    /// Wire name `maxHeight`.
+    #[serde(
+        rename = "maxHeight",
+        skip_serializing_if = "::core::option::Option::is_none"
+    )]
+    pub max_height: ::core::option::Option<::serde_json::Number>,
+    /// Wire name `maxWidth`.
+    #[serde(
+        rename = "maxWidth",
+        skip_serializing_if = "::core::option::Option::is_none"
+    )]
+    pub max_width: ::core::option::Option<::serde_json::Number>,
+}
+impl<'de> ::serde::Deserialize<'de> for SizeObject4 {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
+        struct __Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for __Visitor {
+            type Value = SizeObject4;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("a `SizeObject4` object")
+            }
+            fn visit_map<__A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: __A,
+            ) -> ::core::result::Result<SizeObject4, __A::Error> {
+                let mut __f0: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut __f1: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "maxHeight" => __private::take(&mut map, &mut __f0, "maxHeight")?,
+                        "maxWidth" => __private::take(&mut map, &mut __f1, "maxWidth")?,
+                        other => {
+                            return ::core::result::Result::Err(
+                                <__A::Error as ::serde::de::Error>::unknown_field(
+                                    other,
+                                    &["maxHeight", "maxWidth"],
+                                ),
+                            );
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(SizeObject4 {
+                    max_height: __f0,
+                    max_width: __f1,
+                })
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
+    }
+}
 #[doc(hidden)]
 #[allow(dead_code)]
 mod __private {

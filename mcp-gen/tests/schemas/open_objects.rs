@@ -48,6 +48,42 @@ impl<'de> ::serde::Deserialize<'de> for Closed {
         deserializer.deserialize_map(__Visitor)
     }
 }
+/// Generated from `/$defs/Empty`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Serialize)]
+pub struct Empty {}
+impl<'de> ::serde::Deserialize<'de> for Empty {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
+        struct __Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for __Visitor {
+            type Value = Empty;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("a `Empty` object")
+            }
+            fn visit_map<__A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: __A,
+            ) -> ::core::result::Result<Empty, __A::Error> {
+                if let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    return ::core::result::Result::Err(
+                        <__A::Error as ::serde::de::Error>::unknown_field(
+                            key.as_str(),
+                            &[],
+                        ),
+                    );
+                }
+                ::core::result::Result::Ok(Empty {})
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
+    }
+}
 /// Generated from `/$defs/Open`.
 #[derive(Clone, Debug, PartialEq, Eq, ::serde::Serialize)]
 pub struct Open {

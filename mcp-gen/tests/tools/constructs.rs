@@ -563,11 +563,6 @@ pub mod search {
         pub limit: ::core::option::Option<i64>,
         /// Wire name \`mode\`.
         pub mode: ModeFast,
-        /// Wire name \`never\`.
-        ///
-        /// Falls back to \`serde_json::Value\`: /properties/never: no Rust type says what this schema allows.
-        #[serde(skip_serializing_if = "::core::option::Option::is_none")]
-        pub never: ::core::option::Option<::serde_json::Value>,
         /// Wire name \`page\`.
         #[serde(skip_serializing_if = "::core::option::Option::is_none")]
         pub page: ::core::option::Option<ArgumentsPage>,
@@ -621,16 +616,15 @@ pub mod search {
                     let mut __f2: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
                     let mut __f3: ::core::option::Option<i64> = ::core::option::Option::None;
                     let mut __f4: ::core::option::Option<ModeFast> = ::core::option::Option::None;
-                    let mut __f5: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
-                    let mut __f6: ::core::option::Option<ArgumentsPage> = ::core::option::Option::None;
-                    let mut __f7: ::core::option::Option<
+                    let mut __f5: ::core::option::Option<ArgumentsPage> = ::core::option::Option::None;
+                    let mut __f6: ::core::option::Option<
                         ::std::vec::Vec<::serde_json::Value>,
                     > = ::core::option::Option::None;
-                    let mut __f8: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                    let mut __f9: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
-                    let mut __f10: ::core::option::Option<Shape> = ::core::option::Option::None;
-                    let mut __f11: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                    let mut __f12: ::core::option::Option<
+                    let mut __f7: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                    let mut __f8: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
+                    let mut __f9: ::core::option::Option<Shape> = ::core::option::Option::None;
+                    let mut __f10: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                    let mut __f11: ::core::option::Option<
                         ::core::option::Option<::serde_json::Number>,
                     > = ::core::option::Option::None;
                     let mut __extra = <::serde_json::Map<
@@ -646,14 +640,13 @@ pub mod search {
                             "level" => __private::take(&mut map, &mut __f2, "level")?,
                             "limit" => __private::take(&mut map, &mut __f3, "limit")?,
                             "mode" => __private::take(&mut map, &mut __f4, "mode")?,
-                            "never" => __private::take(&mut map, &mut __f5, "never")?,
-                            "page" => __private::take(&mut map, &mut __f6, "page")?,
-                            "pair" => __private::take(&mut map, &mut __f7, "pair")?,
-                            "query" => __private::take(&mut map, &mut __f8, "query")?,
-                            "remote" => __private::take(&mut map, &mut __f9, "remote")?,
-                            "shape" => __private::take(&mut map, &mut __f10, "shape")?,
-                            "since" => __private::take(&mut map, &mut __f11, "since")?,
-                            "weight" => __private::take(&mut map, &mut __f12, "weight")?,
+                            "page" => __private::take(&mut map, &mut __f5, "page")?,
+                            "pair" => __private::take(&mut map, &mut __f6, "pair")?,
+                            "query" => __private::take(&mut map, &mut __f7, "query")?,
+                            "remote" => __private::take(&mut map, &mut __f8, "remote")?,
+                            "shape" => __private::take(&mut map, &mut __f9, "shape")?,
+                            "since" => __private::take(&mut map, &mut __f10, "since")?,
+                            "weight" => __private::take(&mut map, &mut __f11, "weight")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -665,14 +658,13 @@ pub mod search {
                         level: __f2,
                         limit: __f3,
                         mode: __private::required::<_, __A::Error>(__f4, "mode")?,
-                        never: __f5,
-                        page: __f6,
-                        pair: __f7,
-                        query: __private::required::<_, __A::Error>(__f8, "query")?,
-                        remote: __f9,
-                        shape: __f10,
-                        since: __f11,
-                        weight: __f12,
+                        page: __f5,
+                        pair: __f6,
+                        query: __private::required::<_, __A::Error>(__f7, "query")?,
+                        remote: __f8,
+                        shape: __f9,
+                        since: __f10,
+                        weight: __f11,
                         extra: __extra,
                     })
                 }
@@ -817,7 +809,6 @@ pub mod search {
                 level: ::core::default::Default::default(),
                 limit: ::core::default::Default::default(),
                 mode: ::core::default::Default::default(),
-                never: ::core::default::Default::default(),
                 page: ::core::default::Default::default(),
                 pair: ::core::default::Default::default(),
                 query: query.into(),
@@ -864,15 +855,6 @@ pub mod search {
         #[must_use]
         pub fn with_limit(mut self, value: impl ::core::convert::Into<i64>) -> Self {
             self.limit = ::core::option::Option::Some(value.into());
-            self
-        }
-        /// Sets never.
-        #[must_use]
-        pub fn with_never(
-            mut self,
-            value: impl ::core::convert::Into<::serde_json::Value>,
-        ) -> Self {
-            self.never = ::core::option::Option::Some(value.into());
             self
         }
         /// Sets page.

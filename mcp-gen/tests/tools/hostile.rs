@@ -1922,11 +1922,6 @@ pub mod bad_keywords {
         /// Falls back to \`serde_json::Value\`: /properties/c: unsupported: \`anyOf\` and \`oneOf\` on one schema.
         #[serde(skip_serializing_if = "::core::option::Option::is_none")]
         pub c: ::core::option::Option<::serde_json::Value>,
-        /// Wire name \`d\`.
-        ///
-        /// Falls back to \`serde_json::Value\`: /properties/d: unsupported: the \`false\` schema, which accepts nothing.
-        #[serde(skip_serializing_if = "::core::option::Option::is_none")]
-        pub d: ::core::option::Option<::serde_json::Value>,
         /// Wire name \`e\`.
         ///
         /// Falls back to \`serde_json::Value\`: /properties/e: cannot resolve $ref \`#/$defs/Missing\` (only references within the document are supported).
@@ -1963,7 +1958,6 @@ pub mod bad_keywords {
                     let mut __f2: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
                     let mut __f3: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
                     let mut __f4: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
-                    let mut __f5: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
                     let mut __extra = <::serde_json::Map<
                         ::std::string::String,
                         ::serde_json::Value,
@@ -1975,9 +1969,8 @@ pub mod bad_keywords {
                             "a" => __private::take(&mut map, &mut __f0, "a")?,
                             "b" => __private::take(&mut map, &mut __f1, "b")?,
                             "c" => __private::take(&mut map, &mut __f2, "c")?,
-                            "d" => __private::take(&mut map, &mut __f3, "d")?,
-                            "e" => __private::take(&mut map, &mut __f4, "e")?,
-                            "f" => __private::take(&mut map, &mut __f5, "f")?,
+                            "e" => __private::take(&mut map, &mut __f3, "e")?,
+                            "f" => __private::take(&mut map, &mut __f4, "f")?,
                             _ => {
                                 __extra.insert(key.into_owned(), map.next_value()?);
                             }
@@ -1987,9 +1980,8 @@ pub mod bad_keywords {
                         a: __f0,
                         b: __f1,
                         c: __f2,
-                        d: __f3,
-                        e: __f4,
-                        f: __f5,
+                        e: __f3,
+                        f: __f4,
                         extra: __extra,
                     })
                 }
@@ -2005,7 +1997,6 @@ pub mod bad_keywords {
                 a: ::core::default::Default::default(),
                 b: ::core::default::Default::default(),
                 c: ::core::default::Default::default(),
-                d: ::core::default::Default::default(),
                 e: ::core::default::Default::default(),
                 f: ::core::default::Default::default(),
                 extra: ::core::default::Default::default(),
@@ -2036,15 +2027,6 @@ pub mod bad_keywords {
             value: impl ::core::convert::Into<::serde_json::Value>,
         ) -> Self {
             self.c = ::core::option::Option::Some(value.into());
-            self
-        }
-        /// Sets d.
-        #[must_use]
-        pub fn with_d(
-            mut self,
-            value: impl ::core::convert::Into<::serde_json::Value>,
-        ) -> Self {
-            self.d = ::core::option::Option::Some(value.into());
             self
         }
         /// Sets e.

@@ -10,3 +10,17 @@
 #[path = "../generated/ext_tasks.rs"]
 #[rustfmt::skip] // generated: its layout is the generator's
 pub mod tasks;
+
+/// The MCP Apps extension, `io.modelcontextprotocol/ui`
+/// ([specification](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx)):
+/// the view ⇄ host messages (`ui/initialize`, `ui/message`,
+/// `ui/notifications/tool-input`, ...), the host context and capabilities,
+/// and the `_meta.ui` shapes of tools ([`McpUiToolMeta`](apps::McpUiToolMeta))
+/// and resources ([`McpUiResourceMeta`](apps::McpUiResourceMeta)).
+#[cfg(feature = "apps")]
+#[path = "../generated/ext_apps.rs"]
+#[rustfmt::skip] // generated: its layout is the generator's
+pub mod apps;
+
+#[cfg(feature = "apps")]
+pub mod apps_rules;
