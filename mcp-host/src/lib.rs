@@ -85,8 +85,8 @@
 //!   [`names`] (qualified names), [`headers`] (the HTTP header rules),
 //!   [`listen`] (the books of a `subscriptions/listen` stream) and [`sse`]
 //!   (event streams).
-//! - [`apps`] (with the `apps` feature, on by default): MCP Apps, the policy a server's
-//!   view runs under, sans-IO.
+//! - [`apps`] (with the `apps` feature, on by default): MCP Apps, the
+//!   policy a server's view runs under, sans-IO.
 //! - [`auth`] (with the `oauth` feature): OAuth 2.1 for HTTP servers
 //!   that ask for authorization, its protocol rules sans-IO and its
 //!   driver called by the HTTP transport.
