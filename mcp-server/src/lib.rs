@@ -95,12 +95,23 @@
 //! `TaskStore` (in memory by default; in Redis, shared by every replica,
 //! with the `redis` feature).
 //!
+//! With the `apps` feature (on by default), `apps` is the server side of
+//! MCP Apps, `io.modelcontextprotocol/ui`: `apps::View` declares an
+//! interactive HTML view (its CSP origins, permissions, sandbox domain and
+//! border), `ServerBuilder::view` serves it as a `ui://` resource, and a
+//! tool names the view that renders its results with
+//! `#[tool(ui = "ui://...")]` and who may call it with
+//! `#[tool(visibility = ["app"])]`. The builder refuses a tool whose view
+//! is not served.
+//!
 #![doc = include_str!("../features.md")]
 // On docs.rs, each item gated by a feature shows which one.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "apps")]
+pub mod apps;
 #[cfg(feature = "auth")]
 pub mod auth;
 pub mod completion;

@@ -309,15 +309,7 @@ impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
     }
 
     fn into_tool_result(self) -> Result<ToolOutput, ErrorObject> {
-        let value = serde_json::to_value(&self.0).map_err(|e| {
-            ErrorObject::internal_error(format!("the tool's result cannot be encoded: {e}"))
-        })?;
-        let (_, wrapped) = structured_schema::<T>();
-        let value = if wrapped {
-            Value::Object(Map::from_iter([(RESULT_KEY.to_owned(), value)]))
-        } else {
-            value
-        };
+        let value = structured(&self.0)?;
         let text = value.to_string();
         Ok(ToolOutput::Complete(call_result(
             vec![text_block(text)],
@@ -325,6 +317,41 @@ impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
             false,
         )))
     }
+}
+
+/// Structured output with text of its own: the string is the `content`
+/// (what a client that reads only text shows, and what the model reads),
+/// the value the `structuredContent`, as [`Json<T>`] puts it. For a tool
+/// whose results a view renders (see `apps`), the text says in words what
+/// the view shows.
+impl<T: Serialize + JsonSchema> IntoToolResult for (String, Json<T>) {
+    fn output_schema() -> Option<ToolOutputSchema> {
+        Json::<T>::output_schema()
+    }
+
+    fn into_tool_result(self) -> Result<ToolOutput, ErrorObject> {
+        let (text, Json(value)) = self;
+        let value = structured(&value)?;
+        Ok(ToolOutput::Complete(call_result(
+            vec![text_block(text)],
+            Some(value),
+            false,
+        )))
+    }
+}
+
+/// `value` as `structuredContent`: wrapped as `{"result": value}` when its
+/// schema is not an object.
+fn structured<T: Serialize + JsonSchema>(value: &T) -> Result<Value, ErrorObject> {
+    let value = serde_json::to_value(value).map_err(|e| {
+        ErrorObject::internal_error(format!("the tool's result cannot be encoded: {e}"))
+    })?;
+    let (_, wrapped) = structured_schema::<T>();
+    Ok(if wrapped {
+        Value::Object(Map::from_iter([(RESULT_KEY.to_owned(), value)]))
+    } else {
+        value
+    })
 }
 
 impl<T: IntoToolResult, E: Into<ToolError>> IntoToolResult for Result<T, E> {
@@ -528,6 +555,25 @@ pub mod __private {
         {
             let _ = support;
             None
+        }
+    }
+
+    /// `meta` with MCP Apps' `ui` added: `{"ui": {"resourceUri": ...,
+    /// "visibility": [...]}}`, each key when given. Without the `apps`
+    /// feature the tool declares no view, and `meta` is returned as it is.
+    pub fn ui_meta(
+        meta: Option<Map<String, Value>>,
+        resource_uri: Option<&str>,
+        visibility: Option<&[&str]>,
+    ) -> Option<Map<String, Value>> {
+        #[cfg(feature = "apps")]
+        {
+            crate::apps::tool_meta(meta, resource_uri, visibility)
+        }
+        #[cfg(not(feature = "apps"))]
+        {
+            let _ = (resource_uri, visibility);
+            meta
         }
     }
 

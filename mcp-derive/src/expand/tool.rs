@@ -233,10 +233,7 @@ pub(crate) fn definition(tool: &Tool) -> TokenStream {
         quote!(::core::option::Option::Some(::std::vec![#(#icons),*]))
     };
     let annotations = annotations(attrs);
-    let meta = match attrs.task.as_ref().map(syn::LitStr::value).as_deref() {
-        None | Some("forbidden") => quote!(::core::option::Option::None),
-        Some(support) => quote!(#p::tool::task_support_meta(#support)),
-    };
+    let meta = meta(attrs);
     let output_schema = match &tool.output {
         Output::Unit => quote!(::core::option::Option::None),
         Output::Value(ty) | Output::Result(ty) => {
@@ -260,6 +257,22 @@ pub(crate) fn definition(tool: &Tool) -> TokenStream {
             extra: #p::serde_json::Map::new(),
         }
     }}
+}
+
+/// The tool's `_meta`: the tasks extension's `taskSupport`, then MCP
+/// Apps' `ui` when `ui` or `visibility` is given.
+fn meta(attrs: &ToolAttrs) -> TokenStream {
+    let p = private();
+    let task = match attrs.task.as_ref().map(syn::LitStr::value).as_deref() {
+        None | Some("forbidden") => quote!(::core::option::Option::None),
+        Some(support) => quote!(#p::tool::task_support_meta(#support)),
+    };
+    if attrs.ui.is_none() && attrs.visibility.is_none() {
+        return task;
+    }
+    let ui = some(attrs.ui.as_ref().map(|uri| quote!(#uri)));
+    let visibility = some(attrs.visibility.as_ref().map(|who| quote!(&[#(#who),*])));
+    quote!(#p::tool::ui_meta(#task, #ui, #visibility))
 }
 
 fn annotations(attrs: &ToolAttrs) -> TokenStream {

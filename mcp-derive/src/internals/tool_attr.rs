@@ -192,6 +192,11 @@ pub(crate) struct ToolAttrs {
     /// Whether the tool runs as a task of the tasks extension: one of
     /// [`TASK_SUPPORT`]; `None` is `"forbidden"`.
     pub(crate) task: Option<LitStr>,
+    /// The `ui://` view of MCP Apps that renders the tool's results.
+    pub(crate) ui: Option<LitStr>,
+    /// Who may see and call the tool under MCP Apps: some of
+    /// [`VISIBILITY_VALUES`]; `None` when not given.
+    pub(crate) visibility: Option<Vec<LitStr>>,
 }
 
 impl ToolAttrs {
@@ -228,6 +233,8 @@ impl ToolAttrs {
                     let value = string(cx, attr, key, meta);
                     out.task = task_support(cx, value);
                 }
+                UI => out.ui = string(cx, attr, key, meta),
+                VISIBILITY => out.visibility = strings(cx, attr, key, meta),
                 _ => out.open_world = flag(cx, attr, key, meta),
             }
         }

@@ -1,9 +1,11 @@
 //! Rules a tool must follow that the parser does not already enforce: the
 //! name's characters and length, consistent annotations, icon schemes, the
-//! `x-mcp-header` constraints and the syntax of OAuth scopes.
+//! `x-mcp-header` constraints, the syntax of OAuth scopes and the MCP Apps
+//! keys (`ui`, `visibility`).
 
 use super::ctxt::Ctxt;
 use super::tool_ast::{ParamKind, Tool};
+use super::tool_symbol::{UI_SCHEME, VISIBILITY_VALUES};
 use super::tool_types::{self, Scalar};
 
 /// The longest tool name the spec allows.
@@ -16,6 +18,8 @@ pub(crate) fn check(cx: &mut Ctxt, tool: &Tool) {
     check_icons(cx, tool);
     check_headers(cx, tool);
     check_scopes(cx, tool);
+    check_ui(cx, tool);
+    check_visibility(cx, tool);
 }
 
 fn check_name(cx: &mut Ctxt, tool: &Tool) {
@@ -160,6 +164,61 @@ fn check_scopes(cx: &mut Ctxt, tool: &Tool) {
             cx.error_spanned_by(
                 scope,
                 format!("`#[tool]` scope `{value}` is listed twice; give it once"),
+            );
+        } else {
+            seen.push(value);
+        }
+    }
+}
+
+fn check_ui(cx: &mut Ctxt, tool: &Tool) {
+    let Some(ui) = &tool.attrs.ui else {
+        return;
+    };
+    let value = ui.value();
+    let has_scheme = value
+        .get(..UI_SCHEME.len())
+        .is_some_and(|scheme| scheme.eq_ignore_ascii_case(UI_SCHEME));
+    if !has_scheme {
+        cx.error_spanned_by(
+            ui,
+            format!(
+                "`#[tool]` key `ui` is `{value}`; a view is a `ui://` resource: write `ui = \"ui://app/view.html\"`"
+            ),
+        );
+    } else if value[UI_SCHEME.len()..].trim().is_empty() {
+        cx.error_spanned_by(
+            ui,
+            "`#[tool]` key `ui` names no view; write the rest of the URI: `ui = \"ui://app/view.html\"`",
+        );
+    } else if let Some(bad) = value.chars().find(|c| c.is_whitespace() || c.is_control()) {
+        cx.error_spanned_by(
+            ui,
+            format!(
+                "`#[tool]` key `ui` contains {bad:?}; a URI holds no spaces or control characters"
+            ),
+        );
+    }
+}
+
+fn check_visibility(cx: &mut Ctxt, tool: &Tool) {
+    let Some(visibility) = &tool.attrs.visibility else {
+        return;
+    };
+    let mut seen: Vec<String> = Vec::new();
+    for who in visibility {
+        let value = who.value();
+        if !VISIBILITY_VALUES.contains(&value.as_str()) {
+            cx.error_spanned_by(
+                who,
+                format!(
+                    "`#[tool]` key `visibility` lists `{value}`; write `\"model\"` (the model sees and calls the tool), `\"app\"` (the server's views call it) or both"
+                ),
+            );
+        } else if seen.contains(&value) {
+            cx.error_spanned_by(
+                who,
+                format!("`#[tool]` key `visibility` lists `{value}` twice; give it once"),
             );
         } else {
             seen.push(value);

@@ -29,9 +29,18 @@ pub(crate) const IDEMPOTENT: Symbol = Symbol("idempotent");
 pub(crate) const OPEN_WORLD: Symbol = Symbol("open_world");
 pub(crate) const SCOPES: Symbol = Symbol("scopes");
 pub(crate) const TASK: Symbol = Symbol("task");
+pub(crate) const UI: Symbol = Symbol("ui");
+pub(crate) const VISIBILITY: Symbol = Symbol("visibility");
 
 /// The values of `#[tool(task = "...")]`, as the tasks extension names them.
 pub(crate) const TASK_SUPPORT: &[&str] = &["forbidden", "optional", "required"];
+
+/// The scheme `#[tool(ui = "...")]` names a view with, as MCP Apps
+/// (`io.modelcontextprotocol/ui`) reserves it.
+pub(crate) const UI_SCHEME: &str = "ui://";
+
+/// The values of `#[tool(visibility = [...])]`, as MCP Apps names them.
+pub(crate) const VISIBILITY_VALUES: &[&str] = &["model", "app"];
 
 /// Every `#[tool(...)]` key, for the "expected one of" message.
 pub(crate) const TOOL_KEYS: &[Symbol] = &[
@@ -46,6 +55,8 @@ pub(crate) const TOOL_KEYS: &[Symbol] = &[
     OPEN_WORLD,
     SCOPES,
     TASK,
+    UI,
+    VISIBILITY,
 ];
 
 // `#[elicit(...)]` and `#[form(...)]` keys.

@@ -9,6 +9,8 @@
 //! | `resources` | a resource set is served | `resources/list`, `resources/templates/list`, `resources/read` |
 //! | `completions` | a completer was given | `completion/complete` |
 //! | `logging` | always | `logging/setLevel` (legacy); the `logLevel` of any request (modern) |
+//! | `extensions["io.modelcontextprotocol/tasks"]` | a tool runs as a task (modern only) | `tasks/get`, `tasks/update`, `tasks/cancel` |
+//! | `extensions["io.modelcontextprotocol/ui"]` | a view is served (`apps` feature), with its `mimeTypes` | `resources/read` of the views |
 //!
 //! `listChanged` differs between the eras. A modern client hears of
 //! changes on a `subscriptions/listen` stream, which the server opens for
@@ -59,13 +61,22 @@ pub(crate) fn advertised(inner: &Inner, era: Era) -> Value {
         }
         capabilities.insert("resources".to_owned(), resources);
     }
+    #[cfg_attr(not(any(feature = "tasks", feature = "apps")), allow(unused_mut))]
+    let mut extensions = Map::new();
     // The tasks extension is a modern-era one: a legacy session is not told.
     #[cfg(feature = "tasks")]
     if inner.tasks.is_some() && era == Era::Modern {
-        capabilities.insert(
-            "extensions".to_owned(),
-            json!({ crate::tasks::EXTENSION: {} }),
-        );
+        extensions.insert(crate::tasks::EXTENSION.to_owned(), json!({}));
+    }
+    // MCP Apps is told to both eras: its hosts negotiate it in
+    // `initialize` as well.
+    #[cfg(feature = "apps")]
+    if handlers.has_views() {
+        let settings = json!({ "mimeTypes": [crate::apps::MIME_TYPE] });
+        extensions.insert(crate::apps::EXTENSION.to_owned(), settings);
+    }
+    if !extensions.is_empty() {
+        capabilities.insert("extensions".to_owned(), Value::Object(extensions));
     }
     Value::Object(capabilities)
 }

@@ -111,6 +111,10 @@ pub(crate) struct Handlers {
     resources: Option<Box<dyn DynResources>>,
     resource_list: Vec<Resource>,
     template_list: Vec<ResourceTemplate>,
+    /// The views of MCP Apps, listed after the resource set's resources
+    /// and read before them.
+    #[cfg(feature = "apps")]
+    views: Vec<crate::apps::View>,
 }
 
 impl Handlers {
@@ -168,7 +172,39 @@ impl Handlers {
     }
 
     pub(crate) fn has_resources(&self) -> bool {
-        self.resources.is_some()
+        self.resources.is_some() || self.has_views()
+    }
+
+    /// Whether any view of MCP Apps is served.
+    pub(crate) fn has_views(&self) -> bool {
+        #[cfg(feature = "apps")]
+        return !self.views.is_empty();
+        #[cfg(not(feature = "apps"))]
+        false
+    }
+
+    /// Serves `views` beside the resource set, once they are all valid and
+    /// no URI is taken twice; then checks that every tool's view is
+    /// served.
+    #[cfg(feature = "apps")]
+    pub(crate) fn add_views(
+        &mut self,
+        views: Vec<crate::apps::View>,
+    ) -> Result<(), super::BuildError> {
+        use crate::apps::ViewError;
+        for view in &views {
+            view.validate().map_err(super::BuildError::View)?;
+            if self.resource_list.iter().any(|r| r.uri == view.uri()) {
+                let duplicate = ViewError::Duplicate(view.uri().to_owned());
+                return Err(super::BuildError::View(duplicate));
+            }
+            self.resource_list.push(view.resource());
+        }
+        self.views = views;
+        crate::apps::check_links(&self.tool_list, |uri| {
+            self.resource_list.iter().any(|r| r.uri == uri)
+        })
+        .map_err(|(tool, uri)| super::BuildError::UndeclaredView { tool, uri })
     }
 
     pub(crate) fn tools(&self) -> &[Tool] {
@@ -235,6 +271,11 @@ impl Handlers {
         uri: &'a str,
         cx: &'a Context,
     ) -> Reply<'a, ResourceOutput> {
+        #[cfg(feature = "apps")]
+        if let Some(view) = self.views.iter().find(|v| v.uri() == uri) {
+            let contents = ResourceOutput::Complete(view.contents());
+            return Some(Box::pin(std::future::ready(Ok(contents))));
+        }
         self.resources.as_ref()?.read(uri, cx)
     }
 }

@@ -337,6 +337,17 @@ pub enum BuildError {
     /// No key could be generated for sealing state.
     #[cfg(feature = "sealed-state")]
     Keys(KeyRingError),
+    /// A view of MCP Apps cannot be served as declared.
+    #[cfg(feature = "apps")]
+    View(crate::apps::ViewError),
+    /// A tool renders its results in a view the server does not serve.
+    #[cfg(feature = "apps")]
+    UndeclaredView {
+        /// The tool's name.
+        tool: String,
+        /// The view's URI, as `#[tool(ui = "...")]` gives it.
+        uri: String,
+    },
 }
 
 impl std::fmt::Display for BuildError {
@@ -351,6 +362,14 @@ impl std::fmt::Display for BuildError {
             ),
             #[cfg(feature = "sealed-state")]
             BuildError::Keys(e) => write!(f, "cannot create the state key: {e}"),
+            #[cfg(feature = "apps")]
+            BuildError::View(e) => e.fmt(f),
+            #[cfg(feature = "apps")]
+            BuildError::UndeclaredView { tool, uri } => write!(
+                f,
+                "tool `{tool}` renders its results in the view `{uri}`, which the server does not \
+                 serve: declare it with `.view(View::new(\"{uri}\", html))`"
+            ),
         }
     }
 }
@@ -392,6 +411,8 @@ pub struct ServerBuilder<S> {
     authorization: Option<Arc<crate::auth::ResourceServer>>,
     #[cfg(feature = "tasks")]
     tasks: crate::tasks::TaskSettings,
+    #[cfg(feature = "apps")]
+    views: Vec<crate::apps::View>,
 }
 
 impl<S> std::fmt::Debug for ServerBuilder<S> {
@@ -430,7 +451,19 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
             authorization: None,
             #[cfg(feature = "tasks")]
             tasks: crate::tasks::TaskSettings::default(),
+            #[cfg(feature = "apps")]
+            views: Vec::new(),
         }
+    }
+
+    /// Serves a view of MCP Apps (see [`apps`](crate::apps)): listed by
+    /// `resources/list` and returned by `resources/read` with its
+    /// `_meta.ui`, beside the resources of the resource set. The
+    /// extension is advertised once a view is served.
+    #[cfg(feature = "apps")]
+    pub fn view(mut self, view: crate::apps::View) -> Self {
+        self.views.push(view);
+        self
     }
 
     /// Where tasks are kept and the timings clients are told, for the tools
@@ -654,12 +687,17 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
     /// When two tool sets have a tool of the same name, when the server
     /// would serve no tools, prompts or resources at all, or when no keys
     /// were given and the operating system's random source cannot produce
-    /// one.
+    /// one. With the `apps` feature, when a view is not valid
+    /// ([`View::validate`](crate::apps::View::validate)), when two views or
+    /// a view and a resource share a URI, or when a tool names a view
+    /// that is not served.
     pub fn build(mut self) -> Result<Server, BuildError> {
         self.add_own_sets();
         if let Some(name) = self.duplicate {
             return Err(BuildError::DuplicateTool(name));
         }
+        #[cfg(feature = "apps")]
+        self.handlers.add_views(std::mem::take(&mut self.views))?;
         if !(self.handlers.has_tools()
             || self.handlers.has_prompts()
             || self.handlers.has_resources())
