@@ -622,3 +622,55 @@ async fn a_reopened_conversation_keeps_its_history_and_its_taint() {
         400
     );
 }
+
+/// MCP Apps: a tool the server marks for its views alone is never offered
+/// to the model, though the host lists it; and when the model names it
+/// anyway, the call does not run. The control: the same server's tool for
+/// the model and the view is offered and runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_app_only_tool_is_never_offered_to_the_model() {
+    let model = Obedient::start().await;
+    let base = model.endpoint().base_url;
+    let app = tokio::task::spawn_blocking(move || {
+        common::web::start(
+            &base,
+            |_| json!({"mcpServers": {"dice": {"command": example("apps"), "trustOutput": true}}}),
+            &["dice"],
+        )
+    })
+    .await
+    .expect("started");
+    let (own, mut events) = session(&app).await;
+    let cookie = own.split("Origin:").next().unwrap_or_default().to_owned();
+    let (_, servers) = get(&app, "/servers", &cookie).await;
+    assert!(servers.contains("reroll"), "the host lists it: {servers}");
+    let done = turn(
+        &app,
+        &mut events,
+        &own,
+        "CALL dice__roll {\"count\": 2, \"sides\": 6}\nCALL dice__reroll {\"count\": 2, \"sides\": 6}",
+    )
+    .await;
+    let offered: Vec<String> = model.requests()[0]["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["function"]["name"].as_str().map(str::to_owned))
+        .collect();
+    assert!(offered.iter().any(|n| n == "dice__roll"), "{offered:?}");
+    assert!(!offered.iter().any(|n| n.contains("reroll")), "{offered:?}");
+    let calls: Vec<&Value> = done.iter().filter(|e| e["type"] == "call").collect();
+    assert!(
+        calls
+            .iter()
+            .any(|c| c["name"] == "dice__roll" && c["decision"] == "sent"),
+        "{calls:?}"
+    );
+    assert!(
+        calls.iter().all(
+            |c| !(c["name"].as_str().unwrap_or_default().contains("reroll")
+                && c["decision"] == "sent")
+        ),
+        "{calls:?}"
+    );
+}
