@@ -120,8 +120,10 @@ mod trust;
 mod verbose;
 
 pub use ask::Terminal;
+#[cfg(feature = "web")]
 pub(crate) use ask::{elicitation_capabilities, field_value};
 pub use chat::ModelArgs;
+#[cfg(feature = "web")]
 pub(crate) use trust::difference_lines;
 
 /// Command-line arguments.
