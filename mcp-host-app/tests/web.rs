@@ -193,6 +193,11 @@ fn own_page(app: &App, cookie: &str) -> String {
     format!("{cookie}Origin: http://127.0.0.1:{}\r\n", app.port)
 }
 
+/// The cookie line of `own`, the header lines [`own_page`] made.
+fn cookie_of(own: &str) -> String {
+    own.split("Origin:").next().unwrap_or_default().to_owned()
+}
+
 /// Signs in: the header lines of a request from the app's own page, and
 /// the page's events.
 async fn session(app: &App) -> (String, Events) {
@@ -311,7 +316,7 @@ async fn a_call_waits_for_the_answer_in_a_dialog_and_runs_only_when_allowed() {
     }
     // The audit page, filtered: the host's log has both decisions, and
     // each filter shows its own rows only.
-    let cookie = own.split("Origin:").next().unwrap_or_default().to_owned();
+    let cookie = cookie_of(&own);
     let log = std::fs::read_to_string(app.dir.0.join("audit.jsonl")).expect("the audit log");
     assert!(
         log.contains("\"allowed\"") && log.contains("\"denied\""),
@@ -567,7 +572,7 @@ async fn a_reopened_conversation_keeps_its_history_and_its_taint() {
     let model = Obedient::start().await;
     let app = untrusted_notes(&model, &["notes"]).await;
     let (own, mut events) = session(&app).await;
-    let cookie = own.split("Origin:").next().unwrap_or_default().to_owned();
+    let cookie = cookie_of(&own);
     let write = |n: u8| format!("CALL notes__create_note {{\"title\": \"t\", \"body\": \"r{n}\"}}");
     turn(&app, &mut events, &own, &write(1)).await;
     let (_, listed) = get(&app, "/conversations", &cookie).await;
@@ -641,7 +646,7 @@ async fn an_app_only_tool_is_never_offered_to_the_model() {
     .await
     .expect("started");
     let (own, mut events) = session(&app).await;
-    let cookie = own.split("Origin:").next().unwrap_or_default().to_owned();
+    let cookie = cookie_of(&own);
     let (_, servers) = get(&app, "/servers", &cookie).await;
     assert!(servers.contains("reroll"), "the host lists it: {servers}");
     let done = turn(

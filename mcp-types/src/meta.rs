@@ -65,6 +65,9 @@ pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 /// it renders). The extension's own `_meta` key is `ui`; see
 /// `ext::apps_rules` (feature `apps`).
 pub const APPS_EXTENSION: &str = "io.modelcontextprotocol/ui";
+/// The MIME type of an MCP Apps view: on its `ui://` resource, and in the
+/// `mimeTypes` a client declares under [`APPS_EXTENSION`].
+pub const APPS_MIME_TYPE: &str = "text/html;profile=mcp-app";
 
 /// The prefix under which the protocol's own keys live.
 pub const MCP_PREFIX: &str = "io.modelcontextprotocol/";

@@ -81,10 +81,10 @@ pub use origin::OriginError;
 pub use view::{Permission, View};
 
 /// The extension's identifier, the key under `capabilities.extensions`.
-pub const EXTENSION: &str = "io.modelcontextprotocol/ui";
+pub use mcp_types::meta::APPS_EXTENSION as EXTENSION;
 
 /// The MIME type of an HTML view.
-pub const MIME_TYPE: &str = "text/html;profile=mcp-app";
+pub use mcp_types::meta::APPS_MIME_TYPE as MIME_TYPE;
 
 /// The scheme of a view's URI.
 const URI_SCHEME: &str = "ui://";

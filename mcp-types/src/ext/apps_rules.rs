@@ -26,12 +26,9 @@
 use serde_json::{Map, Value};
 
 pub use crate::meta::APPS_EXTENSION as EXTENSION_ID;
+pub use crate::meta::APPS_MIME_TYPE as MIME_TYPE;
 
 use super::apps::{McpUiResourceMeta, McpUiToolMeta, McpUiToolMetaVisibilityItem};
-
-/// The MIME type of an HTML view, on the `ui://` resource and in the
-/// client's `mimeTypes`.
-pub const MIME_TYPE: &str = "text/html;profile=mcp-app";
 
 /// The URI scheme of the resources that hold views.
 pub const URI_SCHEME: &str = "ui";
