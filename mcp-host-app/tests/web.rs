@@ -636,15 +636,7 @@ async fn a_reopened_conversation_keeps_its_history_and_its_taint() {
 async fn an_app_only_tool_is_never_offered_to_the_model() {
     let model = Obedient::start().await;
     let base = model.endpoint().base_url;
-    let app = tokio::task::spawn_blocking(move || {
-        common::web::start(
-            &base,
-            |_| json!({"mcpServers": {"dice": {"command": example("apps"), "trustOutput": true}}}),
-            &["dice"],
-        )
-    })
-    .await
-    .expect("started");
+    let app = common::web::start_dice(base).await;
     let (own, mut events) = session(&app).await;
     let cookie = cookie_of(&own);
     let (_, servers) = get(&app, "/servers", &cookie).await;

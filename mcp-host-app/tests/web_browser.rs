@@ -517,3 +517,163 @@ fn tokio_stream_of(
         rx.recv().await.map(|item| (item, rx))
     })
 }
+
+/// Enters the frame of the view shown `n`th (from 0): the proxy's frame,
+/// then the view's inside it.
+async fn enter_view(browser: &Browser, n: usize) {
+    let frames = browser.find_all("iframe.view-frame").await.expect("frames");
+    let proxy = frames.into_iter().nth(n).expect("the proxy's frame");
+    proxy.enter_frame().await.expect("into the proxy");
+    let inner = browser
+        .wait_for("iframe", WAIT)
+        .await
+        .expect("the view's frame");
+    inner.enter_frame().await.expect("into the view");
+}
+
+/// Back from the view's frame to the page: out of the view, then out of
+/// the proxy.
+async fn leave_frames(browser: &Browser) {
+    for _ in 0..2 {
+        browser
+            .client()
+            .clone()
+            .enter_parent_frame()
+            .await
+            .expect("back out");
+    }
+}
+
+/// MCP Apps, our own example (`mcp-server/examples/apps.rs`, a dice
+/// roller whose view speaks the protocol without an SDK): the model's
+/// call shows the view, framed by the sandbox proxy on 127.0.0.2; the
+/// view initializes, gets the arguments and the result, reports its
+/// size, and its "Roll again" button calls the app-only tool of its own
+/// server through the host, whose answer the view shows. What the view
+/// ran under is in the audit log; the browser sent nothing elsewhere.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_example_view_runs_in_the_sandbox_and_calls_its_server() {
+    let model = Obedient::start().await;
+    let base = model.endpoint().base_url;
+    let app = common::web::start_dice(base).await;
+    let browser = Browser::start().await.expect("the browser starts");
+    open(&browser, &app).await;
+    say(&browser, "CALL dice__roll {\"count\": 3, \"sides\": 6}").await;
+    if browser
+        .wait_for("dialog#question[open] #allow", Duration::from_secs(3))
+        .await
+        .is_ok()
+    {
+        browser.click("#allow").await.expect("allow");
+    }
+    browser
+        .wait_for("section.view[data-state=initialized]", WAIT)
+        .await
+        .expect("the view initialized");
+    // Its size, as the view reported it, applied to its frame.
+    let height = browser
+        .wait_for("section.view[data-height]", WAIT)
+        .await
+        .expect("a size reported");
+    let height: u32 = height
+        .attr("data-height")
+        .await
+        .expect("attr")
+        .unwrap_or_default()
+        .parse()
+        .expect("a number");
+    assert!(height > 50, "{height}");
+    let proxy = browser
+        .find("iframe.view-frame")
+        .await
+        .expect("frame")
+        .attr("src")
+        .await
+        .expect("src")
+        .unwrap_or_default();
+    assert!(proxy.starts_with("http://127.0.0.2:"), "{proxy}");
+    browser.screenshot("apps-dice-shown").await.expect("shot");
+
+    // Inside: the arguments and the server's result, shown by the view.
+    enter_view(&browser, 0).await;
+    browser
+        .wait_for_text("#status", "3d6", WAIT)
+        .await
+        .expect("the result shown");
+    let first = browser.text_of("#total").await.expect("total");
+    assert!(first.starts_with("Total: "), "{first}");
+    assert_eq!(browser.find_all(".die").await.expect("dice").len(), 3);
+    // The view cannot reach the page that frames it.
+    let reached = browser
+        .execute(
+            "try { return String(window.parent.parent.document.title); } \
+             catch (e) { return 'blocked: ' + e.name; }",
+            vec![],
+        )
+        .await
+        .expect("script");
+    assert!(
+        reached.as_str().unwrap_or_default().starts_with("blocked"),
+        "{reached}"
+    );
+    let storage = browser
+        .execute(
+            "try { return String(window.localStorage.length); } \
+             catch (e) { return 'blocked: ' + e.name; }",
+            vec![],
+        )
+        .await
+        .expect("script");
+    assert!(
+        storage.as_str().unwrap_or_default().starts_with("blocked"),
+        "{storage}"
+    );
+    // Its own app-only tool, through the host.
+    let before = model.requests().len();
+    browser.click("#again").await.expect("roll again");
+    leave_frames(&browser).await;
+    if browser
+        .wait_for("dialog#question[open] #allow", Duration::from_secs(3))
+        .await
+        .is_ok()
+    {
+        browser
+            .screenshot("apps-dice-approval")
+            .await
+            .expect("shot");
+        browser.click("#allow").await.expect("allow");
+    }
+    enter_view(&browser, 0).await;
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let status = browser.text_of("#status").await.unwrap_or_default();
+        assert!(!status.contains("refused"), "{status}");
+        let log = std::fs::read_to_string(app.dir.0.join("audit.jsonl")).unwrap_or_default();
+        if log
+            .lines()
+            .any(|l| l.contains("\"reroll\"") && l.contains("\"ok\""))
+        {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no reroll in the audit log:\n{log}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert_eq!(browser.find_all(".die").await.expect("dice").len(), 3);
+    leave_frames(&browser).await;
+    browser
+        .screenshot("apps-dice-rerolled")
+        .await
+        .expect("shot");
+    // The model was not asked anything by the view's call.
+    assert_eq!(model.requests().len(), before);
+    let log = std::fs::read_to_string(app.dir.0.join("audit.jsonl")).unwrap_or_default();
+    let shown = log
+        .lines()
+        .find(|l| l.contains("\"how\":\"view\"") && l.contains("\"shown\""))
+        .unwrap_or_else(|| panic!("the view's policy is not in the audit log:\n{log}"));
+    assert!(shown.contains("connect-src 'none'"), "{shown}");
+    assert!(browser.strays().is_empty(), "{:?}", browser.strays());
+}

@@ -1206,6 +1206,32 @@ impl Host {
         }
     }
 
+    /// Appends what an MCP Apps view of `server` asked (`request`, a
+    /// method such as `ui/open-link`, or `view` when it was shown) and
+    /// what was decided, to the audit log, if there is one: `tool` is the
+    /// method, `qualified` the view's `ui://` URI, `how` is `view`, and
+    /// `detail` (the link, the content security policy it ran under) is
+    /// kept in `flow`.
+    pub fn audit_view(
+        &self,
+        (server, uri, request): (&str, &str, &str),
+        decision: &str,
+        reason: &str,
+        detail: Value,
+    ) {
+        if let Some(log) = &self.audit {
+            let record = AuditRecord::of(
+                (server, request, uri),
+                &serde_json::Map::new(),
+                log.kept(),
+                std::time::SystemTime::now(),
+                decision,
+                "view",
+            );
+            self.record(record.because(reason).with_flow(detail));
+        }
+    }
+
     /// Appends `record` to the audit log, if there is one. A line that
     /// cannot be written is lost; the call goes on.
     fn record(&self, record: AuditRecord) {

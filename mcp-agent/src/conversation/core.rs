@@ -238,6 +238,26 @@ impl Conversation {
         }
     }
 
+    /// What one of a server's views said (MCP Apps' `ui/message`, or the
+    /// context it keeps for the model), as a message of the user's turn:
+    /// the role the view asked for, but the text enveloped and labelled
+    /// as that server's output, like a tool result. A turn with it starts
+    /// as [`user`](Self::user) starts one.
+    pub fn view_message(&mut self, policy: &FlowPolicy, output: &ServerText) {
+        let integrity = policy.record(&mut self.ledger, output);
+        let servers: Vec<&str> = output.sources().iter().map(Source::server).collect();
+        let text = self.envelope.render(&Data {
+            servers: &servers,
+            kind: output.kind(),
+            name: output.name(),
+            integrity,
+            content: output.text(),
+        });
+        self.messages.push(Message::User { text });
+        self.requests = 0;
+        self.calls = 0;
+    }
+
     /// The host's own words as a call's result (a refusal, a call that
     /// was not sent): trusted, and not enveloped. Only a [`HostText`] is
     /// taken, so nothing a server wrote can come this way.

@@ -20,6 +20,6 @@ pub mod store;
 
 pub use self::core::{Bounds, Conversation, Step, Stop};
 pub use offer::{Offer, OfferedTool, Refused, Resolved, SearchAnswer, ToolInput};
-pub use run::{catalogue, Agent, CallRecord, Event, TurnError};
+pub use run::{catalogue, Agent, CallRecord, Event, TurnError, ViewCallError};
 pub use saved::{ReopenError, Saved};
 pub use store::{BadId, ConversationId, Conversations, Listing, StoreError, Summary};

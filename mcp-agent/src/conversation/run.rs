@@ -19,12 +19,16 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::flow::{
-    Endorsement, Endorser, FlowDecision, FlowPolicy, FlowStore, HostText, ProposedCall, ServerText,
+    Endorsement, Endorser, FlowDecision, FlowPolicy, FlowStore, HostText, Ledger, ProposedCall,
+    ServerText,
 };
 use crate::provider::{self, Arguments, StreamEvent, ToolCall, ToolContent, ToolResult};
 
 use super::core::{Conversation, Step, Stop};
+
+mod view;
 use super::offer::{Offer, Resolved, SearchAnswer, ToolInput};
+pub use view::{for_the_views, ViewCallError};
 
 /// What a turn reports as it goes, for a terminal or a JSON transcript.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -88,6 +92,11 @@ pub struct CallRecord {
     pub result: Option<String>,
     /// Whether the result is an error.
     pub is_error: bool,
+    /// The server's `CallToolResult` as it sent it, as JSON, when the
+    /// call was answered: for a front end that shows the tool's MCP Apps
+    /// view, which takes the result whole. Not in the JSON transcript.
+    #[serde(skip)]
+    pub server_result: Option<Value>,
     /// The question put to a person, when the flow policy needed one: the
     /// whole arguments, the untrusted sources and the highlights.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -160,6 +169,12 @@ pub fn catalogue(host: &Host) -> Vec<ToolInput> {
 /// assert!(!for_the_model(meta(json!({"ui": {"visibility": "model"}})).as_ref()));
 /// ```
 pub fn for_the_model(meta: Option<&serde_json::Map<String, Value>>) -> bool {
+    visible_to(meta, "model")
+}
+
+/// Whether `_meta.ui.visibility` lets `who` (`"model"` or `"app"`) see
+/// the tool: yes without the key, no when it is not a list of strings.
+fn visible_to(meta: Option<&serde_json::Map<String, Value>>, who: &str) -> bool {
     let Some(visibility) = meta
         .and_then(|m| m.get("ui"))
         .and_then(|ui| ui.get("visibility"))
@@ -168,7 +183,7 @@ pub fn for_the_model(meta: Option<&serde_json::Map<String, Value>>) -> bool {
     };
     visibility
         .as_array()
-        .is_some_and(|v| v.iter().any(|item| item.as_str() == Some("model")))
+        .is_some_and(|v| v.iter().any(|item| item.as_str() == Some(who)))
 }
 
 impl<'a> Agent<'a> {
@@ -250,6 +265,28 @@ impl<'a> Agent<'a> {
         F: Future<Output = ()>,
     {
         conversation.user(text);
+        self.respond(conversation, endorser, cancel, events).await
+    }
+
+    /// Runs the model on the conversation as it stands to its answer: a
+    /// turn that starts with something other than the user's words (a
+    /// view's message, [`Conversation::view_message`]). Otherwise as
+    /// [`turn`](Self::turn).
+    ///
+    /// # Errors
+    ///
+    /// [`TurnError`] when a bound ends the turn or the model fails.
+    pub async fn respond<C, F>(
+        &mut self,
+        conversation: &mut Conversation,
+        endorser: &mut dyn Endorser,
+        cancel: C,
+        events: &mut dyn FnMut(Event),
+    ) -> Result<String, TurnError>
+    where
+        C: Fn() -> F,
+        F: Future<Output = ()>,
+    {
         loop {
             let request = conversation.request(&self.model_name, &self.offer, &self.policy)?;
             let bytes = self
@@ -319,6 +356,7 @@ impl<'a> Agent<'a> {
             result_digest: None,
             result: None,
             is_error: true,
+            server_result: None,
             question: None,
         };
         let arguments = match &call.arguments {
@@ -467,6 +505,7 @@ impl<'a> Agent<'a> {
         let result = match outcome {
             Ok(result) => {
                 let result = result.accept();
+                record.server_result = serde_json::to_value(&result).ok();
                 let is_error = result.is_error == Some(true);
                 let (text, images) = content_of(&result);
                 let output = ServerText::result(&server, &tool, text);
@@ -503,12 +542,35 @@ impl<'a> Agent<'a> {
         conversation: &Conversation,
         endorsement: Option<&Endorsement>,
     ) {
-        let sources: Vec<Value> = conversation
-            .ledger()
+        self.audit_ledger(
+            call,
+            decision,
+            reason,
+            conversation.ledger(),
+            endorsement,
+            None,
+        );
+    }
+
+    /// [`audit`](Self::audit) with the ledger the decision read, and who
+    /// asked when it was not the model (a view, by its `ui://` URI).
+    fn audit_ledger(
+        &self,
+        call: &mcp_host::approval::ToolCall,
+        decision: &str,
+        reason: &str,
+        ledger: &Ledger,
+        endorsement: Option<&Endorsement>,
+        view: Option<&str>,
+    ) {
+        let sources: Vec<Value> = ledger
             .untrusted_sources()
             .map(|(origin, items)| serde_json::json!({"origin": origin, "items": items}))
             .collect();
         let mut flow = serde_json::json!({ "sources": sources });
+        if let Some(view) = view {
+            flow["requestedBy"] = serde_json::json!({ "view": view });
+        }
         if let Some(endorsement) = endorsement {
             flow["endorsedBy"] = serde_json::to_value(endorsement.kind()).unwrap_or_default();
         }

@@ -115,6 +115,9 @@ pub enum DataKind {
     /// Text built from servers' tool definitions (the tool search's
     /// answer).
     Definitions,
+    /// What one of a server's MCP Apps views said: a message for the
+    /// conversation, or the context it keeps for the model.
+    View,
 }
 
 impl DataKind {
@@ -125,6 +128,7 @@ impl DataKind {
             Self::Prompt => "prompt",
             Self::Error => "error of",
             Self::Definitions => "tool definitions for",
+            Self::View => "view",
         }
     }
 }

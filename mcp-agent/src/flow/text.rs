@@ -171,6 +171,18 @@ impl ServerText {
         )
     }
 
+    /// What a view of `server`'s (MCP Apps) wrote for the conversation,
+    /// named by the view's `ui://` URI: code the server wrote, so its
+    /// words are the server's output.
+    pub fn view(server: &str, uri: &str, text: impl Into<String>) -> Self {
+        Self::of(
+            vec![Source::Output(server.to_owned())],
+            DataKind::View,
+            uri,
+            text,
+        )
+    }
+
     /// Text built from the definitions `sources` (the tool search's
     /// answer, an error that quotes a schema), named `name`.
     pub fn definitions(sources: Vec<Source>, name: &str, text: impl Into<String>) -> Self {

@@ -41,6 +41,7 @@ mod ask;
 pub mod guard;
 pub mod page;
 mod session;
+mod views;
 
 use std::future::IntoFuture;
 use std::process::ExitCode;
@@ -69,7 +70,9 @@ use ask::{Questions, Reply, Unheard, WebApprover, WebEndorser, WebInput};
 use session::{Input, Session};
 
 /// The content security policy of every answer: the app's own files, and
-/// nothing inline, framed or from elsewhere.
+/// nothing inline or from elsewhere; the only frames are the sandbox
+/// proxy's, which MCP Apps views run in (`frame-src` is added with its
+/// origin).
 const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; \
                    connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
@@ -108,6 +111,10 @@ struct App {
     questions: Arc<Questions>,
     cancel: watch::Sender<u64>,
     audit: Option<std::path::PathBuf>,
+    /// The MCP Apps views shown, and the proxy's origin.
+    views: Arc<views::Views>,
+    /// [`CSP`] with the proxy's origin as the one frame source.
+    csp: HeaderValue,
 }
 
 /// Changes to the flow policy made outside a turn's loop: a flow rule
@@ -198,6 +205,16 @@ pub async fn run(global: &Global, args: WebArgs) -> Result<ExitCode, String> {
         .map_err(|e| format!("cannot listen on 127.0.0.1:{}: {e}", args.port))?;
     let port = listener.local_addr().map_err(|e| e.to_string())?.port();
     let guard = guard::Guard::new(port)?;
+    let proxy_listener = tokio::net::TcpListener::bind((views::PROXY_HOST, 0))
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", views::PROXY_HOST))?;
+    let proxy_port = proxy_listener
+        .local_addr()
+        .map_err(|e| e.to_string())?
+        .port();
+    let shown = Arc::new(views::Views::new(port, proxy_port));
+    let csp = HeaderValue::from_str(&format!("{CSP}; frame-src {}", shown.proxy_origin))
+        .map_err(|e| e.to_string())?;
 
     let (events_tx, _) = broadcast::channel(1024);
     let events: Events = Arc::new(Mutex::new((Vec::new(), events_tx)));
@@ -228,6 +245,8 @@ pub async fn run(global: &Global, args: WebArgs) -> Result<ExitCode, String> {
         bounds,
         saved: Conversations::in_state_dir(),
         events: events.clone(),
+        views: shown.clone(),
+        contexts: Vec::new(),
     };
     let progress_events = events.clone();
     let progress: mcp_host::client::ProgressFn =
@@ -257,6 +276,8 @@ pub async fn run(global: &Global, args: WebArgs) -> Result<ExitCode, String> {
         questions: questions.clone(),
         cancel,
         audit,
+        views: shown.clone(),
+        csp,
     });
     let url = app
         .guard
@@ -268,6 +289,13 @@ pub async fn run(global: &Global, args: WebArgs) -> Result<ExitCode, String> {
     }
 
     let router = routes(app.clone());
+    let proxy = tokio::spawn(
+        axum::serve(proxy_listener, views::proxy_routes(shown))
+            .with_graceful_shutdown(async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .into_future(),
+    );
     // The server runs as a task of its own: the endorsement question
     // blocks the turn's thread while it waits, and the answer must still
     // be accepted on a new connection meanwhile.
@@ -305,6 +333,7 @@ pub async fn run(global: &Global, args: WebArgs) -> Result<ExitCode, String> {
         pages
     );
     drop(agent);
+    proxy.abort();
     host.shutdown().await;
     served?;
     Ok(ExitCode::SUCCESS)
@@ -320,6 +349,27 @@ enum PageRequest {
         server: String,
         digests: Vec<String>,
         reply: oneshot::Sender<Result<usize, String>>,
+    },
+    /// The HTML of view `uri` of `server` and its `_meta.ui`, once the
+    /// person accepted the server's definitions.
+    View {
+        server: String,
+        uri: String,
+        reply: oneshot::Sender<Result<(String, Option<Value>), String>>,
+    },
+    /// A resource of `server`, for one of its views.
+    Read {
+        server: String,
+        uri: String,
+        reply: oneshot::Sender<Result<Value, String>>,
+    },
+    /// What a view asked and what was decided, for the audit log:
+    /// `(server, view URI, request)`, the decision, why, and detail.
+    Audit {
+        about: (String, String, &'static str),
+        decision: &'static str,
+        reason: String,
+        detail: Value,
     },
 }
 
@@ -343,6 +393,26 @@ async fn serve_pages(
             } => {
                 let _ = reply.send(accept(host, trust, store, pending, &server, &digests));
             }
+            PageRequest::View { server, uri, reply } => {
+                let _ = reply.send(read_view(host, trust, store, &server, &uri).await);
+            }
+            PageRequest::Read { server, uri, reply } => {
+                let read = match mcp_host::names::ServerId::new(&server) {
+                    Ok(id) => host
+                        .read_resource(&id, &uri)
+                        .await
+                        .map(|r| serde_json::to_value(r.accept()).unwrap_or_default())
+                        .map_err(|e| e.to_string()),
+                    Err(e) => Err(e.to_string()),
+                };
+                let _ = reply.send(read);
+            }
+            PageRequest::Audit {
+                about: (server, uri, request),
+                decision,
+                reason,
+                detail,
+            } => host.audit_view((&server, &uri, request), decision, &reason, detail),
         }
     }
 }
@@ -377,6 +447,37 @@ fn accept(
         .lock()
         .unwrap_or_else(PoisonError::into_inner) = Some(reviews);
     Ok(accepted)
+}
+
+/// The HTML of a view and its `_meta.ui`: read from its server only when
+/// every definition of that server was accepted by the person (or its
+/// output is trusted), since a view is code the server wrote.
+async fn read_view(
+    host: &mcp_host::Host,
+    trust: &FlowConfig,
+    store: &FlowStore,
+    server: &str,
+    uri: &str,
+) -> Result<(String, Option<Value>), String> {
+    let reviews = store.reviews().map_err(|e| e.to_string())?;
+    let unreviewed =
+        crate::terminal::review::definitions(host, trust, &reviews, Some(server), None)
+            .into_iter()
+            .filter(|d| d.status == "not reviewed")
+            .count();
+    if unreviewed > 0 {
+        return Err(format!(
+            "the view is not shown: {unreviewed} definitions of its server are not accepted yet \
+             (the servers page shows them)"
+        ));
+    }
+    let id = mcp_host::names::ServerId::new(server).map_err(|e| e.to_string())?;
+    let read = host
+        .read_resource(&id, uri)
+        .await
+        .map_err(|e| format!("the view could not be read: {e}"))?;
+    let value = serde_json::to_value(read.accept()).map_err(|e| e.to_string())?;
+    views::view_of(&value, uri)
 }
 
 async fn server_views(
@@ -455,6 +556,13 @@ fn routes(app: Arc<App>) -> Router {
         .route("/say", post(say))
         .route("/answer", post(answer))
         .route("/cancel", post(cancel))
+        .route("/view/open", post(views::open))
+        .route("/view/call", post(views::call))
+        .route("/view/read", post(views::read))
+        .route("/view/message", post(views::message))
+        .route("/view/context", post(views::context))
+        .route("/view/link", post(views::link))
+        .route("/view/log", post(views::log))
         .route("/app.js", get(script))
         .route("/app.css", get(style))
         .layer(axum::middleware::from_fn_with_state(app.clone(), guarded))
@@ -502,13 +610,13 @@ async fn guarded(State(app): State<Arc<App>>, request: Request, next: Next) -> R
         )
             .into_response(),
     };
-    secure(response.headers_mut());
+    secure(response.headers_mut(), &app.csp);
     response
 }
 
-fn secure(headers: &mut HeaderMap) {
+fn secure(headers: &mut HeaderMap, csp: &HeaderValue) {
+    headers.insert("content-security-policy", csp.clone());
     for (name, value) in [
-        ("content-security-policy", CSP),
         ("x-content-type-options", "nosniff"),
         // Not `no-referrer`: under it, the browser sends `Origin: null`
         // with the app's own forms, which the guard refuses. The address
@@ -530,7 +638,7 @@ fn html(markup: maud::Markup) -> Response {
 }
 
 async fn conversation_page(State(app): State<Arc<App>>) -> Response {
-    html(page::conversation(&app.model))
+    html(page::conversation(&app.model, &app.views.proxy_origin))
 }
 
 async fn servers_page(State(app): State<Arc<App>>) -> Response {

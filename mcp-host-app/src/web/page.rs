@@ -103,8 +103,9 @@ fn layout(title: &str, current: &str, body: Markup) -> Markup {
 }
 
 /// The conversation: the messages so far are fetched and streamed by the
-/// script, which writes every text it receives as text.
-pub fn conversation(model: &str) -> Markup {
+/// script, which writes every text it receives as text. `proxy` is the
+/// origin of the sandbox proxy that MCP Apps views are framed by.
+pub fn conversation(model: &str, proxy: &str) -> Markup {
     layout(
         "Conversation",
         "/",
@@ -114,7 +115,7 @@ pub fn conversation(model: &str) -> Markup {
             form.new method="post" action="/new" {
                 button type="submit" { "New conversation" }
             }
-            section #transcript aria-live="polite" {}
+            section #transcript aria-live="polite" data-proxy=(proxy) {}
             form #say {
                 label for="message" { "Message" }
                 textarea #message name="message" rows="3" required {}

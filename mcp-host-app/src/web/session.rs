@@ -14,9 +14,14 @@ use mcp_agent::conversation::{Agent, Bounds, Conversation, ConversationId, Conve
 use mcp_agent::provider::Message;
 use mcp_host::untrusted::{safe_json, visible};
 use serde_json::{json, Value};
-use tokio::sync::{mpsc, watch};
+use std::sync::Arc;
+
+use mcp_agent::conversation::ViewCallError;
+use mcp_agent::flow::ServerText;
+use tokio::sync::{mpsc, oneshot, watch};
 
 use super::ask::WebEndorser;
+use super::views::{tools_with_views, Instance, Views};
 use super::{Events, Pending};
 
 /// What the page asks of the conversation loop.
@@ -28,6 +33,30 @@ pub(super) enum Input {
     Open(ConversationId),
     /// Start a new conversation.
     New,
+    /// A tool call of an MCP Apps view of `server` (its URI `uri`),
+    /// answered on `reply`.
+    ViewCall {
+        server: String,
+        uri: String,
+        tool: String,
+        arguments: serde_json::Map<String, Value>,
+        reply: oneshot::Sender<Result<Value, ViewCallError>>,
+    },
+    /// A view's message for the conversation (`ui/message`): it starts a
+    /// turn, labelled as the server's output.
+    ViewMessage {
+        server: String,
+        uri: String,
+        text: String,
+    },
+    /// The context view `view` keeps for the model
+    /// (`ui/update-model-context`), given with the next turn.
+    ViewContext {
+        view: String,
+        server: String,
+        uri: String,
+        text: String,
+    },
 }
 
 /// The most characters of a title, taken from the first message.
@@ -43,6 +72,11 @@ pub(super) struct Session {
     pub saved: Option<Conversations>,
     /// The page's events.
     pub events: Events,
+    /// The MCP Apps views shown.
+    pub views: Arc<Views>,
+    /// The latest context of each view, by view id, for the next turn:
+    /// `(view, server, uri, text)`.
+    pub contexts: Vec<(String, String, String, String)>,
 }
 
 impl Session {
@@ -72,6 +106,8 @@ impl Session {
                 self.conversation = conversation;
                 self.id = id;
                 self.title = summary.title;
+                self.views.clear();
+                self.contexts.clear();
                 super::reset(&self.events);
                 replay(self.conversation.messages(), &|e| self.emit(e));
                 self.emit(taint(&self.conversation));
@@ -92,11 +128,24 @@ impl Session {
                 self.conversation = conversation;
                 self.id = id;
                 self.title = String::new();
+                self.views.clear();
+                self.contexts.clear();
                 super::reset(&self.events);
                 self.emit(taint(&self.conversation));
             }
             (Err(e), _) => self.emit(json!({"type": "notice", "text": visible(&e.to_string())})),
             (_, Err(e)) => self.emit(json!({"type": "notice", "text": visible(&e.to_string())})),
+        }
+    }
+}
+
+impl Session {
+    /// Gives the conversation the latest context each view keeps for
+    /// the model, labelled as its server's output, once.
+    fn give_contexts(&mut self, policy: &mcp_agent::flow::FlowPolicy) {
+        for (_, server, uri, text) in std::mem::take(&mut self.contexts) {
+            let output = ServerText::view(&server, &uri, format!("the view's context: {text}"));
+            self.conversation.view_message(policy, &output);
         }
     }
 }
@@ -166,7 +215,7 @@ pub(super) async fn turns(
     let emit = |event: Value| super::emit(&events, event);
     while let Some(input) = inputs.recv().await {
         let text = match input {
-            Input::Say(text) => text,
+            Input::Say(text) => Some(text),
             Input::Open(id) => {
                 session.open(id);
                 continue;
@@ -175,12 +224,51 @@ pub(super) async fn turns(
                 session.new_conversation();
                 continue;
             }
+            Input::ViewCall {
+                server,
+                uri,
+                tool,
+                arguments,
+                reply,
+            } => {
+                pending.apply(agent.policy_mut());
+                let ledger = session.conversation.ledger().clone();
+                let answer = agent
+                    .view_call(&ledger, &server, &uri, &tool, arguments, &mut endorser)
+                    .await;
+                let _ = reply.send(answer);
+                continue;
+            }
+            Input::ViewContext {
+                view,
+                server,
+                uri,
+                text,
+            } => {
+                session.contexts.retain(|(v, ..)| *v != view);
+                session.contexts.push((view, server, uri, text));
+                continue;
+            }
+            Input::ViewMessage { server, uri, text } => {
+                pending.apply(agent.policy_mut());
+                emit(
+                    json!({"type": "user", "text": visible(&text), "from": visible(&format!("the view of server {server} ({uri})"))}),
+                );
+                session.give_contexts(agent.policy());
+                let output = ServerText::view(&server, &uri, text);
+                session.conversation.view_message(agent.policy(), &output);
+                None
+            }
         };
-        pending.apply(agent.policy_mut());
-        if session.title.is_empty() {
-            session.title = text.chars().take(TITLE_CHARS).collect();
+        let with_views = tools_with_views(agent.host());
+        if let Some(text) = &text {
+            pending.apply(agent.policy_mut());
+            if session.title.is_empty() {
+                session.title = text.chars().take(TITLE_CHARS).collect();
+            }
+            emit(json!({"type": "user", "text": visible(text)}));
+            session.give_contexts(agent.policy());
         }
-        emit(json!({"type": "user", "text": visible(&text)}));
         let before = *cancelled.borrow();
         let wait = || {
             let mut rx = cancelled.clone();
@@ -190,27 +278,69 @@ pub(super) async fn turns(
                 }
             }
         };
-        let outcome = agent
-            .turn(
-                &mut session.conversation,
-                &text,
-                &mut endorser,
-                wait,
-                &mut |event| match event {
-                    Event::Text { delta } => emit(json!({"type": "text", "text": visible(&delta)})),
-                    Event::Call(record) => emit(json!({
-                        "type": "call",
-                        "name": visible(record.qualified.as_deref().unwrap_or(&record.name)),
-                        "arguments": safe_json(&record.arguments),
-                        "decision": record.decision,
-                        "reason": visible(&record.reason),
-                        "result": record.result.as_deref().map(visible),
-                        "isError": record.is_error,
-                    })),
-                    _ => {}
-                },
-            )
-            .await;
+        let views = session.views.clone();
+        let mut on_event = |event: Event| match event {
+            Event::Text { delta } => emit(json!({"type": "text", "text": visible(&delta)})),
+            Event::Call(record) => {
+                emit(json!({
+                    "type": "call",
+                    "name": visible(record.qualified.as_deref().unwrap_or(&record.name)),
+                    "arguments": safe_json(&record.arguments),
+                    "decision": record.decision,
+                    "reason": visible(&record.reason),
+                    "result": record.result.as_deref().map(visible),
+                    "isError": record.is_error,
+                }));
+                // A tool with a view, answered: the view is shown with
+                // the arguments and the result.
+                let viewed = record.qualified.as_ref().and_then(|q| with_views.get(q));
+                if let (Some((server, uri, definition)), Some(result)) =
+                    (viewed, record.server_result)
+                {
+                    let instance = Instance {
+                        server: server.clone(),
+                        uri: uri.clone(),
+                        arguments: record.arguments.clone(),
+                        result,
+                        definition: definition.clone(),
+                        policy: None,
+                    };
+                    if let Some(id) = views.add(instance) {
+                        emit(json!({
+                            "type": "view",
+                            "id": id,
+                            "proxy": views.proxy_url(&id),
+                            "server": visible(server),
+                            "uri": visible(uri),
+                        }));
+                    }
+                }
+            }
+            _ => {}
+        };
+        let outcome = match &text {
+            Some(text) => {
+                agent
+                    .turn(
+                        &mut session.conversation,
+                        text,
+                        &mut endorser,
+                        wait,
+                        &mut on_event,
+                    )
+                    .await
+            }
+            None => {
+                agent
+                    .respond(
+                        &mut session.conversation,
+                        &mut endorser,
+                        wait,
+                        &mut on_event,
+                    )
+                    .await
+            }
+        };
         pending.apply(agent.policy_mut());
         session.save();
         emit(taint(&session.conversation));

@@ -80,3 +80,23 @@ pub fn start(base_url: &str, setup: impl FnOnce(&Scratch) -> Value, reviewed: &[
         dir,
     }
 }
+
+/// The app with the MCP Apps example server (`dice`, its output trusted,
+/// its definitions accepted), from a blocking thread.
+#[allow(dead_code)] // not every test binary shows a view
+pub async fn start_dice(base_url: String) -> App {
+    tokio::task::spawn_blocking(move || {
+        start(
+            &base_url,
+            |_| {
+                serde_json::json!({"mcpServers": {"dice": {
+                    "command": super::workspace::example("apps"),
+                    "trustOutput": true
+                }}})
+            },
+            &["dice"],
+        )
+    })
+    .await
+    .expect("started")
+}

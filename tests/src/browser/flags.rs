@@ -69,18 +69,19 @@ pub(super) fn chromium_args(profile: &Path, stray_port: u16, as_root: bool) -> V
         // can be made, so they fail here without a request.
         "--component-updater=url-source=http://127.0.0.1:0/".to_owned(),
         "--gaia-url=http://127.0.0.1:0/".to_owned(),
-        // Every name but the loopback ones resolves to nothing, except
-        // one name of the test's own that stands for an attacker's name
-        // whose DNS now answers 127.0.0.1 (a rebinding).
+        // Every name but the loopback ones (127.0.0.2 too: the host's
+        // sandbox proxy for MCP Apps views listens there) resolves to
+        // nothing, except one name of the test's own that stands for an
+        // attacker's name whose DNS now answers 127.0.0.1 (a rebinding).
         format!(
             "--host-resolver-rules=MAP {REBINDING_NAME} 127.0.0.1, MAP * ~NOTFOUND, \
-             EXCLUDE localhost, EXCLUDE 127.0.0.1"
+             EXCLUDE localhost, EXCLUDE 127.0.0.1, EXCLUDE 127.0.0.2"
         ),
         // Every request that is not for loopback goes to the stray
         // listener. Chromium bypasses a proxy for loopback implicitly;
         // the bypass list says so in so many words.
         format!("--proxy-server=http://127.0.0.1:{stray_port}"),
-        format!("--proxy-bypass-list=127.0.0.1;localhost;[::1];{REBINDING_NAME}"),
+        format!("--proxy-bypass-list=127.0.0.1;127.0.0.2;localhost;[::1];{REBINDING_NAME}"),
         // Containers often have a small /dev/shm; a file under /tmp serves.
         "--disable-dev-shm-usage".to_owned(),
         "--window-size=1280,800".to_owned(),

@@ -165,6 +165,203 @@
     }
   }
 
+
+  // MCP Apps: the host side of each view's protocol. A view runs in the
+  // sandbox proxy's frame (another origin); its messages come through the
+  // proxy, and only from it. What it asks of the host goes to the app,
+  // which decides; nothing a view sends is written as markup.
+  const views = new Map(); // the proxy's window -> the view's state
+  const proxyOrigin = transcript.dataset.proxy;
+
+  function toView(view, message) {
+    view.frame.contentWindow.postMessage(Object.assign({ jsonrpc: "2.0" }, message), proxyOrigin);
+  }
+
+  function answerView(view, id, result, error) {
+    toView(view, error ? { id: id, error: error } : { id: id, result: result });
+  }
+
+  // A request of the view the app answers: `path` gets the view's id and
+  // `body`; the reply is the JSON-RPC result, or its error.
+  function viaApp(view, message, path, body) {
+    post(path, Object.assign({ view: view.id }, body))
+      .then(function (response) {
+        return response.json().then(function (json) {
+          return { ok: response.ok, json: json };
+        });
+      })
+      .then(function (answer) {
+        if (answer.ok && answer.json.error === undefined) {
+          answerView(view, message.id, answer.json.result || {});
+        } else {
+          answerView(view, message.id, null, answer.json.error || { code: -32000, message: "refused" });
+        }
+      })
+      .catch(function () {
+        answerView(view, message.id, null, { code: -32603, message: "the host did not answer" });
+      });
+  }
+
+  function fromView(view, message) {
+    const params = message.params || {};
+    switch (message.method) {
+      case "ui/notifications/sandbox-proxy-ready":
+        if (!view.sent) {
+          view.sent = true;
+          toView(view, {
+            method: "ui/notifications/sandbox-resource-ready",
+            params: { html: view.html, allow: view.allow },
+          });
+        }
+        return;
+      case "ui/initialize":
+        answerView(view, message.id, view.initialize);
+        return;
+      case "ui/notifications/initialized":
+        if (!view.initialized) {
+          view.initialized = true;
+          view.box.dataset.state = "initialized";
+          toView(view, { method: "ui/notifications/tool-input", params: { arguments: view.arguments } });
+          toView(view, { method: "ui/notifications/tool-result", params: view.result });
+        }
+        return;
+      case "ui/notifications/size-changed": {
+        const height = Math.max(0, Math.min(Number(params.height) || 0, 800));
+        view.frame.style.height = height + "px";
+        view.box.dataset.height = String(height);
+        return;
+      }
+      case "ping":
+        answerView(view, message.id, {});
+        return;
+      case "ui/request-display-mode":
+        answerView(view, message.id, { mode: "inline" });
+        return;
+      case "tools/call":
+        viaApp(view, message, "/view/call", { name: params.name, arguments: params.arguments || {} });
+        return;
+      case "resources/read":
+        viaApp(view, message, "/view/read", { uri: params.uri });
+        return;
+      case "ui/message":
+        viaApp(view, message, "/view/message", { role: params.role, content: params.content });
+        return;
+      case "ui/update-model-context":
+        viaApp(view, message, "/view/context", {
+          content: params.content,
+          structuredContent: params.structuredContent,
+        });
+        return;
+      case "ui/open-link":
+        post("/view/link", { view: view.id, url: params.url })
+          .then(function (response) {
+            return response.json();
+          })
+          .then(function (answer) {
+            if (answer.open) {
+              window.open(answer.url, "_blank", "noopener,noreferrer");
+              answerView(view, message.id, {});
+            } else {
+              answerView(view, message.id, null, { code: -32000, message: "Link opening denied by user" });
+            }
+          })
+          .catch(function () {
+            answerView(view, message.id, null, { code: -32000, message: "Link opening denied by user" });
+          });
+        return;
+      case "notifications/message":
+        post("/view/log", { view: view.id, level: params.level, data: params.data });
+        return;
+      default:
+        if (message.id !== undefined && message.method !== undefined) {
+          answerView(view, message.id, null, { code: -32601, message: "method not found" });
+        } else if (message.id !== undefined && view.pending.has(message.id)) {
+          const done = view.pending.get(message.id);
+          view.pending.delete(message.id);
+          done();
+        }
+    }
+  }
+
+  window.addEventListener("message", function (event) {
+    if (event.origin !== proxyOrigin) {
+      return;
+    }
+    const view = views.get(event.source);
+    const message = event.data;
+    if (view && message && message.jsonrpc === "2.0") {
+      fromView(view, message);
+    }
+  });
+
+  function showView(event) {
+    const box = element("section", "view");
+    box.dataset.view = event.id;
+    box.dataset.state = "loading";
+    box.appendChild(element("p", "view-origin untrusted", "A view written by server " + event.server + " (" + event.uri + ")"));
+    transcript.appendChild(box);
+    post("/view/open", { view: event.id })
+      .then(function (response) {
+        return response.json().then(function (json) {
+          return { ok: response.ok, json: json };
+        });
+      })
+      .then(function (answer) {
+        if (!answer.ok) {
+          box.dataset.state = "refused";
+          box.appendChild(element("p", "notice", answer.json.error ? answer.json.error.message : "not shown"));
+          return;
+        }
+        const frame = element("iframe", "view-frame");
+        // The proxy needs scripts and its own origin; the view inside it
+        // gets neither the app's origin nor its own.
+        frame.setAttribute("sandbox", "allow-scripts allow-same-origin");
+        if (answer.json.allow) {
+          frame.setAttribute("allow", answer.json.allow);
+        }
+        frame.setAttribute("title", "view of " + event.server);
+        frame.style.height = "120px";
+        const view = {
+          id: event.id,
+          box: box,
+          frame: frame,
+          html: answer.json.html,
+          allow: answer.json.allow,
+          initialize: answer.json.initialize,
+          arguments: answer.json.arguments,
+          result: answer.json.result,
+          pending: new Map(),
+          next: 1,
+          sent: false,
+          initialized: false,
+        };
+        box.appendChild(frame);
+        frame.src = event.proxy;
+        views.set(frame.contentWindow, view);
+      });
+  }
+
+  // Every view is told it goes (and given a moment to keep its work)
+  // before another conversation is shown.
+  function tearDown() {
+    const waits = [];
+    views.forEach(function (view) {
+      if (!view.initialized) {
+        return;
+      }
+      const id = "teardown-" + view.next++;
+      waits.push(
+        new Promise(function (resolve) {
+          view.pending.set(id, resolve);
+          setTimeout(resolve, 1000);
+          toView(view, { id: id, method: "ui/resource-teardown", params: { reason: "the conversation was closed" } });
+        }),
+      );
+    });
+    views.clear();
+    return Promise.all(waits);
+  }
+
   const handlers = {
     user(event) {
       current = null;
@@ -193,6 +390,10 @@
     },
     question(event) {
       ask(event);
+    },
+    view(event) {
+      current = null;
+      showView(event);
     },
     answered(event) {
       if (answer === event.id && dialog.open) {
@@ -247,7 +448,22 @@
     reset() {
       // Another conversation is shown: what follows is its history.
       current = null;
-      transcript.replaceChildren();
+      // A view is kept, hidden, until it answered its teardown.
+      const going = [];
+      views.forEach(function (view) {
+        view.box.hidden = true;
+        going.push(view.box);
+      });
+      tearDown().then(function () {
+        going.forEach(function (box) {
+          box.remove();
+        });
+      });
+      Array.from(transcript.children).forEach(function (child) {
+        if (!going.includes(child)) {
+          child.remove();
+        }
+      });
       const note = document.getElementById("taint");
       if (note) {
         note.remove();
