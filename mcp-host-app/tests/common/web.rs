@@ -34,6 +34,16 @@ impl Drop for App {
 /// in `reviewed` have every definition accepted first; the model is the
 /// scripted one at `base_url`.
 pub fn start(base_url: &str, setup: impl FnOnce(&Scratch) -> Value, reviewed: &[&str]) -> App {
+    start_with(base_url, setup, reviewed, &[])
+}
+
+/// As [`start`], with more of `web`'s options (`--yes`).
+pub fn start_with(
+    base_url: &str,
+    setup: impl FnOnce(&Scratch) -> Value,
+    reviewed: &[&str],
+    options: &[&str],
+) -> App {
     let dir = Scratch::new("mcp-host-web");
     let config = setup(&dir);
     std::fs::write(dir.0.join("servers.json"), config.to_string()).expect("config");
@@ -43,23 +53,22 @@ pub fn start(base_url: &str, setup: impl FnOnce(&Scratch) -> Value, reviewed: &[
             .expect("review runs");
         assert!(output.status.success(), "{output:?}");
     }
-    let mut child = super::in_scratch(
-        &dir,
-        &[
-            "web",
-            "--no-browser",
-            "--provider",
-            "openai",
-            "--model",
-            MODEL,
-            "--base-url",
-            base_url,
-        ],
-    )
-    .stdout(Stdio::piped())
-    .stderr(Stdio::inherit())
-    .spawn()
-    .expect("mcp-host web starts");
+    let mut args = vec![
+        "web",
+        "--no-browser",
+        "--provider",
+        "openai",
+        "--model",
+        MODEL,
+        "--base-url",
+        base_url,
+    ];
+    args.extend_from_slice(options);
+    let mut child = super::in_scratch(&dir, &args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("mcp-host web starts");
     let stdout = child.stdout.take().expect("stdout");
     let mut line = String::new();
     BufReader::new(stdout)
