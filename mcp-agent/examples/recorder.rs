@@ -25,6 +25,10 @@
 //!   answers `stored`;
 //! - `{"kind": "read"}`: answers with what the store holds.
 //!
+//! Its `resources`, each `{"uri", "mimeType", "text", "_meta"}`, are
+//! listed and read as written (an MCP Apps view among them, for a tool
+//! whose definition names it).
+//!
 //! It speaks the legacy era (`initialize`), and answers `server/discover`
 //! with "method not found", which a dual-era client takes as legacy.
 
@@ -101,9 +105,13 @@ impl<L: Iterator<Item = std::io::Result<String>>> Server<L> {
         };
         let reply = match method {
             "initialize" => {
+                let mut capabilities = json!({"tools": {}});
+                if self.script.get("resources").is_some() {
+                    capabilities["resources"] = json!({});
+                }
                 let mut result = json!({
                     "protocolVersion": "2025-11-25",
-                    "capabilities": {"tools": {}},
+                    "capabilities": capabilities,
                     "serverInfo": {"name": "recorder", "version": "1.0.0"},
                 });
                 if let Some(instructions) = self.script["instructions"].as_str() {
@@ -117,6 +125,20 @@ impl<L: Iterator<Item = std::io::Result<String>>> Server<L> {
                 Ok(json!({ "tools": tools }))
             }
             "tools/call" => self.call(&message["params"]),
+            "resources/list" => {
+                let listed: Vec<Value> = self
+                    .resources()
+                    .map(|r| json!({"uri": r["uri"], "name": r["uri"], "mimeType": r["mimeType"]}))
+                    .collect();
+                Ok(json!({ "resources": listed }))
+            }
+            "resources/read" => {
+                let uri = &message["params"]["uri"];
+                match self.resources().find(|r| r["uri"] == *uri) {
+                    Some(resource) => Ok(json!({ "contents": [resource] })),
+                    None => Err(json!({"code": -32002, "message": "Resource not found"})),
+                }
+            }
             _ => Err(json!({"code": -32601, "message": "Method not found"})),
         };
         let out = match reply {
@@ -124,6 +146,10 @@ impl<L: Iterator<Item = std::io::Result<String>>> Server<L> {
             Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
         };
         send(&out);
+    }
+
+    fn resources(&self) -> impl Iterator<Item = &Value> {
+        self.script["resources"].as_array().into_iter().flatten()
     }
 
     fn tools(&self) -> impl Iterator<Item = &Value> {
