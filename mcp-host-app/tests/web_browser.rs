@@ -558,6 +558,16 @@ async fn our_example_view_runs_in_the_sandbox_and_calls_its_server() {
     let app = common::web::start_dice(base).await;
     let browser = Browser::start().await.expect("the browser starts");
     open(&browser, &app).await;
+    // Every message that reaches the page from a view, recorded from the
+    // start, to check against the extension's schema.
+    browser
+        .execute(
+            "window.seenFromViews = []; window.addEventListener('message', \
+             (e) => { if (e.origin.startsWith('http://127.0.0.2:')) window.seenFromViews.push(e.data); });",
+            vec![],
+        )
+        .await
+        .expect("script");
     say(&browser, "CALL dice__roll {\"count\": 3, \"sides\": 6}").await;
     if browser
         .wait_for("dialog#question[open] #allow", Duration::from_secs(3))
@@ -669,6 +679,31 @@ async fn our_example_view_runs_in_the_sandbox_and_calls_its_server() {
         .expect("shot");
     // The model was not asked anything by the view's call.
     assert_eq!(model.requests().len(), before);
+    // What the view sent, and what the host sends it, against the
+    // extension's schema.
+    let seen = browser
+        .execute("return window.seenFromViews;", vec![])
+        .await
+        .expect("script");
+    let view = browser
+        .find("section.view")
+        .await
+        .expect("view")
+        .attr("data-view")
+        .await
+        .expect("attr")
+        .unwrap_or_default();
+    let opened = browser
+        .client()
+        .execute_async(
+            "const done = arguments[arguments.length - 1]; \
+             fetch('/view/open', {method: 'POST', headers: {'Content-Type': 'application/json'}, \
+             body: JSON.stringify({view: arguments[0]})}).then((r) => r.json()).then(done);",
+            vec![json!(view)],
+        )
+        .await
+        .expect("the view's opening");
+    validate_apps_messages(&seen, &opened);
     let log = std::fs::read_to_string(app.dir.0.join("audit.jsonl")).unwrap_or_default();
     let shown = log
         .lines()
@@ -676,4 +711,70 @@ async fn our_example_view_runs_in_the_sandbox_and_calls_its_server() {
         .unwrap_or_else(|| panic!("the view's policy is not in the audit log:\n{log}"));
     assert!(shown.contains("connect-src 'none'"), "{shown}");
     assert!(browser.strays().is_empty(), "{:?}", browser.strays());
+}
+
+/// Checks each message against its definition in the extension's schema
+/// (`ext/apps/schema.json` of the spec): `seen`, what the view sent the
+/// host, by method (the standard MCP `tools/call` aside); and `opened`,
+/// what `/view/open` gave the page to send the view: the sandbox's
+/// resource, the `ui/initialize` result, the tool's input and result.
+fn validate_apps_messages(seen: &Value, opened: &Value) {
+    let path = mcp_tests::spec::spec_dir().join("ext/apps/schema.json");
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("the apps schema"))
+            .expect("JSON");
+    let check = |definition: &str, message: &Value| {
+        // Each definition is a schema of its own, with its own `$defs`.
+        let validator =
+            jsonschema::validator_for(&schema["$defs"][definition]).expect("the schema compiles");
+        let errors: Vec<String> = validator
+            .iter_errors(message)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{definition}: {message}: {errors:?}");
+    };
+    // A JSON-RPC message without its envelope, as the definitions have it.
+    let bare = |message: &Value| {
+        let mut message = message.clone();
+        if let Some(map) = message.as_object_mut() {
+            map.remove("jsonrpc");
+            map.remove("id");
+        }
+        message
+    };
+    let mut methods = Vec::new();
+    for message in seen.as_array().expect("an array") {
+        let method = message["method"].as_str().unwrap_or_default();
+        let definition = match method {
+            "ui/initialize" => "McpUiInitializeRequest",
+            "ui/notifications/initialized" => "McpUiInitializedNotification",
+            "ui/notifications/size-changed" => "McpUiSizeChangedNotification",
+            "ui/notifications/sandbox-proxy-ready" => "McpUiSandboxProxyReadyNotification",
+            "tools/call" => continue,
+            other => panic!("a message the example does not send: {other:?} {message}"),
+        };
+        check(definition, &bare(message));
+        methods.push(method);
+    }
+    for method in [
+        "ui/initialize",
+        "ui/notifications/initialized",
+        "ui/notifications/size-changed",
+    ] {
+        assert!(methods.contains(&method), "{method} not seen: {methods:?}");
+    }
+    check(
+        "McpUiSandboxResourceReadyNotification",
+        &json!({"method": "ui/notifications/sandbox-resource-ready",
+                "params": {"html": opened["html"], "permissions": opened["permissions"]}}),
+    );
+    check("McpUiInitializeResult", &opened["initialize"]);
+    check(
+        "McpUiToolInputNotification",
+        &json!({"method": "ui/notifications/tool-input", "params": {"arguments": opened["arguments"]}}),
+    );
+    check(
+        "McpUiToolResultNotification",
+        &json!({"method": "ui/notifications/tool-result", "params": opened["result"]}),
+    );
 }

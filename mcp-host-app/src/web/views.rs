@@ -180,7 +180,26 @@ pub(super) fn view_of(result: &Value, uri: &str) -> Result<(String, Option<Value
     Ok((html.to_owned(), content["_meta"].get("ui").cloned()))
 }
 
+/// The permissions of `policy` as `sandbox-resource-ready` carries them
+/// to the proxy (which makes them its frame's `allow`): only those the
+/// extension names, and only when declared.
+fn permissions_of(policy: &ViewPolicy) -> Value {
+    let allow = policy.allow();
+    let mut permissions = Map::new();
+    for feature in allow.split("; ").filter(|f| !f.is_empty()) {
+        let key = match feature {
+            "clipboard-write" => "clipboardWrite",
+            other => other,
+        };
+        permissions.insert(key.to_owned(), json!({}));
+    }
+    Value::Object(permissions)
+}
+
 /// The `ui/initialize` result the host answers view `instance` with.
+/// No `containerDimensions`: the extension's schema closes each branch
+/// of its `allOf`, so that no value but `{}` validates; the frame's
+/// height follows the view's size reports, up to 800 pixels.
 pub(super) fn initialize_result(instance: &Instance) -> Value {
     json!({
         "protocolVersion": APPS_VERSION,
@@ -198,7 +217,6 @@ pub(super) fn initialize_result(instance: &Instance) -> Value {
             "theme": "light",
             "displayMode": "inline",
             "availableDisplayModes": ["inline"],
-            "containerDimensions": {"maxHeight": 800},
             "platform": "web",
         },
     })
@@ -427,11 +445,13 @@ pub(super) async fn open(State(app): State<Arc<App>>, body: Bytes) -> Response {
         "its server's definitions were accepted",
         json!({"csp": policy.csp(), "allow": policy.allow(), "htmlDigest": mcp_digest::digest(&Value::String(html.clone()))}),
     );
+    let permissions = permissions_of(&policy);
     let allow = policy.allow();
     app.views.set_policy(&id, policy);
     axum::Json(json!({
         "html": html,
         "allow": allow,
+        "permissions": permissions,
         "initialize": initialize_result(&instance),
         "arguments": instance.arguments,
         "result": instance.result,

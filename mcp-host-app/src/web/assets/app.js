@@ -210,7 +210,7 @@
           view.sent = true;
           toView(view, {
             method: "ui/notifications/sandbox-resource-ready",
-            params: { html: view.html, allow: view.allow },
+            params: { html: view.html, permissions: view.permissions },
           });
         }
         return;
@@ -326,7 +326,7 @@
           box: box,
           frame: frame,
           html: answer.json.html,
-          allow: answer.json.allow,
+          permissions: answer.json.permissions,
           initialize: answer.json.initialize,
           arguments: answer.json.arguments,
           result: answer.json.result,

@@ -22,9 +22,13 @@
         if (typeof params.html !== "string") return;
         view = document.createElement("iframe");
         view.setAttribute("sandbox", "allow-scripts allow-forms");
-        if (typeof params.allow === "string" && params.allow !== "") {
-          view.setAttribute("allow", params.allow);
-        }
+        // The permissions the host passed on (only those the view's
+        // server declared), as the frame's permissions policy.
+        const features = { camera: "camera", microphone: "microphone", geolocation: "geolocation", clipboardWrite: "clipboard-write" };
+        const allow = Object.keys(params.permissions || {})
+          .filter((key) => Object.prototype.hasOwnProperty.call(features, key))
+          .map((key) => features[key]);
+        if (allow.length > 0) view.setAttribute("allow", allow.join("; "));
         view.setAttribute("title", "view");
         view.style.height = "100vh";
         view.srcdoc = params.html;
