@@ -489,6 +489,17 @@ async fn a_hostile_view_is_contained() {
     assert_eq!(seen, ["/declared"], "{seen:?}");
     let hostile = std::fs::read_to_string(app.dir.0.join("hostile.jsonl")).unwrap_or_default();
     assert!(!hostile.contains("model_only\""), "{hostile}");
+    // The app told the server it shows views (the last start is the
+    // app's; the first, the review's, shows none).
+    let initialize = hostile
+        .lines()
+        .rfind(|l| l.contains("\"initialize\""))
+        .unwrap_or_default();
+    assert!(
+        initialize.contains("\"io.modelcontextprotocol/ui\"")
+            && initialize.contains("text/html;profile=mcp-app"),
+        "{initialize}"
+    );
     let victim = std::fs::read_to_string(app.dir.0.join("victim.jsonl")).unwrap_or_default();
     assert!(!victim.contains("tools/call"), "{victim}");
     assert!(browser.strays().is_empty(), "{:?}", browser.strays());

@@ -300,8 +300,18 @@ impl Endorser for WebEndorser {
 pub(super) struct WebInput(pub Arc<Questions>);
 
 impl InputHandler for WebInput {
+    /// Elicitation, as the terminal; and MCP Apps, whose views this front
+    /// end shows: the extension with the one view type it renders.
     fn capabilities(&self) -> mcp_types::v2026_07_28::ClientCapabilities {
-        crate::terminal::elicitation_capabilities()
+        let mut capabilities = crate::terminal::elicitation_capabilities();
+        let apps = json!({ "mimeTypes": [mcp_types::meta::APPS_MIME_TYPE] });
+        if let Value::Object(apps) = apps {
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert(mcp_types::meta::APPS_EXTENSION.to_owned(), apps);
+        }
+        capabilities
     }
 
     fn elicit<'a>(
