@@ -27,7 +27,9 @@
 //!
 //! Its `resources`, each `{"uri", "mimeType", "text", "_meta"}`, are
 //! listed and read as written (an MCP Apps view among them, for a tool
-//! whose definition names it).
+//! whose definition names it); one with `"textFile": PATH` instead of
+//! `text` is read from that file at each read, so that a test can
+//! change it under a running server.
 //!
 //! It speaks the legacy era (`initialize`), and answers `server/discover`
 //! with "method not found", which a dual-era client takes as legacy.
@@ -135,7 +137,19 @@ impl<L: Iterator<Item = std::io::Result<String>>> Server<L> {
             "resources/read" => {
                 let uri = &message["params"]["uri"];
                 match self.resources().find(|r| r["uri"] == *uri) {
-                    Some(resource) => Ok(json!({ "contents": [resource] })),
+                    Some(resource) => {
+                        let mut content = resource.clone();
+                        if let Some(path) =
+                            content.as_object_mut().and_then(|c| c.remove("textFile"))
+                        {
+                            let text = path
+                                .as_str()
+                                .and_then(|p| std::fs::read_to_string(p).ok())
+                                .unwrap_or_default();
+                            content["text"] = json!(text);
+                        }
+                        Ok(json!({ "contents": [content] }))
+                    }
                     None => Err(json!({"code": -32002, "message": "Resource not found"})),
                 }
             }

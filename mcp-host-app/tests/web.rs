@@ -359,7 +359,7 @@ async fn follow(app: &App, events: &mut Events, own: &str) -> Vec<Value> {
             .until(|e| {
                 matches!(
                     e["type"].as_str(),
-                    Some("question" | "call" | "end" | "progress")
+                    Some("question" | "call" | "end" | "progress" | "view")
                 )
             })
             .await;
@@ -670,4 +670,94 @@ async fn an_app_only_tool_is_never_offered_to_the_model() {
         ),
         "{calls:?}"
     );
+}
+
+/// MCP Apps: a view is pinned like a definition. Its first reading, once
+/// the server's definitions were accepted, pins it; when the server
+/// changes it, it is held back (for a view already on the page too), the
+/// servers page shows it whole as changed, and accepting it there shows
+/// it again. The audit log says why it was not shown.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_view_that_changes_is_held_back_until_accepted_again() {
+    let model = Obedient::start().await;
+    let base = model.endpoint().base_url;
+    let app = tokio::task::spawn_blocking(move || {
+        common::web::start(
+            &base,
+            |dir| {
+                std::fs::write(dir.0.join("view.html"), "<p>first view</p>").expect("view");
+                let script = json!({
+                    "tools": [{"definition": {"name": "show",
+                                              "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}},
+                                              "_meta": {"ui": {"resourceUri": "ui://viewer/v.html"}}},
+                               "does": {"kind": "text", "text": "shown"}}],
+                    "resources": [{"uri": "ui://viewer/v.html", "mimeType": "text/html;profile=mcp-app",
+                                   "textFile": dir.0.join("view.html")}]
+                });
+                std::fs::write(dir.0.join("viewer.json"), script.to_string()).expect("script");
+                json!({"mcpServers": {"viewer": {
+                    "command": mcp_tests::build::example("recorder"),
+                    "args": [dir.0.join("viewer.json")],
+                    "trustOutput": true
+                }}})
+            },
+            &["viewer"],
+        )
+    })
+    .await
+    .expect("started");
+    let (own, mut events) = session(&app).await;
+    let cookie = cookie_of(&own);
+    let view_of = |events: &[Value]| {
+        events
+            .iter()
+            .find(|e| e["type"] == "view")
+            .and_then(|e| e["id"].as_str())
+            .map(str::to_owned)
+            .unwrap_or_else(|| panic!("no view: {events:?}"))
+    };
+    let open = |id: String| {
+        let app = &app;
+        let own = own.clone();
+        async move { post(app, "/view/open", &json!({ "view": id }), &own).await }
+    };
+    let first = view_of(&turn(&app, &mut events, &own, "CALL viewer__show {\"n\": 1}").await);
+    let (head, body) = open(first.clone()).await;
+    assert_eq!(status(&head), 200, "{body}");
+    assert!(body.contains("first view"), "{body}");
+
+    // The server changes its view.
+    std::fs::write(app.dir.0.join("view.html"), "<p>second view</p>").expect("view");
+    let second = view_of(&turn(&app, &mut events, &own, "CALL viewer__show {\"n\": 2}").await);
+    for id in [second.clone(), first] {
+        let (head, body) = open(id).await;
+        assert_eq!(status(&head), 403, "{body}");
+        assert!(body.contains("changed"), "{body}");
+        assert!(!body.contains("second view"), "{body}");
+    }
+    let log = std::fs::read_to_string(app.dir.0.join("audit.jsonl")).expect("the audit log");
+    assert!(
+        log.lines().any(|l| l.contains("\"how\":\"view\"")
+            && l.contains("\"refused\"")
+            && l.contains("changed")),
+        "{log}"
+    );
+    let (_, page) = get(&app, "/servers", &cookie).await;
+    assert!(page.contains("data-status=\"changed\""), "{page}");
+    assert!(page.contains("second view"), "shown whole: {page}");
+    let digests: Vec<String> = page
+        .split("name=\"digest\" value=\"")
+        .skip(1)
+        .map(|rest| rest.chars().take_while(|c| *c != '"').collect())
+        .collect();
+    assert_eq!(digests.len(), 1, "{page}");
+    let form = format!("server=viewer&digest={}", digests[0]);
+    assert_eq!(
+        status(&post_form(&app, "/review", &form, &own).await.0),
+        303
+    );
+    let (head, body) = open(second).await;
+    assert_eq!(status(&head), 200, "{body}");
+    assert!(body.contains("second view"), "{body}");
+    drop(model);
 }

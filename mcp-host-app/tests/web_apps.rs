@@ -54,12 +54,7 @@ async fn start(package: &'static str, id: &'static str) -> (Obedient, App, Brows
     })
     .await
     .expect("started");
-    let browser = Browser::start().await.expect("the browser starts");
-    browser.goto(&app.url).await.expect("goto");
-    browser
-        .wait_for("#transcript", WAIT)
-        .await
-        .expect("the app");
+    let browser = common::web::browse(&app).await;
     (model, app, browser)
 }
 
@@ -77,30 +72,8 @@ async fn view_shown(browser: &Browser) {
         .wait_for("section.view[data-state=initialized][data-height]", WAIT)
         .await
         .expect("the view initialized and sized");
-    let src = browser
-        .find("iframe.view-frame")
-        .await
-        .expect("frame")
-        .attr("src")
-        .await
-        .expect("src")
-        .unwrap_or_default();
+    let src = common::web::attribute(browser, "iframe.view-frame", "src").await;
     assert!(src.starts_with("http://127.0.0.2:"), "{src}");
-}
-
-async fn enter_view(browser: &Browser) {
-    enter_view_n(browser, 0).await;
-}
-
-async fn leave_frames(browser: &Browser) {
-    for _ in 0..2 {
-        browser
-            .client()
-            .clone()
-            .enter_parent_frame()
-            .await
-            .expect("back out");
-    }
 }
 
 /// The audit log's lines that contain every one of `parts`, once there
@@ -133,7 +106,7 @@ async fn the_official_basic_view_initializes_calls_its_server_and_asks_the_host(
     browser.screenshot("apps-basic-shown").await.expect("shot");
 
     // The result the model's call got, shown by the view.
-    enter_view(&browser).await;
+    common::web::enter_view(&browser, 0).await;
     let deadline = tokio::time::Instant::now() + WAIT;
     let first = loop {
         let time = browser.text_of("#server-time").await.unwrap_or_default();
@@ -173,7 +146,7 @@ async fn the_official_basic_view_initializes_calls_its_server_and_asks_the_host(
         .await
         .expect("fill");
     browser.click("#open-link-btn").await.expect("link");
-    leave_frames(&browser).await;
+    common::web::leave_view(&browser).await;
     browser
         .wait_for_text("#question-text", "example.com/from-the-view", WAIT)
         .await
@@ -185,13 +158,13 @@ async fn the_official_basic_view_initializes_calls_its_server_and_asks_the_host(
     // A message: it enters the conversation as the server's output, and
     // the model reads it enveloped, from server `time`.
     let before = model.requests().len();
-    enter_view(&browser).await;
+    common::web::enter_view(&browser, 0).await;
     browser
         .fill("#message-text", "hello from the view")
         .await
         .expect("fill");
     browser.click("#send-message-btn").await.expect("message");
-    leave_frames(&browser).await;
+    common::web::leave_view(&browser).await;
     let deadline = tokio::time::Instant::now() + WAIT;
     let sent = loop {
         if let Some(sent) = model.requests().get(before).cloned() {
@@ -298,7 +271,7 @@ async fn leak_listener() -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>
 
 /// The report a view wrote, once it holds `until`.
 async fn report(browser: &Browser, n: usize, until: &str) -> String {
-    enter_view_n(browser, n).await;
+    common::web::enter_view(browser, n).await;
     let deadline = tokio::time::Instant::now() + WAIT;
     let text = loop {
         let text = browser.text_of("#report").await.unwrap_or_default();
@@ -308,16 +281,8 @@ async fn report(browser: &Browser, n: usize, until: &str) -> String {
         assert!(tokio::time::Instant::now() < deadline, "{text}");
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
-    leave_frames(browser).await;
+    common::web::leave_view(browser).await;
     text
-}
-
-async fn enter_view_n(browser: &Browser, n: usize) {
-    let frames = browser.find_all("iframe.view-frame").await.expect("frames");
-    let proxy = frames.into_iter().nth(n).expect("the proxy's frame");
-    proxy.enter_frame().await.expect("into the proxy");
-    let inner = browser.wait_for("iframe", WAIT).await.expect("the view");
-    inner.enter_frame().await.expect("into the view");
 }
 
 /// A hostile view (a scripted server of the test's, its output
@@ -379,12 +344,7 @@ async fn a_hostile_view_is_contained() {
     })
     .await
     .expect("started");
-    let browser = Browser::start().await.expect("the browser starts");
-    browser.goto(&app.url).await.expect("goto");
-    browser
-        .wait_for("#transcript", WAIT)
-        .await
-        .expect("the app");
+    let browser = common::web::browse(&app).await;
 
     // The control: a view whose server declared the listener reaches it.
     say(&browser, "CALL hostile__declared {}").await;

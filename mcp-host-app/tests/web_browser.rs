@@ -518,32 +518,6 @@ fn tokio_stream_of(
     })
 }
 
-/// Enters the frame of the view shown `n`th (from 0): the proxy's frame,
-/// then the view's inside it.
-async fn enter_view(browser: &Browser, n: usize) {
-    let frames = browser.find_all("iframe.view-frame").await.expect("frames");
-    let proxy = frames.into_iter().nth(n).expect("the proxy's frame");
-    proxy.enter_frame().await.expect("into the proxy");
-    let inner = browser
-        .wait_for("iframe", WAIT)
-        .await
-        .expect("the view's frame");
-    inner.enter_frame().await.expect("into the view");
-}
-
-/// Back from the view's frame to the page: out of the view, then out of
-/// the proxy.
-async fn leave_frames(browser: &Browser) {
-    for _ in 0..2 {
-        browser
-            .client()
-            .clone()
-            .enter_parent_frame()
-            .await
-            .expect("back out");
-    }
-}
-
 /// MCP Apps, our own example (`mcp-server/examples/apps.rs`, a dice
 /// roller whose view speaks the protocol without an SDK): the model's
 /// call shows the view, framed by the sandbox proxy on 127.0.0.2; the
@@ -556,8 +530,7 @@ async fn our_example_view_runs_in_the_sandbox_and_calls_its_server() {
     let model = Obedient::start().await;
     let base = model.endpoint().base_url;
     let app = common::web::start_dice(base).await;
-    let browser = Browser::start().await.expect("the browser starts");
-    open(&browser, &app).await;
+    let browser = common::web::browse(&app).await;
     // Every message that reaches the page from a view, recorded from the
     // start, to check against the extension's schema.
     browser
@@ -593,19 +566,12 @@ async fn our_example_view_runs_in_the_sandbox_and_calls_its_server() {
         .parse()
         .expect("a number");
     assert!(height > 50, "{height}");
-    let proxy = browser
-        .find("iframe.view-frame")
-        .await
-        .expect("frame")
-        .attr("src")
-        .await
-        .expect("src")
-        .unwrap_or_default();
+    let proxy = common::web::attribute(&browser, "iframe.view-frame", "src").await;
     assert!(proxy.starts_with("http://127.0.0.2:"), "{proxy}");
     browser.screenshot("apps-dice-shown").await.expect("shot");
 
     // Inside: the arguments and the server's result, shown by the view.
-    enter_view(&browser, 0).await;
+    common::web::enter_view(&browser, 0).await;
     browser
         .wait_for_text("#status", "3d6", WAIT)
         .await
@@ -641,7 +607,7 @@ async fn our_example_view_runs_in_the_sandbox_and_calls_its_server() {
     // Its own app-only tool, through the host.
     let before = model.requests().len();
     browser.click("#again").await.expect("roll again");
-    leave_frames(&browser).await;
+    common::web::leave_view(&browser).await;
     if browser
         .wait_for("dialog#question[open] #allow", Duration::from_secs(3))
         .await
@@ -653,7 +619,7 @@ async fn our_example_view_runs_in_the_sandbox_and_calls_its_server() {
             .expect("shot");
         browser.click("#allow").await.expect("allow");
     }
-    enter_view(&browser, 0).await;
+    common::web::enter_view(&browser, 0).await;
     let deadline = tokio::time::Instant::now() + WAIT;
     loop {
         let status = browser.text_of("#status").await.unwrap_or_default();
@@ -672,7 +638,7 @@ async fn our_example_view_runs_in_the_sandbox_and_calls_its_server() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     assert_eq!(browser.find_all(".die").await.expect("dice").len(), 3);
-    leave_frames(&browser).await;
+    common::web::leave_view(&browser).await;
     browser
         .screenshot("apps-dice-rerolled")
         .await
@@ -685,14 +651,7 @@ async fn our_example_view_runs_in_the_sandbox_and_calls_its_server() {
         .execute("return window.seenFromViews;", vec![])
         .await
         .expect("script");
-    let view = browser
-        .find("section.view")
-        .await
-        .expect("view")
-        .attr("data-view")
-        .await
-        .expect("attr")
-        .unwrap_or_default();
+    let view = common::web::attribute(&browser, "section.view", "data-view").await;
     let opened = browser
         .client()
         .execute_async(

@@ -18,6 +18,7 @@
 //! assert!(reviews.accepted("notes", "create_note", "9f2c…"));
 //! // A changed definition has another digest: no longer accepted.
 //! assert!(!reviews.accepted("notes", "create_note", "0b1d…"));
+//! assert_eq!(reviews.pinned("notes", "create_note"), Some("9f2c…"));
 //! assert_eq!(reviews.forget("notes", None), 1);
 //! assert!(!reviews.accepted("notes", "create_note", "9f2c…"));
 //! ```
@@ -41,6 +42,15 @@ impl Reviews {
             .get(server)
             .and_then(|tools| tools.get(tool))
             .is_some_and(|accepted| accepted == digest)
+    }
+
+    /// The digest accepted for `tool` of `server`, if any: what a pin
+    /// holds, to tell a definition never accepted from one that changed.
+    pub fn pinned(&self, server: &str, tool: &str) -> Option<&str> {
+        self.servers
+            .get(server)
+            .and_then(|tools| tools.get(tool))
+            .map(String::as_str)
     }
 
     /// Records that a person accepted the definition of `tool` of

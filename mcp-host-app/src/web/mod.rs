@@ -391,7 +391,8 @@ async fn serve_pages(
                 digests,
                 reply,
             } => {
-                let _ = reply.send(accept(host, trust, store, pending, &server, &digests));
+                let accepted = accept(host, trust, store, pending, &server, &digests).await;
+                let _ = reply.send(accepted);
             }
             PageRequest::View { server, uri, reply } => {
                 let _ = reply.send(read_view(host, trust, store, &server, &uri).await);
@@ -417,10 +418,10 @@ async fn serve_pages(
     }
 }
 
-/// Accepts the definitions of `server` the page showed: only those whose
-/// digest is still the one shown, so that a definition that changed since
-/// is never accepted unseen.
-fn accept(
+/// Accepts the definitions of `server` the page showed, and its MCP Apps
+/// views: only those whose digest is still the one shown, so that a
+/// definition or a view that changed since is never accepted unseen.
+async fn accept(
     host: &mcp_host::Host,
     trust: &FlowConfig,
     store: &FlowStore,
@@ -434,12 +435,21 @@ fn accept(
             .into_iter()
             .filter(|d| digests.contains(&d.digest))
             .collect();
+    let views: Vec<(String, String)> = views_of(host, server)
+        .await
+        .into_iter()
+        .filter_map(|(uri, read)| read.ok().map(|(_, digest)| (uri, digest)))
+        .filter(|(_, digest)| digests.contains(digest))
+        .collect();
     let (accepted, reviews) = store
         .update_reviews(|r| {
             for d in &shown {
                 r.accept(&d.server, &d.tool, &d.digest);
             }
-            shown.len()
+            for (uri, digest) in &views {
+                r.accept(server, uri, digest);
+            }
+            shown.len() + views.len()
         })
         .map_err(|e| e.to_string())?;
     *pending
@@ -471,13 +481,65 @@ async fn read_view(
              (the servers page shows them)"
         ));
     }
+    let ((html, ui), digest) = read_one(host, server, uri).await?;
+    // Pinned like a definition: the first view read after the person
+    // accepted the server's definitions is pinned; one that differs
+    // from its pin is held back until the person accepts it again.
+    match reviews.pinned(server, uri) {
+        Some(pinned) if pinned == digest => {}
+        Some(_) => {
+            return Err(String::from(
+                "the view is not shown: it changed since it was accepted (the servers page \
+                 shows it; accept it there to show it)",
+            ))
+        }
+        None => {
+            store
+                .update_reviews(|r| r.accept(server, uri, &digest))
+                .map_err(|e| format!("the view's pin could not be written: {e}"))?;
+        }
+    }
+    Ok((html, ui))
+}
+
+/// One view of `server`, read: its HTML and `_meta.ui`, and its digest
+/// (SHA-256 of the canonical JSON of both), which its pin holds.
+async fn read_one(
+    host: &mcp_host::Host,
+    server: &str,
+    uri: &str,
+) -> Result<((String, Option<Value>), String), String> {
     let id = mcp_host::names::ServerId::new(server).map_err(|e| e.to_string())?;
     let read = host
         .read_resource(&id, uri)
         .await
         .map_err(|e| format!("the view could not be read: {e}"))?;
     let value = serde_json::to_value(read.accept()).map_err(|e| e.to_string())?;
-    views::view_of(&value, uri)
+    let (html, ui) = views::view_of(&value, uri)?;
+    let digest = mcp_digest::digest(&json!({"html": html, "ui": ui}));
+    Ok(((html, ui), digest))
+}
+
+/// Every view the tools of `server` name, each read (or why not).
+async fn views_of(
+    host: &mcp_host::Host,
+    server: &str,
+) -> Vec<(String, Result<(String, String), String>)> {
+    let mut uris: Vec<String> = views::tools_with_views(host)
+        .into_values()
+        .filter(|(s, _, _)| s == server)
+        .map(|(_, uri, _)| uri)
+        .collect();
+    uris.sort();
+    uris.dedup();
+    let mut read = Vec::new();
+    for uri in uris {
+        let one = read_one(host, server, &uri)
+            .await
+            .map(|((html, _), digest)| (html, digest));
+        read.push((uri, one));
+    }
+    read
 }
 
 async fn server_views(
@@ -520,6 +582,21 @@ async fn server_views(
                     text: d.text,
                 })
                 .collect();
+        // Its MCP Apps views, pinned like definitions.
+        for (uri, read) in views_of(host, &id).await {
+            let Ok((html, digest)) = read else { continue };
+            let status = match reviews.pinned(&id, &uri) {
+                Some(pinned) if pinned == digest => "accepted",
+                Some(_) => "changed",
+                None => "not reviewed",
+            };
+            view.definitions.push(page::DefinitionView {
+                tool: uri,
+                digest,
+                status,
+                text: visible(&html),
+            });
+        }
         view.quarantined = quarantined
             .iter()
             .filter(|t| t.server.as_str() == id)

@@ -40,7 +40,9 @@ pub struct DefinitionView {
     pub tool: String,
     /// SHA-256 of its canonical JSON: what accepting it records.
     pub digest: String,
-    /// `trusted output`, `accepted` or `not reviewed`.
+    /// `trusted output`, `accepted` or `not reviewed`; for an MCP Apps
+    /// view (named by its `ui://` URI), `changed` when it differs from
+    /// its pin.
     pub status: &'static str,
     /// The whole definition, and the poisoning checks' findings, made
     /// visible.
@@ -182,7 +184,7 @@ pub fn servers(servers: &[ServerView]) -> Markup {
                         }
                     }
                     @if !server.definitions.is_empty() {
-                        h3 { "Tool definitions" }
+                        h3 { "Tool definitions and views" }
                         @for d in &server.definitions {
                             details.definition data-status=(d.status) {
                                 summary {
@@ -194,7 +196,7 @@ pub fn servers(servers: &[ServerView]) -> Markup {
                             }
                         }
                         @let unreviewed: Vec<&DefinitionView> = server.definitions.iter()
-                            .filter(|d| d.status == "not reviewed").collect();
+                            .filter(|d| d.status == "not reviewed" || d.status == "changed").collect();
                         @if !unreviewed.is_empty() {
                             form.review method="post" action="/review" {
                                 input type="hidden" name="server" value=(server.id);

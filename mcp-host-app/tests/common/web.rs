@@ -109,3 +109,54 @@ pub async fn start_dice(base_url: String) -> App {
     .await
     .expect("started")
 }
+
+/// A browser of the rig, on the app's page (its secret spent).
+pub async fn browse(app: &App) -> mcp_tests::browser::Browser {
+    let browser = mcp_tests::browser::Browser::start()
+        .await
+        .expect("the browser starts");
+    browser.goto(&app.url).await.expect("goto");
+    browser
+        .wait_for("#transcript", std::time::Duration::from_secs(30))
+        .await
+        .expect("the app");
+    browser
+}
+
+/// Enters the frame of the MCP Apps view shown `n`th (from 0): the
+/// sandbox proxy's frame, then the view's inside it.
+pub async fn enter_view(browser: &mcp_tests::browser::Browser, n: usize) {
+    let frames = browser.find_all("iframe.view-frame").await.expect("frames");
+    let proxy = frames.into_iter().nth(n).expect("the proxy's frame");
+    proxy.enter_frame().await.expect("into the proxy");
+    let inner = browser
+        .wait_for("iframe", std::time::Duration::from_secs(30))
+        .await
+        .expect("the view's frame");
+    inner.enter_frame().await.expect("into the view");
+}
+
+/// Back from a view's frame to the page: out of the view, then out of
+/// the proxy.
+pub async fn leave_view(browser: &mcp_tests::browser::Browser) {
+    for _ in 0..2 {
+        browser
+            .client()
+            .clone()
+            .enter_parent_frame()
+            .await
+            .expect("back out");
+    }
+}
+
+/// The attribute `name` of the first element `css` finds ("" without it).
+pub async fn attribute(browser: &mcp_tests::browser::Browser, css: &str, name: &str) -> String {
+    browser
+        .find(css)
+        .await
+        .expect("the element")
+        .attr(name)
+        .await
+        .expect("its attribute")
+        .unwrap_or_default()
+}
