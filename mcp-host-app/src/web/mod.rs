@@ -20,14 +20,19 @@
 //!   `Sec-Fetch-Site` checks), without I/O.
 //! - [`page`]: the pages, rendered on the server with `maud` (every value
 //!   escaped, text from the other side through `visible` first).
+//! - `views`: MCP Apps views: the sandbox proxy's listener on
+//!   `127.0.0.2`, the views shown and the policy each runs under, and the
+//!   routes of what a view asks of the host (its own server's tools and
+//!   resources, a message, its context, a link, its log).
 //! - `session`: the conversation loop: a turn per message, the
 //!   conversation saved in the state directory when a turn ends, and a
 //!   saved one reopened with its labels (its taint kept) or a new one
 //!   started.
-//! - `assets/`: the app's only stylesheet and script, shipped inside the
-//!   binary. The script writes what it receives as text (`textContent`),
-//!   never as markup; the content security policy allows no inline code
-//!   and no other origin.
+//! - `assets/`: the app's only stylesheet and script, and the sandbox
+//!   proxy's script, shipped inside the binary. The app's script writes
+//!   what it receives as text (`textContent`), never as markup; the
+//!   content security policy allows no inline code and no other origin,
+//!   and frames only the proxy.
 //!
 //! Events of the conversation (the model's text, each tool call with its
 //! decision, progress and task status, the questions) reach the page as
