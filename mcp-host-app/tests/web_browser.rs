@@ -663,6 +663,40 @@ async fn our_example_view_runs_in_the_sandbox_and_calls_its_server() {
         .await
         .expect("the view's opening");
     validate_apps_messages(&seen, &opened);
+    // Another conversation: the view is told it goes, and answers, before
+    // it is removed.
+    browser.click("form.new button").await.expect("new");
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let seen = browser
+            .execute("return window.seenFromViews;", vec![])
+            .await
+            .expect("script");
+        let answered = seen.as_array().into_iter().flatten().any(|m| {
+            m["id"]
+                .as_str()
+                .is_some_and(|id| id.starts_with("teardown-"))
+                && m["result"].is_object()
+        });
+        if answered {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no answer to the teardown: {seen}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while !browser
+        .find_all("section.view")
+        .await
+        .expect("views")
+        .is_empty()
+    {
+        assert!(tokio::time::Instant::now() < deadline, "the view stayed");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     let log = std::fs::read_to_string(app.dir.0.join("audit.jsonl")).unwrap_or_default();
     let shown = log
         .lines()

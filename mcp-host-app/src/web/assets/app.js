@@ -171,6 +171,7 @@
   // proxy, and only from it. What it asks of the host goes to the app,
   // which decides; nothing a view sends is written as markup.
   const views = new Map(); // the proxy's window -> the view's state
+  const going = new Map(); // views told of their teardown, not yet gone
   const proxyOrigin = transcript.dataset.proxy;
 
   function toView(view, message) {
@@ -289,8 +290,19 @@
     }
     const view = views.get(event.source);
     const message = event.data;
-    if (view && message && message.jsonrpc === "2.0") {
+    if (!message || message.jsonrpc !== "2.0") {
+      return;
+    }
+    if (view) {
       fromView(view, message);
+      return;
+    }
+    // A view going away is heard only for its answer to the teardown.
+    const leaving = going.get(event.source);
+    if (leaving && message.method === undefined && leaving.pending.has(message.id)) {
+      const done = leaving.pending.get(message.id);
+      leaving.pending.delete(message.id);
+      done();
     }
   });
 
@@ -345,10 +357,13 @@
   // before another conversation is shown.
   function tearDown() {
     const waits = [];
-    views.forEach(function (view) {
+    const sources = [];
+    views.forEach(function (view, source) {
       if (!view.initialized) {
         return;
       }
+      going.set(source, view);
+      sources.push(source);
       const id = "teardown-" + view.next++;
       waits.push(
         new Promise(function (resolve) {
@@ -359,7 +374,11 @@
       );
     });
     views.clear();
-    return Promise.all(waits);
+    return Promise.all(waits).then(function () {
+      sources.forEach(function (source) {
+        going.delete(source);
+      });
+    });
   }
 
   const handlers = {
@@ -497,6 +516,15 @@
   cancel.addEventListener("click", function () {
     post("/cancel");
   });
+  // A new conversation without leaving the page, so that the views shown
+  // are told of their teardown and can answer before they go.
+  const fresh = document.querySelector("form.new");
+  if (fresh) {
+    fresh.addEventListener("submit", function (submitted) {
+      submitted.preventDefault();
+      post("/new");
+    });
+  }
   document.getElementById("rule-write").addEventListener("click", function () {
     reply("rule");
   });
