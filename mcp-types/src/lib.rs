@@ -75,6 +75,9 @@
 //! - [`meta`]: the `_meta` keys the protocol defines, the key syntax, and
 //!   typed readers.
 //! - [`version`]: protocol versions, eras and version selection.
+//! - [`origin`]: which origins an MCP Apps view may declare in its content
+//!   security policy lists, for the server that declares them and the
+//!   host that applies them.
 //!
 //! The crate does no I/O. Transports, routing and state machines live in
 //! the server and host crates and build on these types.
@@ -117,6 +120,7 @@ pub mod ext;
 pub mod jsonrpc;
 pub mod meta;
 pub mod method;
+pub mod origin;
 pub mod result;
 pub mod version;
 

@@ -30,6 +30,7 @@
 //! ```
 
 use mcp_types::ext::apps::McpUiResourceMeta;
+use mcp_types::origin::{self, OriginError, Wildcards};
 use serde_json::Value;
 
 /// Most origins one list may declare.
@@ -41,13 +42,16 @@ pub enum PolicyError {
     /// `_meta.ui` does not have the extension's shape.
     #[error("the view's `_meta.ui` is malformed: {0}")]
     Shape(String),
-    /// An entry of a domain list that is not an origin.
-    #[error("`{list}` declares {entry:?}, which is not an origin (scheme, host and port only)")]
+    /// An entry of a domain list that is not an origin a view may
+    /// declare.
+    #[error("`{list}` declares {entry:?}: {reason}")]
     NotAnOrigin {
         /// Which list.
         list: &'static str,
         /// The entry, as written.
         entry: String,
+        /// Why it is refused.
+        reason: OriginError,
     },
     /// A list longer than [`MAX_DOMAINS`].
     #[error("`{0}` declares more than {MAX_DOMAINS} origins")]
@@ -167,54 +171,29 @@ impl ViewPolicy {
     }
 }
 
-/// The entries of one list, each checked to be an origin.
+/// The entries of one list, each checked to be an origin by the rules a
+/// server's declaration is checked by ([`mcp_types::origin`]).
 fn origins(list: &'static str, entries: Option<Vec<String>>) -> Result<Vec<String>, PolicyError> {
     let entries = entries.unwrap_or_default();
     if entries.len() > MAX_DOMAINS {
         return Err(PolicyError::TooMany(list));
     }
+    let wildcards = if list == "resourceDomains" {
+        Wildcards::Allowed
+    } else {
+        Wildcards::Refused
+    };
     entries
         .into_iter()
-        .map(|entry| {
-            if is_origin(&entry) {
-                Ok(entry)
-            } else {
-                Err(PolicyError::NotAnOrigin { list, entry })
-            }
+        .map(|entry| match origin::check(&entry, wildcards) {
+            Ok(()) => Ok(entry),
+            Err(reason) => Err(PolicyError::NotAnOrigin {
+                list,
+                entry,
+                reason,
+            }),
         })
         .collect()
-}
-
-/// Whether `text` is `scheme://host[:port]` with a web scheme, a host of
-/// DNS labels (the first may be `*`, as a content security policy allows
-/// for subdomains) or an IPv4 address, and nothing else: no path, no
-/// quote, no space, no `;`.
-fn is_origin(text: &str) -> bool {
-    let Some((scheme, rest)) = text.split_once("://") else {
-        return false;
-    };
-    if !matches!(scheme, "https" | "http" | "wss" | "ws") || rest.len() > 255 {
-        return false;
-    }
-    let (host, port) = match rest.rsplit_once(':') {
-        Some((host, port)) => (host, Some(port)),
-        None => (rest, None),
-    };
-    if port.is_some_and(|p| p.is_empty() || p.len() > 5 || !p.bytes().all(|b| b.is_ascii_digit())) {
-        return false;
-    }
-    let labels: Vec<&str> = host.split('.').collect();
-    labels.len() >= 2
-        && labels.iter().enumerate().all(|(at, label)| {
-            (at == 0 && *label == "*")
-                || (!label.is_empty()
-                    && label.len() <= 63
-                    && !label.starts_with('-')
-                    && !label.ends_with('-')
-                    && label
-                        .bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b == b'-'))
-        })
 }
 
 #[cfg(test)]
@@ -274,7 +253,7 @@ mod tests {
             "https://a.example.com; script-src *",
             "https://a.example.com 'unsafe-eval'",
             "javascript://a.example.com",
-            "https://localhost",
+            "http://a.example.com",
             "https://a..example.com",
             "https://a.example.com:",
             "https://a.example.com:99999x",
@@ -288,8 +267,11 @@ mod tests {
                 "{entry}"
             );
         }
-        // The control: an origin of the same shape is taken.
-        let meta = json!({"csp": {"resourceDomains": ["https://a.example.com:8443"]}});
+        // The control: an origin of the same shape is taken, and plain
+        // text to loopback (a server under development), as a server's
+        // own declaration is checked.
+        let meta = json!({"csp": {"resourceDomains": ["https://a.example.com:8443"],
+                                  "connectDomains": ["http://localhost:5173", "ws://127.0.0.1:9000"]}});
         assert!(ViewPolicy::from_meta(Some(&meta)).is_ok());
         let many: Vec<String> = (0..=MAX_DOMAINS)
             .map(|i| format!("https://a{i}.example.com"))

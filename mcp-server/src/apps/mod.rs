@@ -73,11 +73,10 @@
 //! protocol over `postMessage`.
 
 mod links;
-mod origin;
 mod view;
 
 pub(crate) use links::{check_links, tool_meta};
-pub use origin::OriginError;
+pub use mcp_types::origin::OriginError;
 pub use view::{Permission, View};
 
 /// The extension's identifier, the key under `capabilities.extensions`.

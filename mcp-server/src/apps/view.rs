@@ -7,8 +7,8 @@ use mcp_types::v2026_07_28::{
 };
 use serde_json::{json, Map, Value};
 
-use super::origin::{self, Wildcards};
 use super::{ViewError, META_KEY, MIME_TYPE, URI_SCHEME};
+use mcp_types::origin::{self, Wildcards};
 
 /// A browser capability a view asks the host's sandbox for. Hosts may
 /// refuse any of them; a view detects what it got before using it.

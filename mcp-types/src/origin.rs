@@ -1,4 +1,6 @@
-//! Which origins a view may declare in its CSP lists: pure rules, no I/O.
+//! Which origins an MCP Apps view may declare in its CSP lists (its
+//! resource's `_meta.ui.csp`): pure rules, no I/O, the same for the server
+//! that declares them and the host that writes them into a policy.
 //!
 //! A host writes these strings into a Content Security Policy (one per
 //! `connect-src`, `img-src`, `frame-src` ... source), so an entry must be
@@ -56,7 +58,7 @@ impl fmt::Display for OriginError {
             OriginError::Host => "the host must be a DNS name or an IP address",
             OriginError::Port => "the port must be a number from 1 to 65535",
             OriginError::Wildcard => {
-                "a wildcard is allowed only in `resource_domains`, as a leading `*.` before a domain of two labels or more (`https://*.example.com`)"
+                "a wildcard is allowed only in `resourceDomains`, as a leading `*.` before a domain of two labels or more (`https://*.example.com`)"
             }
         })
     }
@@ -64,15 +66,31 @@ impl fmt::Display for OriginError {
 
 impl std::error::Error for OriginError {}
 
-/// Whether wildcard subdomains are allowed in the list being checked.
+/// Whether wildcard subdomains are allowed in the list being checked:
+/// in `resourceDomains` only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Wildcards {
+pub enum Wildcards {
+    /// A leading `*.` is allowed.
     Allowed,
+    /// No wildcard.
     Refused,
 }
 
 /// Checks one entry of a CSP list.
-pub(crate) fn check(origin: &str, wildcards: Wildcards) -> Result<(), OriginError> {
+///
+/// ```
+/// use mcp_types::origin::{check, OriginError, Wildcards};
+///
+/// assert!(check("https://cdn.example.com", Wildcards::Refused).is_ok());
+/// assert!(check("http://localhost:5173", Wildcards::Refused).is_ok());
+/// assert_eq!(check("http://example.com", Wildcards::Refused), Err(OriginError::PlainText));
+/// assert_eq!(check("'unsafe-eval'", Wildcards::Allowed), Err(OriginError::NotAnOrigin));
+/// ```
+///
+/// # Errors
+///
+/// [`OriginError`] says why an entry is refused.
+pub fn check(origin: &str, wildcards: Wildcards) -> Result<(), OriginError> {
     let (scheme, rest) = origin.split_once("://").ok_or(OriginError::NotAnOrigin)?;
     let secure = match scheme.to_ascii_lowercase().as_str() {
         "https" | "wss" => true,
