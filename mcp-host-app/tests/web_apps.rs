@@ -288,7 +288,8 @@ async fn report(browser: &Browser, n: usize, until: &str) -> String {
 /// A hostile view (a scripted server of the test's, its output
 /// untrusted): it cannot reach the page's DOM, storage or cookie, nor an
 /// origin its server did not declare (the listener saw nothing, while a
-/// declared view reaches it: the control), nor open a window; it cannot
+/// declared view reaches it, and the person is told it may: the
+/// control), nor open a window; it cannot
 /// call a tool the model alone may call, nor another server's tool (the
 /// other server received no call); a link waits for the person, who
 /// refuses it; its message reaches the model labelled as its server's
@@ -352,6 +353,11 @@ async fn a_hostile_view_is_contained() {
         .wait_for("section.view iframe.view-frame", WAIT)
         .await
         .expect("the declared view");
+    // The person is told where it may reach.
+    browser
+        .wait_for_text("section.view .view-reach", &leak, WAIT)
+        .await
+        .expect("the declared origin shown");
     let declared = report(&browser, 0, "fetch=").await;
     assert!(declared.contains("fetch=sent"), "{declared}");
     let deadline = tokio::time::Instant::now() + WAIT;

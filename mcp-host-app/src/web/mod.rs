@@ -210,14 +210,12 @@ pub async fn run(global: &Global, args: WebArgs) -> Result<ExitCode, String> {
         .map_err(|e| format!("cannot listen on 127.0.0.1:{}: {e}", args.port))?;
     let port = listener.local_addr().map_err(|e| e.to_string())?.port();
     let guard = guard::Guard::new(port)?;
-    let proxy_listener = tokio::net::TcpListener::bind((views::PROXY_HOST, 0))
-        .await
-        .map_err(|e| format!("cannot listen on {}: {e}", views::PROXY_HOST))?;
+    let (proxy_listener, proxy_host) = views::proxy_listener().await?;
     let proxy_port = proxy_listener
         .local_addr()
         .map_err(|e| e.to_string())?
         .port();
-    let shown = Arc::new(views::Views::new(port, proxy_port));
+    let shown = Arc::new(views::Views::new(port, proxy_host, proxy_port));
     let csp = HeaderValue::from_str(&format!("{CSP}; frame-src {}", shown.proxy_origin))
         .map_err(|e| e.to_string())?;
 

@@ -51,6 +51,21 @@ use super::{App, PageRequest};
 /// that a view's origin is never the app's, whatever the port.
 pub(super) const PROXY_HOST: &str = "127.0.0.2";
 
+/// The sandbox proxy's listener, and the host name its origin uses:
+/// [`PROXY_HOST`]; or, on a system whose loopback has no `127.0.0.2`
+/// (macOS, by default), `localhost` on a port of its own, which is
+/// still another origin and another cookie jar than the app's
+/// `127.0.0.1`.
+pub(super) async fn proxy_listener() -> Result<(tokio::net::TcpListener, &'static str), String> {
+    if let Ok(listener) = tokio::net::TcpListener::bind((PROXY_HOST, 0)).await {
+        return Ok((listener, PROXY_HOST));
+    }
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+        .await
+        .map_err(|e| format!("cannot listen on 127.0.0.1 for the views' sandbox: {e}"))?;
+    Ok((listener, "localhost"))
+}
+
 /// The most views kept at once; the oldest goes first.
 const MAX_VIEWS: usize = 64;
 
@@ -77,17 +92,17 @@ pub(super) struct Instance {
 #[derive(Debug)]
 pub(super) struct Views {
     shown: Mutex<(HashMap<String, Instance>, VecDeque<String>)>,
-    /// `http://127.0.0.2:PORT`.
+    /// `http://127.0.0.2:PORT` (or `http://localhost:PORT`).
     pub proxy_origin: String,
     /// `http://127.0.0.1:PORT`.
     pub app_origin: String,
 }
 
 impl Views {
-    pub(super) fn new(app_port: u16, proxy_port: u16) -> Self {
+    pub(super) fn new(app_port: u16, proxy_host: &str, proxy_port: u16) -> Self {
         Self {
             shown: Mutex::new((HashMap::new(), VecDeque::new())),
-            proxy_origin: format!("http://{PROXY_HOST}:{proxy_port}"),
+            proxy_origin: format!("http://{proxy_host}:{proxy_port}"),
             app_origin: format!("http://127.0.0.1:{app_port}"),
         }
     }
@@ -406,7 +421,8 @@ fn audit(
 }
 
 /// `POST /view/open` `{"view"}`: the view's HTML (read from its server
-/// now, once its definitions were accepted), the frame's `allow`, and
+/// now, once its definitions were accepted), the frame's `allow`, the
+/// origins it may reach (which the page tells the person), and
 /// what the host tells the view: the `ui/initialize` result, the tool's
 /// arguments and result. The content security policy it will run under
 /// is kept for the proxy, and written to the audit log.
@@ -447,11 +463,13 @@ pub(super) async fn open(State(app): State<Arc<App>>, body: Bytes) -> Response {
     );
     let permissions = permissions_of(&policy);
     let allow = policy.allow();
+    let origins: Vec<String> = policy.origins().into_iter().map(visible).collect();
     app.views.set_policy(&id, policy);
     axum::Json(json!({
         "html": html,
         "allow": allow,
         "permissions": permissions,
+        "origins": origins,
         "initialize": initialize_result(&instance),
         "arguments": instance.arguments,
         "result": instance.result,

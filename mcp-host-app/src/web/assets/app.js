@@ -324,6 +324,9 @@
           box.appendChild(element("p", "notice", answer.json.error ? answer.json.error.message : "not shown"));
           return;
         }
+        if (answer.json.origins && answer.json.origins.length) {
+          box.appendChild(element("p", "view-reach", "It may reach other sites: " + answer.json.origins.join(", ")));
+        }
         const frame = element("iframe", "view-frame");
         // The proxy needs scripts and its own origin; the view inside it
         // gets neither the app's origin nor its own.
